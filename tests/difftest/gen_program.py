@@ -40,9 +40,11 @@ ABI = ["zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1",
        "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
        "t3", "t4", "t5", "t6"]
 
-BASE_REG = 3   # gp: scratch base (scratch + SCRATCH_BIAS), never written by random code
-LOOP_REG = 4   # tp: loop counter, written only by loop blocks
-RESERVED = (0, BASE_REG, LOOP_REG)
+BASE_REG = 3     # gp: scratch base (scratch + SCRATCH_BIAS), never written by random code
+LOOP_REG = 4     # tp: loop counter, written only by loop blocks
+TRACE_REG = 27   # s11: trace buffer pointer, written only by the trace stores
+RESERVED = (0, BASE_REG, LOOP_REG, TRACE_REG)
+TRACE_MAX_REGS = 3   # destinations recorded per block
 WRITABLE = [r for r in range(32) if r not in RESERVED]
 
 # --- signature layout (words), shared with run_difftest.py -------------------
@@ -55,8 +57,9 @@ SIG_TRAP_LOG = 33
 SIG_SCRATCH = SIG_TRAP_LOG + 2 * TRAP_LOG_ENTRIES      # 49
 SCRATCH_BYTES = 256
 SCRATCH_WORDS = SCRATCH_BYTES // 4
-SIG_WORDS = SIG_SCRATCH + SCRATCH_WORDS                # 113
+SIG_TRACE = SIG_SCRATCH + SCRATCH_WORDS                # 113, trace follows
 SCRATCH_BIAS = SCRATCH_BYTES // 2   # gp = scratch + 128, offsets -128..127
+TRAP_SAVE_BYTES = 16                # handler save area, just below begin_signature
 
 HEADER = "DT"
 TRAILER = "ZZ"
@@ -68,8 +71,8 @@ ALPHABETS = {
 }
 
 
-def sig_word_name(i):
-    """Human-readable name of signature word i."""
+def sig_word_name(i, trace=None):
+    """Human-readable name of signature word i; trace = ProgramGen.trace_entries()."""
     if SIG_REGS <= i < SIG_REGS + NUM_REGS:
         r = i - SIG_REGS + 1
         return "x%d/%s" % (r, ABI[r])
@@ -80,9 +83,12 @@ def sig_word_name(i):
     if SIG_TRAP_LOG <= i < SIG_SCRATCH:
         k, which = divmod(i - SIG_TRAP_LOG, 2)
         return "trap[%d].%s" % (k, "mepc" if which else "mcause")
-    if SIG_SCRATCH <= i < SIG_WORDS:
+    if SIG_SCRATCH <= i < SIG_TRACE:
         off = (i - SIG_SCRATCH) * 4 - SCRATCH_BIAS
         return "scratch[gp%+d]" % off
+    if trace is not None and SIG_TRACE <= i < SIG_TRACE + len(trace):
+        block, reg = trace[i - SIG_TRACE]
+        return "trace[%d] (%s after block %d)" % (i - SIG_TRACE, ABI[reg], block)
     return "word%d" % i
 
 
@@ -115,6 +121,8 @@ class ProgramGen:
         self.last_dst = None     # for dependent chains
         self.subs = []           # list of line lists, emitted after the body
         self.blocks = []         # main body: list of line lists
+        self.block_dsts = set()  # registers written by the block being built
+        self.traced = []         # per block: registers stored to the trace after it
 
     # --- helpers -----------------------------------------------------------
     def label(self, kind):
@@ -150,6 +158,7 @@ class ProgramGen:
             r = self.rng.choice(WRITABLE)
             if r not in forbid:
                 self.last_dst = r
+                self.block_dsts.add(r)
                 return r
 
     def src(self):
@@ -222,6 +231,7 @@ class ProgramGen:
         if self.rng.random() < 0.2 and rs1 not in RESERVED and rs1 not in forbid:
             rd = rs1   # destination overwrites a source
             self.last_dst = rd
+            self.block_dsts.add(rd)
         lines.append("%s %s, %s, %s" % (op, self.r(rd), self.r(rs1), self.r(rs2)))
         return lines
 
@@ -454,15 +464,28 @@ class ProgramGen:
         scratch = [self.rand32() for _ in range(SCRATCH_WORDS)]
         count = 0
         while count < self.length:
+            self.block_dsts = set()
             b = self.block()
             count += sum(1 for l in b if not l.endswith(":"))
             self.blocks.append(b)
+            dsts = sorted(self.block_dsts - set(RESERVED))
+            self.rng.shuffle(dsts)
+            self.traced.append(sorted(dsts[:TRACE_MAX_REGS]))
         self.init_mscratch = init_mscratch
         self.init_regs = init_regs
         self.scratch = scratch
 
+    def trace_entries(self, truncate=None):
+        """[(block index, register)] in trace-buffer order."""
+        n = len(self.blocks) if truncate is None else truncate
+        return [(b, r) for b in range(n) for r in self.traced[b]]
+
+    def sig_words(self, truncate=None):
+        return SIG_TRACE + len(self.trace_entries(truncate))
+
     def render(self, truncate=None):
         blocks = self.blocks if truncate is None else self.blocks[:truncate]
+        ntrace = len(self.trace_entries(truncate))
         g = self.r(BASE_REG)
         sig_to_gp = (SIG_SCRATCH * 4) + SCRATCH_BIAS   # gp - begin_signature
         out = []
@@ -480,13 +503,25 @@ class ProgramGen:
         w("    li t0, %d" % s32(self.init_mscratch))
         w("    csrw mscratch, t0")
         w("    la %s, scratch+%d" % (g, SCRATCH_BIAS))
+        w("    la %s, trace_buf" % self.r(TRACE_REG))
         w("    li %s, 0" % self.r(LOOP_REG))
         for r in WRITABLE:
             w("    li %s, %d" % (self.r(r), s32(self.init_regs[r])))
+        tr = self.r(TRACE_REG)
+        toff = 0
         for i, b in enumerate(blocks):
             w("# block %d" % i)
             for l in b:
                 w(l if l.endswith(":") else "    " + l)
+            # Record the block's results: a wrong value shows up even if a
+            # later block overwrites the register.
+            for r in self.traced[i]:
+                if toff == 2048:
+                    w("    addi %s, %s, 2047" % (tr, tr))
+                    w("    addi %s, %s, 1" % (tr, tr))
+                    toff = 0
+                w("    sw %s, %d(%s)   # trace" % (self.r(r), toff, tr))
+                toff += 4
         w("# end of body")
         w("    j dump")
         w("# subroutines")
@@ -499,7 +534,7 @@ class ProgramGen:
         tl = (SIG_TRAP_LOG * 4) - sig_to_gp
         w("    .align 2")
         w("trap_handler:")
-        ts = (SIG_WORDS * 4) - sig_to_gp      # trap_save follows end_signature
+        ts = -TRAP_SAVE_BYTES - sig_to_gp
         w("    sw t0, %d(%s)" % (ts, g))
         w("    sw t1, %d(%s)" % (ts + 4, g))
         w("    lw t0, %d(%s)" % (tc, g))
@@ -569,6 +604,8 @@ class ProgramGen:
         w("")
         w("    .section .data")
         w("    .align 4")
+        w("trap_save:")
+        w("    .fill %d, 1, 0" % TRAP_SAVE_BYTES)
         w("    .globl begin_signature")
         w("begin_signature:")
         w("sig_regs:")
@@ -582,10 +619,10 @@ class ProgramGen:
         w("scratch:")
         for i in range(0, SCRATCH_WORDS, 4):
             w("    .word " + ", ".join("0x%08x" % v for v in self.scratch[i:i + 4]))
+        w("trace_buf:")
+        w("    .fill %d, 4, 0" % ntrace)
         w("    .globl end_signature")
         w("end_signature:")
-        w("trap_save:")
-        w("    .word 0, 0")
         w("")
         w("    .section .tohost, \"aw\", @progbits")
         w("    .align 6")

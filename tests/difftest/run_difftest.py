@@ -57,8 +57,8 @@ def parse_seeds(spec):
     return seeds
 
 
-def decode_output(data, alphabet):
-    """Console bytes -> (list of gp.SIG_WORDS ints, None) or (None, error)."""
+def decode_output(data, alphabet, nwords):
+    """Console bytes -> (list of nwords ints, None) or (None, error)."""
     try:
         text = data.decode("ascii")
     except UnicodeDecodeError:
@@ -79,8 +79,8 @@ def decode_output(data, alphabet):
         words.append(v)
     else:
         return None, "missing trailer %r after %d words (output truncated?)" % (gp.TRAILER, len(words))
-    if len(words) != gp.SIG_WORDS:
-        return None, "expected %d words, got %d" % (gp.SIG_WORDS, len(words))
+    if len(words) != nwords:
+        return None, "expected %d words, got %d" % (nwords, len(words))
     if not text.endswith(gp.TRAILER + "\n") or text.count(gp.TRAILER + "\n") != 1:
         return None, "unexpected bytes after the trailer"
     return words, None
@@ -156,7 +156,7 @@ def fmt_word(v):
 
 
 def diff_words(ref, got):
-    return [(i, ref[i], got[i]) for i in range(gp.SIG_WORDS) if ref[i] != got[i]]
+    return [(i, a, b) for i, (a, b) in enumerate(zip(ref, got)) if a != b]
 
 
 class SeedRun:
@@ -177,7 +177,20 @@ class SeedRun:
     def make_gen(self):
         g = gp.ProgramGen(self.seed, self.opts.length, not self.opts.no_traps, self.opts.alphabet)
         g.generate()
+        self.gen = g
         return g
+
+    def decode(self, out, truncate=None):
+        return decode_output(out, self.opts.alphabet, self.gen.sig_words(truncate))
+
+    def name(self, i, truncate=None):
+        return gp.sig_word_name(i, self.gen.trace_entries(truncate))
+
+    def log_diffs(self, diffs, limit, prefix="    ", truncate=None):
+        for i, a, b in diffs[:limit]:
+            self.log("%s%-30s qemu=%s coresim=%s" % (prefix, self.name(i, truncate), fmt_word(a), fmt_word(b)))
+        if len(diffs) > limit:
+            self.log("%s... %d differing words in all" % (prefix, len(diffs)))
 
     def build(self, gen, truncate=None, tag="prog"):
         os.makedirs(self.dir, exist_ok=True)
@@ -203,7 +216,7 @@ class SeedRun:
         if rc != 0:
             self.log("  QEMU failed: exit %s\n  stderr: %s" % (rc, err.decode(errors="replace").strip()[-500:]))
             return None
-        words, why = decode_output(out, self.opts.alphabet)
+        words, why = self.decode(out)
         if words is None:
             self.log("  QEMU output malformed: %s" % why)
             return None
@@ -266,11 +279,19 @@ class SeedRun:
         if rc == 0 and cout == qout and self.check_signature_file(sigfile, ref):
             self.trap_count = ref[gp.SIG_TRAP_COUNT]
             return True
+        self.disassemble(elf)
         self.report_mismatch(elf, ref, rc, cout, cerr)
         if self.opts.bisect:
             self.bisect(gen)
-        self.log("  reproduce: %s" % self.repro_hint())
+        self.log("  files: %s (prog.S, prog.dis, prog.elf, qemu.out, coresim.out, coresim.err)" % self.dir)
+        self.log("  coresim alone: %s" % " ".join(self.tools.coresim_cmd(elf)))
+        self.log("  rerun: %s" % self.repro_hint())
         return False
+
+    def disassemble(self, elf):
+        out = subprocess.run([self.tools.objdump, "-d", elf], capture_output=True, text=True).stdout
+        with open(os.path.join(self.dir, "prog.dis"), "w") as f:
+            f.write(out)
 
     def check_signature_file(self, sigfile, ref):
         if not sigfile:
@@ -283,8 +304,9 @@ class SeedRun:
             return False
         if vals != ref:
             self.log("  coresim --signature differs from QEMU's printed signature")
-            for i, a, b in diff_words(ref, vals + [0] * max(0, len(ref) - len(vals)))[:8]:
-                self.log("    %-16s qemu=%s coresim=%s" % (gp.sig_word_name(i), fmt_word(a), fmt_word(b)))
+            if len(vals) != len(ref):
+                self.log("    %d words in the file, %d expected" % (len(vals), len(ref)))
+            self.log_diffs(diff_words(ref, vals), 8)
             return False
         return True
 
@@ -294,7 +316,7 @@ class SeedRun:
             tail = cerr.decode(errors="replace").strip().splitlines()[-6:]
             for t in tail:
                 self.log("    coresim stderr: " + t)
-        got, why = decode_output(cout, self.opts.alphabet)
+        got, why = self.decode(cout)
         if got is None:
             self.log("  coresim output unusable: %s" % why)
             qref = self.qref_bytes()
@@ -306,12 +328,17 @@ class SeedRun:
         if not diffs:
             self.log("  printed signatures decode equal but bytes differ")
             return
-        i, a, b = diffs[0]
-        self.log("  first mismatch: %s  qemu=%s coresim=%s" % (gp.sig_word_name(i), fmt_word(a), fmt_word(b)))
-        for i, a, b in diffs[1:12]:
-            self.log("           also: %-16s qemu=%s coresim=%s" % (gp.sig_word_name(i), fmt_word(a), fmt_word(b)))
-        if len(diffs) > 12:
-            self.log("           ... %d differing words in all" % len(diffs))
+        traced = [d for d in diffs if d[0] >= gp.SIG_TRACE]
+        if traced:
+            i, a, b = traced[0]
+            block, reg = self.gen.trace_entries()[i - gp.SIG_TRACE]
+            self.log("  earliest traced difference: %s after block %d  qemu=%s coresim=%s"
+                     % (gp.ABI[reg], block, fmt_word(a), fmt_word(b)))
+            for l in self.gen.blocks[block]:
+                self.log("      " + l)
+        final = [d for d in diffs if d[0] < gp.SIG_TRACE]
+        self.log("  final state: %d differing words, trace: %d differing entries" % (len(final), len(traced)))
+        self.log_diffs(final, 12)
 
     def qref_bytes(self):
         with open(os.path.join(self.dir, "qemu.out"), "rb") as f:
@@ -321,9 +348,9 @@ class SeedRun:
         """-> (same?, qemu words, coresim words or None) for the first k blocks."""
         elf = self.build(gen, truncate=k, tag="bisect")
         rc, qout, _ = self.run_qemu(elf)
-        ref, _ = decode_output(qout, self.opts.alphabet) if rc == 0 else (None, None)
+        ref, _ = self.decode(qout, k) if rc == 0 else (None, None)
         crc, cout, _ = self.run_coresim(elf)
-        got, _ = decode_output(cout, self.opts.alphabet)
+        got, _ = self.decode(cout, k)
         return crc == 0 and cout == qout, ref, got
 
     def bisect(self, gen):
@@ -334,8 +361,7 @@ class SeedRun:
             self.log("  bisect: diverges even with an empty body -> prologue (li/la/csrw), "
                      "dump (sw) or print loop (srli/add/lbu/slli/bnez/bltu) or HTIF")
             if ref0 and got0:
-                for i, a, b in diff_words(ref0, got0)[:6]:
-                    self.log("    %-16s qemu=%s coresim=%s" % (gp.sig_word_name(i), fmt_word(a), fmt_word(b)))
+                self.log_diffs(diff_words(ref0, got0), 6, truncate=0)
             return
         lo, hi = 0, n          # lo: same, hi: differs (full program)
         before = ref0
@@ -365,23 +391,25 @@ class SeedRun:
             regs = ", ".join("%s=%s" % (gp.ABI[r], fmt_word(before[r - 1])) for r in sorted(used) if r)
             self.log("    registers before the block (QEMU): " + regs)
         if ref and got:
-            for i, a, b in diff_words(ref, got)[:8]:
-                self.log("    after: %-16s qemu=%s coresim=%s" % (gp.sig_word_name(i), fmt_word(a), fmt_word(b)))
+            self.log("    after the block:")
+            self.log_diffs(diff_words(ref, got), 8, prefix="      ", truncate=hi)
         self.log("    files: %s/bisect.S (first %d blocks; the last one is the culprit)" % (self.dir, hi))
         # Leave the culprit program on disk for the core developer.
         self.build(gen, truncate=hi, tag="bisect")
 
     def repro_hint(self):
-        extra = ""
+        t = self.tools
+        cmd = [sys.executable, os.path.abspath(__file__), "--coresim", t.coresim, "--riscv-cc", t.cc,
+               "--qemu", t.qemu, "--seeds", str(self.seed), "--max-cycles", str(t.max_cycles),
+               "--workdir", os.path.dirname(self.dir), "--keep"]
         if self.opts.no_traps:
-            extra += " --no-traps"
+            cmd.append("--no-traps")
         if self.opts.length != 2000:
-            extra += " --length %d" % self.opts.length
+            cmd += ["--length", str(self.opts.length)]
         if self.opts.alphabet != "even":
-            extra += " --alphabet %s" % self.opts.alphabet
-        return ("files in %s; tests/difftest/run_difftest.py ... --seeds %d%s --keep  "
-                "(coresim %s)" % (self.dir, self.seed, extra,
-                                  " ".join(self.tools.coresim_cmd(os.path.join(self.dir, "prog.elf")))))
+            cmd += ["--alphabet", self.opts.alphabet]
+        cmd += ["--coresim-arg=" + a for a in t.coresim_args]
+        return " ".join(cmd)
 
 
 def main(argv=None):

@@ -12,6 +12,7 @@ _start:
 
   /* any trap a test did not plan for: FAIL 1000 + mcause (low bits) */
   .align 2
+  .globl unexpected_trap
 unexpected_trap:
   csrr gp, mcause
   andi gp, gp, 0xff
@@ -24,6 +25,7 @@ test_fail:
   ori t0, t0, 1
   la t1, tohost
   sw t0, 0(t1)
+  sw zero, 4(t1)     /* high word: QEMU's HTIF acts on this store */
 1:j 1b
 
   .globl test_pass
@@ -31,6 +33,7 @@ test_pass:
   li t0, 1
   la t1, tohost
   sw t0, 0(t1)
+  sw zero, 4(t1)     /* high word: QEMU's HTIF acts on this store */
 1:j 1b
 
   .section .tohost, "aw", @progbits

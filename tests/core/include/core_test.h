@@ -29,4 +29,15 @@
 #define CSR_CHECK(n, csr, val) \
   csrr t5, csr; CHECK_EQ(n, t5, val)
 
+/* The instruction(s) given must trap with mcause == cause and mepc at the
+ * first of them (check mtval separately). Restores the default mtvec
+ * afterwards. Clobbers t0-t2. */
+#define EXPECT_TRAP(n, cause, ...) \
+  li gp, n; la t0, 80f; csrw mtvec, t0; 70: __VA_ARGS__; j test_fail; \
+  .align 2; 80: csrr t1, mcause; li t2, cause; bne t1, t2, test_fail; \
+  csrr t1, mepc; la t2, 70b; bne t1, t2, test_fail; \
+  la t0, unexpected_trap; csrw mtvec, t0
+
+#define EXPECT_ILLEGAL(n, ...) EXPECT_TRAP(n, 2, __VA_ARGS__)
+
 #endif

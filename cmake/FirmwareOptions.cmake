@@ -1,0 +1,48 @@
+# Firmware build options: CMake cache options that become compile-time constants (firmware/include/
+# ncp_config.h is generated from them). Included by the top-level project, which forwards them to
+# the cross-compiled firmware project, and by that project itself, so both see one list.
+#
+# NCP_FW_OPTIONS lists the names to forward.
+
+set(NCP_LOOKUP "dynamic" CACHE STRING "Lookup structures: dynamic (software LRU caches) or static (full tables)")
+set_property(CACHE NCP_LOOKUP PROPERTY STRINGS dynamic static)
+set(NCP_CACHE_ENTRIES 16384 CACHE STRING "Lookup cache size C, in entries (power of two)")
+set(NCP_CACHE_LINE 64 CACHE STRING "Lookup cache line size L, in entries (power of two; the fill unit)")
+set(NCP_CACHE_WAYS 4 CACHE STRING "Lookup cache associativity A (power of two)")
+set(NCP_MTU 4096 CACHE STRING "Largest packet payload, in bytes (multiple of 64)")
+set(NCP_SENDQ_ENTRIES 64 CACHE STRING "Entries per process send queue (power of two)")
+set(NCP_MAX_PROCS 16 CACHE STRING "Processes (endpoints) the NIC serves at once")
+set(NCP_MAX_PEERS 16 CACHE STRING "Nodes the transport keeps connections to")
+
+set(NCP_FW_OPTIONS NCP_LOOKUP NCP_CACHE_ENTRIES NCP_CACHE_LINE NCP_CACHE_WAYS NCP_MTU
+    NCP_SENDQ_ENTRIES NCP_MAX_PROCS NCP_MAX_PEERS)
+
+function(ncp_check_options)
+  if(NOT NCP_LOOKUP MATCHES "^(dynamic|static)$")
+    message(FATAL_ERROR "NCP_LOOKUP must be dynamic or static, not '${NCP_LOOKUP}'")
+  endif()
+  foreach(opt NCP_CACHE_ENTRIES NCP_CACHE_LINE NCP_CACHE_WAYS NCP_SENDQ_ENTRIES)
+    set(v "${${opt}}")
+    if(NOT v MATCHES "^[0-9]+$" OR v EQUAL 0)
+      message(FATAL_ERROR "${opt} must be a positive integer, not '${v}'")
+    endif()
+    math(EXPR pow2 "${v} & (${v} - 1)")
+    if(NOT pow2 EQUAL 0)
+      message(FATAL_ERROR "${opt} must be a power of two, not ${v}")
+    endif()
+  endforeach()
+  math(EXPR lines "${NCP_CACHE_ENTRIES} / ${NCP_CACHE_LINE}")
+  math(EXPR sets "${NCP_CACHE_ENTRIES} / (${NCP_CACHE_LINE} * ${NCP_CACHE_WAYS})")
+  if(sets LESS 1)
+    message(FATAL_ERROR "cache geometry C=${NCP_CACHE_ENTRIES} L=${NCP_CACHE_LINE} A=${NCP_CACHE_WAYS} has no sets (need C >= L*A)")
+  endif()
+  foreach(opt NCP_MTU NCP_MAX_PROCS NCP_MAX_PEERS)
+    if(NOT "${${opt}}" MATCHES "^[0-9]+$" OR "${${opt}}" EQUAL 0)
+      message(FATAL_ERROR "${opt} must be a positive integer, not '${${opt}}'")
+    endif()
+  endforeach()
+  math(EXPR mtu_rem "${NCP_MTU} % 64")
+  if(NOT mtu_rem EQUAL 0 OR NCP_MTU GREATER 16384)
+    message(FATAL_ERROR "NCP_MTU must be a multiple of 64 and at most 16384, not ${NCP_MTU}")
+  endif()
+endfunction()

@@ -94,6 +94,7 @@ class Tools:
         self.max_cycles = args.max_cycles
         self.timeout = args.timeout
         self.coresim_args = args.coresim_arg or []
+        self.bus = args.bus
         self.signature_channel = args.signature_channel
         self.objdump = self._binutil("objdump")
         self.nm = self._binutil("nm")
@@ -120,8 +121,8 @@ class Tools:
         return [self.qemu, "-machine", "spike", "-bios", "none", "-kernel", elf,
                 "-display", "none", "-serial", "stdio", "-monitor", "none"]
 
-    def coresim_cmd(self, elf, sigfile=None):
-        cmd = [self.coresim, "--max-cycles", str(self.max_cycles)] + self.coresim_args
+    def coresim_cmd(self, elf, seed, sigfile=None):
+        cmd = [self.coresim, "--max-cycles", str(self.max_cycles)] + bus_args(self.bus, seed) + self.coresim_args
         if sigfile:
             cmd += ["--signature", sigfile]
         return cmd + [elf]
@@ -149,6 +150,16 @@ class Tools:
     def ecall_addresses(self, elf):
         out = subprocess.run([self.objdump, "-d", elf], capture_output=True, text=True).stdout
         return {int(m.group(1), 16) for m in re.finditer(r"^\s*([0-9a-f]+):\s+00000073\s", out, re.M)}
+
+
+def bus_args(mode, seed):
+    """coresim bus-timing options for a seed: 'plain' = zero wait states;
+    'mix' cycles through zero wait, random stalls, 1 wait state, 2 wait states + random stalls."""
+    if mode == "plain":
+        return []
+    kind = seed % 4
+    return [[], ["--rand-stall", str(seed)], ["--wait-states", "1"],
+            ["--wait-states", "2", "--rand-stall", str(seed)]][kind]
 
 
 def fmt_word(v):
@@ -207,7 +218,7 @@ class SeedRun:
         return rc, out, err
 
     def run_coresim(self, elf, sigfile=None):
-        rc, out, err, dt = self.tools.run(self.tools.coresim_cmd(elf, sigfile))
+        rc, out, err, dt = self.tools.run(self.tools.coresim_cmd(elf, self.seed, sigfile))
         self.times["coresim"] = self.times.get("coresim", 0) + dt
         return rc, out, err
 
@@ -284,7 +295,7 @@ class SeedRun:
         if self.opts.bisect:
             self.bisect(gen)
         self.log("  files: %s (prog.S, prog.dis, prog.elf, qemu.out, coresim.out, coresim.err)" % self.dir)
-        self.log("  coresim alone: %s" % " ".join(self.tools.coresim_cmd(elf)))
+        self.log("  coresim alone: %s" % " ".join(self.tools.coresim_cmd(elf, self.seed)))
         self.log("  rerun: %s" % self.repro_hint())
         return False
 
@@ -408,6 +419,8 @@ class SeedRun:
             cmd += ["--length", str(self.opts.length)]
         if self.opts.alphabet != "even":
             cmd += ["--alphabet", self.opts.alphabet]
+        if t.bus != "plain":
+            cmd += ["--bus", t.bus]
         cmd += ["--coresim-arg=" + a for a in t.coresim_args]
         return " ".join(cmd)
 
@@ -426,6 +439,9 @@ def main(argv=None):
     ap.add_argument("--no-traps", action="store_true", help="generate programs without ecall")
     ap.add_argument("--alphabet", choices=sorted(gp.ALPHABETS), default="even")
     ap.add_argument("--max-cycles", type=int, default=2000000, help="coresim cycle budget")
+    ap.add_argument("--bus", choices=["plain", "mix"], default="plain",
+                    help="coresim bus timing: plain (zero wait) or mix (per seed: plain, "
+                         "--rand-stall, --wait-states 1, --wait-states 2 + --rand-stall)")
     ap.add_argument("--timeout", type=float, default=60.0, help="wall-clock limit per simulator run (s)")
     ap.add_argument("--jobs", "-j", type=int, default=1, help="seeds run in parallel")
     ap.add_argument("--no-bisect", dest="bisect", action="store_false",
@@ -458,8 +474,9 @@ def main(argv=None):
         workdir = tmp
 
     mode = "self-check (QEMU only)" if args.self_check else "coresim vs QEMU"
-    print("difftest: %s, %d seeds (%s), length %d, traps %s, workdir %s"
-          % (mode, len(seeds), args.seeds, args.length, "off" if args.no_traps else "on", workdir), flush=True)
+    print("difftest: %s, %d seeds (%s), length %d, traps %s, bus %s, workdir %s"
+          % (mode, len(seeds), args.seeds, args.length, "off" if args.no_traps else "on",
+             args.bus, workdir), flush=True)
 
     bisect_budget = [args.max_bisect]
     lock = threading.Lock()
@@ -484,6 +501,8 @@ def main(argv=None):
             timing = "qemu %.2fs" % t.get("qemu", 0)
             if "coresim" in t:
                 timing += ", coresim %.2fs" % t["coresim"]
+                if args.bus != "plain":
+                    timing += " " + (" ".join(bus_args(args.bus, seed)) or "zero-wait")
             verdict = "PASS" if run.ok else "FAIL"
             extra = ""
             if run.ok:

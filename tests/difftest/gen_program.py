@@ -336,8 +336,9 @@ class ProgramGen:
     def g_fence(self, forbid):
         return [self.rng.choice(["fence", "fence rw, rw", "fence.i", "fence iorw, iorw"])]
 
-    def g_ecall(self, forbid):
-        return ["ecall"]
+    def g_trap(self, forbid):
+        """A synchronous exception; the handler logs it and skips the instruction."""
+        return [self.rng.choices(["ecall", "ebreak", ".word 0x00000000   # illegal"], [6, 2, 1])[0]]
 
     def simple(self, forbid):
         """One straight-line group (no control flow)."""
@@ -348,7 +349,7 @@ class ProgramGen:
             (self.g_csr, 2), (self.g_fence, 0.5),
         ]
         if self.traps:
-            table.append((self.g_ecall, 0.4))
+            table.append((self.g_trap, 0.5))
         fns, weights = zip(*table)
         return self.rng.choices(fns, weights)[0](forbid)
 
@@ -645,7 +646,7 @@ def main(argv=None):
     ap.add_argument("out", help="output assembly file ('-' for stdout)")
     ap.add_argument("--length", type=int, default=2000,
                     help="approximate static instruction count of the random body (default 2000)")
-    ap.add_argument("--no-traps", action="store_true", help="do not generate ecall")
+    ap.add_argument("--no-traps", action="store_true", help="do not generate ecall/ebreak/illegal")
     ap.add_argument("--alphabet", choices=sorted(ALPHABETS), default="even",
                     help="console nibble alphabet (default: even; see module doc)")
     ap.add_argument("--truncate", type=int, default=None,

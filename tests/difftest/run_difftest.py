@@ -36,7 +36,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LINK_LD = os.path.join(HERE, "link.ld")
 ARCH_FLAGS = ["-march=rv32im_zicsr_zifencei", "-mabi=ilp32", "-nostdlib", "-nostartfiles",
               "-Wl,--no-warn-rwx-segments"]
-ECALL_CAUSE = 11   # environment call from M-mode
+# Instruction word -> mcause of the exception it raises (what the generator plants).
+TRAP_WORDS = {0x00000073: 11,   # ecall from M-mode
+              0x00100073: 3,    # ebreak: breakpoint
+              0x00000000: 2}    # all-zero word: illegal instruction
 
 
 def parse_seeds(spec):
@@ -147,9 +150,15 @@ class Tools:
                 syms[f[2]] = int(f[0], 16)
         return syms
 
-    def ecall_addresses(self, elf):
-        out = subprocess.run([self.objdump, "-d", elf], capture_output=True, text=True).stdout
-        return {int(m.group(1), 16) for m in re.finditer(r"^\s*([0-9a-f]+):\s+00000073\s", out, re.M)}
+    def trap_sites(self, elf):
+        """{address: expected mcause} of the planted trapping instructions in .text."""
+        out = subprocess.run([self.objdump, "-d", "-j", ".text", elf], capture_output=True, text=True).stdout
+        sites = {}
+        for m in re.finditer(r"^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s", out, re.M):
+            word = int(m.group(2), 16)
+            if word in TRAP_WORDS:
+                sites[int(m.group(1), 16)] = TRAP_WORDS[word]
+        return sites
 
 
 def bus_args(mode, seed):
@@ -240,13 +249,13 @@ class SeedRun:
         tp_reg = words[gp.SIG_REGS + gp.LOOP_REG - 1]
         if tp_reg != 0:
             problems.append("tp (loop counter) = %s at exit, expected 0" % fmt_word(tp_reg))
-        ecalls = self.tools.ecall_addresses(elf)
+        sites = self.tools.trap_sites(elf)
         count = words[gp.SIG_TRAP_COUNT]
         for k in range(min(count, gp.TRAP_LOG_ENTRIES)):
             cause = words[gp.SIG_TRAP_LOG + 2 * k]
             epc = words[gp.SIG_TRAP_LOG + 2 * k + 1]
-            if cause != ECALL_CAUSE or epc not in ecalls:
-                problems.append("trap[%d]: mcause=%d mepc=%s is not an expected ecall" % (k, cause, fmt_word(epc)))
+            if sites.get(epc) != cause:
+                problems.append("trap[%d]: mcause=%d mepc=%s is not a planted trap" % (k, cause, fmt_word(epc)))
         if self.opts.no_traps and count:
             problems.append("trap_count=%d in a program without ecall" % count)
         for p in problems:

@@ -24,6 +24,7 @@
 #include "cs_dev.h"
 #include "cs_elf.h"
 #include "cs_mem.h"
+#include "nic_memmap.h"
 
 enum {
   EXIT_PASS = 0,
@@ -85,6 +86,8 @@ static void usage(FILE *f)
     "  --mem BASE:SIZE      memory region (repeatable); when given, only these\n"
     "                       regions exist and every PT_LOAD must fit in them;\n"
     "                       default: each PT_LOAD rounded out to 4 KiB\n"
+    "  --nic                the NIC's memory map instead of the ELF's: instruction memory\n"
+    "                       and SRAM at their nic_memmap.h addresses and sizes\n"
     "  --wait-states N      N extra cycles per access on both ports (default 0)\n"
     "  --rand-stall SEED    random ready stalls and response delays\n"
     "  --trace-insn FILE    one line per retired instruction / trap\n"
@@ -93,7 +96,9 @@ static void usage(FILE *f)
     "  --quiet              no statistics on stderr\n"
     "  --help               this text\n"
     "\n"
-    "Devices: INTC at 0x40001000, TIMER at 0x40002000 (see coresim_dev.h).\n"
+    "Devices, at their register-map addresses (docs/registers.md): intc, timer, console\n"
+    "(characters to stdout), testmb (status: odd v ends the run like HTIF).\n"
+    "Segments load at their physical (load) address.\n"
     "HTIF: store odd v to tohost -> end (v==1 PASS, else FAIL code v>>1);\n"
     "      store 0x01010000 to tohost+4 -> putchar(low byte of tohost) on stdout.\n"
     "Result line and statistics go to stderr, prefixed \"coresim: \".\n"
@@ -288,6 +293,7 @@ int main(int argc, char **argv)
   static const struct option opts[] = {
     {"max-cycles", required_argument, 0, 'c'},
     {"mem", required_argument, 0, 'm'},
+    {"nic", no_argument, 0, 'n'},
     {"wait-states", required_argument, 0, 'w'},
     {"rand-stall", required_argument, 0, 'r'},
     {"trace-insn", required_argument, 0, 't'},
@@ -326,6 +332,11 @@ int main(int argc, char **argv)
         goto bad_arg;
       break;
     }
+    case 'n':
+      if (cs_mem_add(&user_mem, NIC_IMEM_BASE, NIC_IMEM_SIZE) != 0 ||
+          cs_mem_add(&user_mem, NIC_SRAM_BASE, NIC_SRAM_SIZE) != 0)
+        goto bad_arg;
+      break;
     case 'w':
       if (parse_u64(optarg, &v) || v > 1000) goto bad_arg;
       s.ip.ws = s.dp.ws = (unsigned)v;
@@ -374,7 +385,7 @@ int main(int argc, char **argv)
   }
   s.has_tohost = cs_elf_symbol(&elf, "tohost", &s.tohost) == 0;
   s.has_fromhost = cs_elf_symbol(&elf, "fromhost", &s.fromhost) == 0;
-  if (!s.has_tohost)
+  if (!s.has_tohost && !user_mem.n)
     fprintf(stderr, "coresim: warning: %s has no `tohost` symbol; only --max-cycles ends the run\n", path);
   s.entry = elf.entry;
   s.stub_active = elf.entry != 0;
@@ -396,7 +407,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "coresim: cannot open model (vcd %s)\n", vcd_path ? vcd_path : "-");
     goto out_trace;
   }
-  cs_dev_reset(&s.dev);
+  cs_dev_reset(&s.dev, stdout);
 
   memset(&p, 0, sizeof(p));
   p.rst = 1;
@@ -440,7 +451,12 @@ int main(int argc, char **argv)
     cs_dev_tick(&s.dev);
     s.now++;
 
-    if (s.exit_pending && s.now >= s.exit_deadline) {
+    if (s.dev.exit_pending && !s.done) {
+      s.exit_value = s.dev.testmb_status;
+      s.exit_cycles = s.now;
+      s.exit_instret = s.instret;
+      s.done = 1;
+    } else if (s.exit_pending && s.now >= s.exit_deadline) {
       s.done = 1;
     } else if (max_cycles && s.now >= max_cycles) {
       s.done = 2;

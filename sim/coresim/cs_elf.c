@@ -86,7 +86,8 @@ int cs_elf_add_regions(const struct cs_elf *e, struct cs_mem *m, char *err, size
     const Elf32_Phdr *p = phdr(e, i);
     if (p->p_type != PT_LOAD || p->p_memsz == 0)
       continue;
-    if (cs_mem_add(m, p->p_vaddr, p->p_memsz) != 0) {
+    /* the load image (LMA) and where the program runs it (VMA) must both exist */
+    if (cs_mem_add(m, p->p_vaddr, p->p_memsz) != 0 || cs_mem_add(m, p->p_paddr, p->p_memsz) != 0) {
       snprintf(err, errlen, "segment %d [0x%08x, +0x%x) cannot be mapped", i,
                (unsigned)p->p_vaddr, (unsigned)p->p_memsz);
       return -1;
@@ -95,6 +96,8 @@ int cs_elf_add_regions(const struct cs_elf *e, struct cs_mem *m, char *err, size
   return 0;
 }
 
+/* Segments are loaded at their physical (load) address, as a flasher or QEMU does: for the
+ * firmware, .data's image lives in instruction memory and the startup code copies it to SRAM. */
 int cs_elf_load(const struct cs_elf *e, struct cs_mem *m, char *err, size_t errlen)
 {
   const Elf32_Ehdr *h = (const Elf32_Ehdr *)e->buf;
@@ -107,10 +110,10 @@ int cs_elf_load(const struct cs_elf *e, struct cs_mem *m, char *err, size_t errl
       snprintf(err, errlen, "segment %d has a bad size or offset", i);
       return -1;
     }
-    dst = cs_mem_ptr(m, p->p_vaddr, p->p_memsz);
+    dst = cs_mem_ptr(m, p->p_paddr, p->p_memsz);
     if (!dst) {
       snprintf(err, errlen, "segment %d [0x%08x, +0x%x) is outside memory", i,
-               (unsigned)p->p_vaddr, (unsigned)p->p_memsz);
+               (unsigned)p->p_paddr, (unsigned)p->p_memsz);
       return -1;
     }
     memcpy(dst, e->buf + p->p_offset, p->p_filesz);

@@ -9,24 +9,24 @@ arr:   .space 64
   .text
   .globl test_main
 test_main:
-  li s1, TIMER_BASE
-  li s5, INTC_BASE
+  li s1, NIC_TIMER_BASE
+  li s5, NIC_INTC_BASE
   /* block ids */
-  lw t0, TIMER_ID(s1)
-  CHECK_EQ(1, t0, TIMER_ID_VALUE)
-  lw t0, INTC_ID(s5)
-  CHECK_EQ(2, t0, INTC_ID_VALUE)
+  lw t0, NIC_TIMER_ID(s1)
+  CHECK_EQ(1, t0, NIC_TIMER_ID_VALUE)
+  lw t0, NIC_INTC_ID(s5)
+  CHECK_EQ(2, t0, NIC_INTC_ID_VALUE)
   la t0, handler
   csrw mtvec, t0
   /* make all three pending with MIE = 0 */
   li t0, 1
-  sw t0, TIMER_MSIP(s1)
-  sw zero, TIMER_MTIMECMP_HI(s1)
-  sw zero, TIMER_MTIMECMP_LO(s1)
+  sw t0, NIC_TIMER_MSIP(s1)
+  sw zero, NIC_TIMER_MTIMECMP_HI(s1)
+  sw zero, NIC_TIMER_MTIMECMP_LO(s1)
   li t0, 0x10
-  sw t0, INTC_ENABLE(s5)
-  sw t0, INTC_RAISE(s5)
-  lw t1, INTC_PENDING(s5)
+  sw t0, NIC_INTC_ENABLE(s5)
+  sw t0, NIC_INTC_RAISE(s5)
+  lw t1, NIC_INTC_PENDING(s5)
   CHECK_EQ(3, t1, 0x10)
   nop
   nop
@@ -56,10 +56,10 @@ test_main:
   /* periodic timer interrupts during a loop with loads, stores, mul, div */
   li s3, 0
   li s6, 1                        /* periodic mode in handler */
-  sw zero, TIMER_MTIMECMP_HI(s1)
-  lw t0, TIMER_MTIME_LO(s1)
+  sw zero, NIC_TIMER_MTIMECMP_HI(s1)
+  lw t0, NIC_TIMER_MTIME_LO(s1)
   addi t0, t0, 151
-  sw t0, TIMER_MTIMECMP_LO(s1)
+  sw t0, NIC_TIMER_MTIMECMP_LO(s1)
   li t0, 0x80
   csrw mie, t0
   csrsi mstatus, 8
@@ -119,9 +119,9 @@ handler:
   bgez t5, test_fail
   beqz s6, 1f
   /* periodic: re-arm 151 cycles later (longer than the handler at 3 wait states) */
-  lw t6, TIMER_MTIME_LO(s1)
+  lw t6, NIC_TIMER_MTIME_LO(s1)
   addi t6, t6, 151
-  sw t6, TIMER_MTIMECMP_LO(s1)
+  sw t6, NIC_TIMER_MTIMECMP_LO(s1)
   addi s3, s3, 1
   mret
 1:slli t6, s3, 2
@@ -132,13 +132,13 @@ handler:
   li t6, 11
   bne t5, t6, 2f
   li t6, 0x10
-  sw t6, INTC_ACK(s5)
+  sw t6, NIC_INTC_ACK(s5)
   mret
 2:li t6, 3
   bne t5, t6, 3f
-  sw zero, TIMER_MSIP(s1)
+  sw zero, NIC_TIMER_MSIP(s1)
   mret
 3:li t6, -1
-  sw t6, TIMER_MTIMECMP_HI(s1)
-  sw t6, TIMER_MTIMECMP_LO(s1)
+  sw t6, NIC_TIMER_MTIMECMP_HI(s1)
+  sw t6, NIC_TIMER_MTIMECMP_LO(s1)
   mret

@@ -4,8 +4,8 @@
   .text
   .globl test_main
 test_main:
-  li s1, TIMER_BASE
-  sw zero, TIMER_MTIMECMP_HI(s1)
+  li s1, NIC_TIMER_BASE
+  sw zero, NIC_TIMER_MTIMECMP_HI(s1)
   la t0, handler
   csrw mtvec, t0
   li t0, 0x80
@@ -14,9 +14,9 @@ test_main:
   li s4, 0                  /* round */
   li s5, 60                 /* rounds: delay 4..63 cycles */
 1:addi s6, s4, 4
-  lw t0, TIMER_MTIME_LO(s1)
+  lw t0, NIC_TIMER_MTIME_LO(s1)
   add t0, t0, s6
-  sw t0, TIMER_MTIMECMP_LO(s1)
+  sw t0, NIC_TIMER_MTIMECMP_LO(s1)
   csrsi mstatus, 8
   li a1, 1000003
   li a2, 7
@@ -53,6 +53,6 @@ handler:
   li gp, 8
   bne t5, t6, test_fail
   li t6, -1
-  sw t6, TIMER_MTIMECMP_LO(s1)
+  sw t6, NIC_TIMER_MTIMECMP_LO(s1)
   addi s3, s3, 1
   mret

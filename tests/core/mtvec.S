@@ -23,9 +23,9 @@ test_main:
   li s2, 0
   li t0, 8
   csrw mie, t0                  /* MSIE */
-  li s1, TIMER_BASE
+  li s1, NIC_TIMER_BASE
   li t0, 1
-  sw t0, TIMER_MSIP(s1)
+  sw t0, NIC_TIMER_MSIP(s1)
   csrsi mstatus, 8
   li t1, 100
 1:addi t1, t1, -1
@@ -40,7 +40,7 @@ test_main:
   CHECK_EQ(8, s2, 0x100)        /* entry 0 (exceptions) */
   li s2, 0
   li t0, 1
-  sw t0, TIMER_MSIP(s1)
+  sw t0, NIC_TIMER_MSIP(s1)
   csrsi mstatus, 8
 1:beqz s2, 1b
   csrci mstatus, 8
@@ -48,10 +48,10 @@ test_main:
   /* timer interrupt, entry 7 */
   csrw mie, zero
   li s2, 0
-  lw t0, TIMER_MTIME_LO(s1)
-  sw zero, TIMER_MTIMECMP_HI(s1)
+  lw t0, NIC_TIMER_MTIME_LO(s1)
+  sw zero, NIC_TIMER_MTIMECMP_HI(s1)
   addi t0, t0, 50
-  sw t0, TIMER_MTIMECMP_LO(s1)
+  sw t0, NIC_TIMER_MTIMECMP_LO(s1)
   li t0, 0x80
   csrw mie, t0
   csrsi mstatus, 8
@@ -59,14 +59,14 @@ test_main:
   csrci mstatus, 8
   CHECK_EQ(10, s2, 0x107)
   /* external interrupt, entry 11 */
-  li s5, INTC_BASE
+  li s5, NIC_INTC_BASE
   li t0, 0x800
   csrw mie, t0
   li t0, 4
-  sw t0, INTC_ENABLE(s5)
+  sw t0, NIC_INTC_ENABLE(s5)
   li s2, 0
   csrsi mstatus, 8
-  sw t0, INTC_RAISE(s5)
+  sw t0, NIC_INTC_RAISE(s5)
 1:beqz s2, 1b
   csrci mstatus, 8
   CHECK_EQ(11, s2, 0x10b)
@@ -85,7 +85,7 @@ direct_handler:
   addi t6, t6, 4
   csrw mepc, t6
   mret
-1:sw zero, TIMER_MSIP(s1)
+1:sw zero, NIC_TIMER_MSIP(s1)
   mret
 
   .align 6
@@ -110,15 +110,15 @@ vec_exc:
   mret
 vec_msi:
   li s2, 0x103
-  sw zero, TIMER_MSIP(s1)
+  sw zero, NIC_TIMER_MSIP(s1)
   mret
 vec_mti:
   li s2, 0x107
   li t6, -1
-  sw t6, TIMER_MTIMECMP_HI(s1)
+  sw t6, NIC_TIMER_MTIMECMP_HI(s1)
   mret
 vec_mei:
   li s2, 0x10b
   li t6, 4
-  sw t6, INTC_ACK(s5)
+  sw t6, NIC_INTC_ACK(s5)
   mret

@@ -5,18 +5,18 @@
   .text
   .globl test_main
 test_main:
-  li s1, TIMER_BASE
-  sw zero, TIMER_MTIMECMP_HI(s1)
+  li s1, NIC_TIMER_BASE
+  sw zero, NIC_TIMER_MTIMECMP_HI(s1)
   /* MIE = 0, MTIE = 1: wake, no trap (mtvec = unexpected_trap fails) */
   li t0, 0x80
   csrw mie, t0
-  lw s2, TIMER_MTIME_LO(s1)
+  lw s2, NIC_TIMER_MTIME_LO(s1)
   addi s3, s2, 300
-  sw s3, TIMER_MTIMECMP_LO(s1)
+  sw s3, NIC_TIMER_MTIMECMP_LO(s1)
   csrr s4, mcycle
   wfi
   csrr s5, mcycle
-  lw s6, TIMER_MTIME_LO(s1)
+  lw s6, NIC_TIMER_MTIME_LO(s1)
   li gp, 1
   bltu s6, s3, test_fail          /* did not wake early */
   sub t0, s5, s4
@@ -38,20 +38,20 @@ test_main:
   li t0, 8
   csrw mie, t0
   li t0, 1
-  sw t0, TIMER_MSIP(s1)
+  sw t0, NIC_TIMER_MSIP(s1)
   wfi
-  sw zero, TIMER_MSIP(s1)
+  sw zero, NIC_TIMER_MSIP(s1)
   /* MIE = 1: trap taken after the wfi, mepc = wfi + 4 */
   li t0, -1
-  sw t0, TIMER_MTIMECMP_LO(s1)
+  sw t0, NIC_TIMER_MTIMECMP_LO(s1)
   la t0, handler
   csrw mtvec, t0
   li s7, 0
   li t0, 0x80
   csrw mie, t0
-  lw s2, TIMER_MTIME_LO(s1)
+  lw s2, NIC_TIMER_MTIME_LO(s1)
   addi s3, s2, 200
-  sw s3, TIMER_MTIMECMP_LO(s1)
+  sw s3, NIC_TIMER_MTIMECMP_LO(s1)
   csrsi mstatus, 8
   wfi
 9:csrci mstatus, 8
@@ -69,5 +69,5 @@ handler:
   csrr s9, mcause
   addi s7, s7, 1
   li t6, -1
-  sw t6, TIMER_MTIMECMP_LO(s1)
+  sw t6, NIC_TIMER_MTIMECMP_LO(s1)
   mret

@@ -348,7 +348,13 @@ module rv_core #(
   wire m_irq_take = m_irq && irq_pending;
   wire m_replay   = m_irq && !irq_pending;   // interrupt went away: re-run the instruction
   wire m_trap     = m_irq_take || m_exc || m_bus_err || m_csr_bad;
-  assign m_flush  = m_fire && (m_trap || m_replay || m_mret || m_fencei || m_wfi);
+  // A write to mstatus or mie changes which interrupts may be taken. Younger instructions were
+  // tagged (or not) in D with the old enables, so they are refetched: an interrupt enabled by
+  // `csrsi mstatus, 8` is taken before the next instruction, as firmware interrupt windows
+  // (`csrsi mstatus, 8; csrci mstatus, 8`) require.
+  wire m_csr_wr   = m_insn[13:12] == 2'd1 || m_insn[19:15] != 5'd0;
+  wire m_irq_cfg  = m_csr && m_csr_wr && (m_insn[31:20] == 12'h300 || m_insn[31:20] == 12'h304);
+  assign m_flush  = m_fire && (m_trap || m_replay || m_mret || m_fencei || m_wfi || m_irq_cfg);
   wire m_commit   = m_fire && !m_trap && !m_replay;
 
   reg  [3:0]  m_trap_code;
@@ -365,7 +371,7 @@ module rv_core #(
   rv_csr #(.HART_ID(HART_ID)) u_csr (
     .clk(clk), .rst(rst),
     .csr_addr(m_insn[31:20]), .csr_op(m_insn[13:12]), .csr_operand(m_csr_operand),
-    .csr_write(m_insn[13:12] == 2'd1 || m_insn[19:15] != 5'd0),
+    .csr_write(m_csr_wr),
     .csr_commit(m_commit && m_csr), .csr_rdata(csr_rdata), .csr_illegal(csr_illegal),
     .trap_take(m_fire && m_trap), .trap_irq(m_irq_take), .trap_code(m_trap_code),
     .trap_pc(m_pc), .trap_tval(m_trap_tval), .trap_vector(trap_vector),

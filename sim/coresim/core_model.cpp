@@ -14,107 +14,115 @@ typedef Vrv_core Vtop;
 #endif
 
 struct core_model {
-  VerilatedContext *ctx;
-  Vtop *top;
+    VerilatedContext *ctx;
+    Vtop *top;
 #ifdef CORE_MODEL_TRACED
-  VerilatedVcdC *vcd;
+    VerilatedVcdC *vcd;
 #endif
-  uint64_t time;
+    uint64_t time;
 };
 
-extern "C" struct core_model *core_model_open(const char *vcd_path) {
-  core_model *m = new core_model();
-  m->ctx = new VerilatedContext;
-  m->time = 0;
+extern "C" struct core_model *core_model_open(const char *vcd_path)
+{
+    core_model *m = new core_model();
+    m->ctx = new VerilatedContext;
+    m->time = 0;
 #ifdef CORE_MODEL_TRACED
-  m->ctx->traceEverOn(true);
+    m->ctx->traceEverOn(true);
 #endif
-  m->top = new Vtop(m->ctx, "core");
+    m->top = new Vtop(m->ctx, "core");
 #ifdef CORE_MODEL_TRACED
-  m->vcd = nullptr;
-  if (vcd_path) {
-    m->vcd = new VerilatedVcdC;
-    m->top->trace(m->vcd, 99);
-    m->vcd->open(vcd_path);
-    if (!m->vcd->isOpen()) {
-      delete m->vcd;
-      delete m->top;
-      delete m->ctx;
-      delete m;
-      return nullptr;
+    m->vcd = nullptr;
+    if (vcd_path) {
+        m->vcd = new VerilatedVcdC;
+        m->top->trace(m->vcd, 99);
+        m->vcd->open(vcd_path);
+        if (!m->vcd->isOpen()) {
+            delete m->vcd;
+            delete m->top;
+            delete m->ctx;
+            delete m;
+            return nullptr;
+        }
     }
-  }
 #else
-  (void)vcd_path;
+    (void)vcd_path;
 #endif
-  m->top->clk = 0;
-  return m;
+    m->top->clk = 0;
+    return m;
 }
 
-extern "C" void core_model_close(struct core_model *m) {
-  if (!m) return;
-  m->top->final();
+extern "C" void core_model_close(struct core_model *m)
+{
+    if (!m)
+        return;
+    m->top->final();
 #ifdef CORE_MODEL_TRACED
-  if (m->vcd) {
-    m->vcd->close();
-    delete m->vcd;
-  }
+    if (m->vcd) {
+        m->vcd->close();
+        delete m->vcd;
+    }
 #endif
-  delete m->top;
-  delete m->ctx;
-  delete m;
+    delete m->top;
+    delete m->ctx;
+    delete m;
 }
 
-extern "C" int core_model_is_traced(void) {
+extern "C" int core_model_is_traced(void)
+{
 #ifdef CORE_MODEL_TRACED
-  return 1;
+    return 1;
 #else
-  return 0;
+    return 0;
 #endif
 }
 
-extern "C" void core_model_eval(struct core_model *m, struct core_pins *p) {
-  Vtop *t = m->top;
-  t->clk = 0;
-  t->rst = p->rst;
-  t->ibus_req_ready = p->ibus_req_ready;
-  t->ibus_rsp_valid = p->ibus_rsp_valid;
-  t->ibus_rsp_rdata = p->ibus_rsp_rdata;
-  t->ibus_rsp_err = p->ibus_rsp_err;
-  t->dbus_req_ready = p->dbus_req_ready;
-  t->dbus_rsp_valid = p->dbus_rsp_valid;
-  t->dbus_rsp_rdata = p->dbus_rsp_rdata;
-  t->dbus_rsp_err = p->dbus_rsp_err;
-  t->irq_external = p->irq_external;
-  t->irq_timer = p->irq_timer;
-  t->irq_software = p->irq_software;
-  t->eval();
+extern "C" void core_model_eval(struct core_model *m, struct core_pins *p)
+{
+    Vtop *t = m->top;
+    t->clk = 0;
+    t->rst = p->rst;
+    t->ibus_req_ready = p->ibus_req_ready;
+    t->ibus_rsp_valid = p->ibus_rsp_valid;
+    t->ibus_rsp_rdata = p->ibus_rsp_rdata;
+    t->ibus_rsp_err = p->ibus_rsp_err;
+    t->dbus_req_ready = p->dbus_req_ready;
+    t->dbus_rsp_valid = p->dbus_rsp_valid;
+    t->dbus_rsp_rdata = p->dbus_rsp_rdata;
+    t->dbus_rsp_err = p->dbus_rsp_err;
+    t->irq_external = p->irq_external;
+    t->irq_timer = p->irq_timer;
+    t->irq_software = p->irq_software;
+    t->eval();
 #ifdef CORE_MODEL_TRACED
-  if (m->vcd) m->vcd->dump(m->time);
+    if (m->vcd)
+        m->vcd->dump(m->time);
 #endif
-  m->time++;
-  p->ibus_req_valid = t->ibus_req_valid;
-  p->ibus_req_addr = t->ibus_req_addr;
-  p->dbus_req_valid = t->dbus_req_valid;
-  p->dbus_req_addr = t->dbus_req_addr;
-  p->dbus_req_we = t->dbus_req_we;
-  p->dbus_req_be = t->dbus_req_be;
-  p->dbus_req_wdata = t->dbus_req_wdata;
-  p->retire_valid = t->retire_valid;
-  p->retire_pc = t->retire_pc;
-  p->retire_insn = t->retire_insn;
-  p->retire_rd = t->retire_rd;
-  p->retire_rd_we = t->retire_rd_we;
-  p->retire_rd_wdata = t->retire_rd_wdata;
-  p->retire_trap = t->retire_trap;
-  p->sleeping = t->sleeping;
+    m->time++;
+    p->ibus_req_valid = t->ibus_req_valid;
+    p->ibus_req_addr = t->ibus_req_addr;
+    p->dbus_req_valid = t->dbus_req_valid;
+    p->dbus_req_addr = t->dbus_req_addr;
+    p->dbus_req_we = t->dbus_req_we;
+    p->dbus_req_be = t->dbus_req_be;
+    p->dbus_req_wdata = t->dbus_req_wdata;
+    p->retire_valid = t->retire_valid;
+    p->retire_pc = t->retire_pc;
+    p->retire_insn = t->retire_insn;
+    p->retire_rd = t->retire_rd;
+    p->retire_rd_we = t->retire_rd_we;
+    p->retire_rd_wdata = t->retire_rd_wdata;
+    p->retire_trap = t->retire_trap;
+    p->sleeping = t->sleeping;
 }
 
-extern "C" void core_model_posedge(struct core_model *m) {
-  m->top->clk = 1;
-  m->top->eval();
+extern "C" void core_model_posedge(struct core_model *m)
+{
+    m->top->clk = 1;
+    m->top->eval();
 #ifdef CORE_MODEL_TRACED
-  if (m->vcd) m->vcd->dump(m->time);
+    if (m->vcd)
+        m->vcd->dump(m->time);
 #endif
-  m->time++;
+    m->time++;
 }

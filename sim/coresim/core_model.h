@@ -11,20 +11,20 @@ extern "C" {
 #endif
 
 struct core_pins {
-  /* inputs */
-  uint8_t  rst;
-  uint8_t  ibus_req_ready, ibus_rsp_valid, ibus_rsp_err;
-  uint32_t ibus_rsp_rdata;
-  uint8_t  dbus_req_ready, dbus_rsp_valid, dbus_rsp_err;
-  uint32_t dbus_rsp_rdata;
-  uint8_t  irq_external, irq_timer, irq_software;
-  /* outputs */
-  uint8_t  ibus_req_valid;
-  uint32_t ibus_req_addr;
-  uint8_t  dbus_req_valid, dbus_req_we, dbus_req_be;
-  uint32_t dbus_req_addr, dbus_req_wdata;
-  uint8_t  retire_valid, retire_rd, retire_rd_we, retire_trap, sleeping;
-  uint32_t retire_pc, retire_insn, retire_rd_wdata;
+    /* inputs */
+    uint8_t rst;
+    uint8_t ibus_req_ready, ibus_rsp_valid, ibus_rsp_err;
+    uint32_t ibus_rsp_rdata;
+    uint8_t dbus_req_ready, dbus_rsp_valid, dbus_rsp_err;
+    uint32_t dbus_rsp_rdata;
+    uint8_t irq_external, irq_timer, irq_software;
+    /* outputs */
+    uint8_t ibus_req_valid;
+    uint32_t ibus_req_addr;
+    uint8_t dbus_req_valid, dbus_req_we, dbus_req_be;
+    uint32_t dbus_req_addr, dbus_req_wdata;
+    uint8_t retire_valid, retire_rd, retire_rd_we, retire_trap, sleeping;
+    uint32_t retire_pc, retire_insn, retire_rd_wdata;
 };
 
 struct core_model;

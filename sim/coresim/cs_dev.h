@@ -12,15 +12,15 @@
 #include <stdio.h>
 
 struct cs_dev {
-  uint64_t mtime;
-  uint64_t mtimecmp;
-  uint32_t msip;
-  uint32_t intc_pending;
-  uint32_t intc_enable;
-  uint32_t testmb_value;
-  uint32_t testmb_status;
-  int exit_pending;        /* testmb.status got an odd value */
-  FILE *console;           /* where console characters go (stdout) */
+    uint64_t mtime;
+    uint64_t mtimecmp;
+    uint32_t msip;
+    uint32_t intc_pending;
+    uint32_t intc_enable;
+    uint32_t testmb_value;
+    uint32_t testmb_status;
+    int exit_pending; /* testmb.status got an odd value */
+    FILE *console;    /* where console characters go (stdout) */
 };
 
 void cs_dev_reset(struct cs_dev *d, FILE *console);

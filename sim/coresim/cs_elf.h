@@ -9,9 +9,9 @@
 #include "cs_mem.h"
 
 struct cs_elf {
-  uint8_t *buf;
-  size_t len;
-  uint32_t entry;
+    uint8_t *buf;
+    size_t len;
+    uint32_t entry;
 };
 
 int cs_elf_open(struct cs_elf *e, const char *path, char *err, size_t errlen);

@@ -9,15 +9,15 @@
 #define CS_MEM_MAX_REGIONS 16
 
 struct cs_region {
-  uint32_t base;
-  uint32_t size;   /* bytes, multiple of 4 KiB, base+size <= 2^32 */
-  uint8_t *data;
+    uint32_t base;
+    uint32_t size; /* bytes, multiple of 4 KiB, base+size <= 2^32 */
+    uint8_t *data;
 };
 
 struct cs_mem {
-  struct cs_region r[CS_MEM_MAX_REGIONS];
-  int n;
-  int last;        /* index of the last region hit (lookup cache) */
+    struct cs_region r[CS_MEM_MAX_REGIONS];
+    int n;
+    int last; /* index of the last region hit (lookup cache) */
 };
 
 /* add [base, base+size) rounded out to 4 KiB, merging with neighbours.

@@ -75,15 +75,18 @@ def main():
             f.write(patched)
         elf = tmp
         print("fake_coresim: injected %s into %d instruction(s)" % (args.inject, changed), file=sys.stderr)
+    # QEMU's console drops characters on a full pipe: give it a regular file.
     try:
-        p = subprocess.run([args.qemu, "-machine", "spike", "-bios", "none", "-kernel", elf,
-                            "-display", "none", "-serial", "stdio", "-monitor", "none"],
-                           stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        with tempfile.TemporaryFile() as out:
+            p = subprocess.run([args.qemu, "-machine", "spike", "-bios", "none", "-kernel", elf,
+                                "-display", "none", "-serial", "stdio", "-monitor", "none"],
+                               stdin=subprocess.DEVNULL, stdout=out, timeout=60)
+            out.seek(0)
+            data = out.read()
     finally:
         if tmp:
             os.unlink(tmp)
-    sys.stdout.buffer.write(p.stdout)
-    sys.stderr.buffer.write(p.stderr)
+    sys.stdout.buffer.write(data)
     print("fake_coresim: qemu exit %d" % p.returncode, file=sys.stderr)
     return p.returncode
 

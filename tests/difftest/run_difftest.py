@@ -131,14 +131,22 @@ class Tools:
         return cmd + [elf]
 
     def run(self, cmd):
-        """-> (returncode or 'timeout', stdout bytes, stderr bytes, seconds)."""
+        """-> (returncode or 'timeout', stdout bytes, stderr bytes, seconds).
+
+        Output goes to regular files, not pipes: QEMU's HTIF console writes
+        without blocking and silently drops characters when a pipe is full
+        (seen with 64 KiB of output and a busy reader).
+        """
         t0 = time.monotonic()
-        try:
-            p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
-                               timeout=self.timeout)
-            rc, out, err = p.returncode, p.stdout, p.stderr
-        except subprocess.TimeoutExpired as e:
-            rc, out, err = "timeout", e.stdout or b"", e.stderr or b""
+        with tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr:
+            try:
+                rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=fout, stderr=ferr,
+                                    timeout=self.timeout).returncode
+            except subprocess.TimeoutExpired:
+                rc = "timeout"
+            fout.seek(0)
+            ferr.seek(0)
+            out, err = fout.read(), ferr.read()
         return rc, out, err, time.monotonic() - t0
 
     def symbols(self, elf):
@@ -447,7 +455,9 @@ def main(argv=None):
     ap.add_argument("--length", type=int, default=2000, help="generator body length (instructions)")
     ap.add_argument("--no-traps", action="store_true", help="generate programs without ecall")
     ap.add_argument("--alphabet", choices=sorted(gp.ALPHABETS), default="even")
-    ap.add_argument("--max-cycles", type=int, default=2000000, help="coresim cycle budget")
+    ap.add_argument("--max-cycles", type=int, default=None,
+                    help="coresim cycle budget (default: 1000 x --length, at least 2,000,000; a "
+                         "2000-instruction program needs ~150 k cycles at zero wait, ~500 k at 2 wait states)")
     ap.add_argument("--bus", choices=["plain", "mix"], default="plain",
                     help="coresim bus timing: plain (zero wait) or mix (per seed: plain, "
                          "--rand-stall, --wait-states 1, --wait-states 2 + --rand-stall)")
@@ -473,6 +483,8 @@ def main(argv=None):
             print("difftest: tool not found or not executable: %s" % tool, file=sys.stderr)
             return 2
 
+    if args.max_cycles is None:
+        args.max_cycles = max(2000000, 1000 * args.length)
     tools = Tools(args)
     tmp = None
     if args.workdir:

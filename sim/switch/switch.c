@@ -1,0 +1,375 @@
+/*
+ * switch.c - output-queued store-and-forward switch with seeded fault injection (see switch.h).
+ *
+ * Role map:
+ *   ports          link state (bit-time of free), fault set, generator stream, slots, heap
+ *   faults         draw_set: per-set drop/duplicate; per-copy corrupt/delay
+ *   enqueue        drop-tail on unserialized bytes, slot bound, delivery time, heap insert
+ *   egress         pop the heap top when due
+ */
+#include "switch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_rng.h"
+
+struct slot {
+    uint8_t *buf; /* SWITCH_MAX_FRAME bytes, allocated on first use */
+    uint32_t len;
+    sim_cycle_t deliver;
+    uint64_t seq;
+};
+
+struct port {
+    struct switch_port_config pc;
+    struct switch_faults faults;
+    sim_rng_t rng;
+    uint64_t free_bt; /* bit-time (cycle * bits_per_cycle) when the output link is next free */
+    struct slot *slots;
+    uint32_t *free_slots, nfree;
+    uint32_t *heap, nheap; /* slot indices, min (deliver, seq) on top */
+    struct switch_port_counters ctr;
+};
+
+struct sim_switch {
+    struct switch_config cfg;
+    struct port *ports;
+    uint64_t seq;
+    uint8_t work[SWITCH_MAX_FRAME]; /* a corrupted copy being enqueued */
+};
+
+static void inc(uint64_t *c, uint64_t v)
+{
+    *c = (*c > UINT64_MAX - v) ? UINT64_MAX : *c + v;
+}
+
+void switch_config_default(struct switch_config *cfg, uint32_t nports)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->nports = nports;
+    cfg->port.bits_per_cycle = 50;
+    cfg->port.latency = 100;
+    cfg->queue_bytes = 65536;
+    cfg->slots_per_port = 64;
+    cfg->seed = 1;
+    cfg->faults.delay_max = 2000;
+}
+
+static bool faults_ok(const struct switch_faults *f)
+{
+    const double r[4] = { f->drop, f->duplicate, f->corrupt, f->delay };
+
+    for (int i = 0; i < 4; i++)
+        if (!(r[i] >= 0.0 && r[i] <= 1.0))
+            return false;
+    return !(f->delay > 0.0 && f->delay_max == 0);
+}
+
+switch_t *switch_create(const struct switch_config *cfg)
+{
+    switch_t *sw;
+
+    if (!cfg || cfg->nports < 2 || cfg->nports > SWITCH_MAX_PORTS || cfg->port.bits_per_cycle == 0 ||
+        cfg->slots_per_port == 0 || cfg->slots_per_port > 65536 || cfg->queue_bytes == 0 || !faults_ok(&cfg->faults))
+        return NULL;
+    sw = calloc(1, sizeof *sw);
+    if (!sw)
+        return NULL;
+    sw->cfg = *cfg;
+    sw->ports = calloc(cfg->nports, sizeof *sw->ports);
+    if (!sw->ports)
+        goto fail;
+    for (uint32_t i = 0; i < cfg->nports; i++) {
+        struct port *p = &sw->ports[i];
+        p->pc = cfg->port;
+        p->faults.delay_max = cfg->faults.delay_max;
+        sim_rng_seed(&p->rng, cfg->seed, i + 1);
+        p->slots = calloc(cfg->slots_per_port, sizeof *p->slots);
+        p->free_slots = calloc(cfg->slots_per_port, sizeof *p->free_slots);
+        p->heap = calloc(cfg->slots_per_port, sizeof *p->heap);
+        if (!p->slots || !p->free_slots || !p->heap)
+            goto fail;
+        for (uint32_t k = 0; k < cfg->slots_per_port; k++)
+            p->free_slots[k] = cfg->slots_per_port - 1 - k;
+        p->nfree = cfg->slots_per_port;
+    }
+    return sw;
+
+fail:
+    switch_destroy(sw);
+    return NULL;
+}
+
+void switch_destroy(switch_t *sw)
+{
+    if (!sw)
+        return;
+    for (uint32_t i = 0; sw->ports && i < sw->cfg.nports; i++) {
+        struct port *p = &sw->ports[i];
+        for (uint32_t k = 0; p->slots && k < sw->cfg.slots_per_port; k++)
+            free(p->slots[k].buf);
+        free(p->slots);
+        free(p->free_slots);
+        free(p->heap);
+    }
+    free(sw->ports);
+    free(sw);
+}
+
+uint32_t switch_nports(const switch_t *sw)
+{
+    return sw->cfg.nports;
+}
+
+int switch_set_port(switch_t *sw, uint32_t port, const struct switch_port_config *pc)
+{
+    if (port >= sw->cfg.nports || !pc || pc->bits_per_cycle == 0)
+        return SIM_EINVAL;
+    /* Keep the link's free time in cycles across a bandwidth change. */
+    sw->ports[port].free_bt = sw->ports[port].free_bt / sw->ports[port].pc.bits_per_cycle * pc->bits_per_cycle;
+    sw->ports[port].pc = *pc;
+    return SIM_OK;
+}
+
+int switch_set_link_faults(switch_t *sw, uint32_t port, const struct switch_faults *f)
+{
+    if (port >= sw->cfg.nports || !f || !faults_ok(f))
+        return SIM_EINVAL;
+    sw->ports[port].faults = *f;
+    return SIM_OK;
+}
+
+int switch_set_global_faults(switch_t *sw, const struct switch_faults *f)
+{
+    if (!f || !faults_ok(f))
+        return SIM_EINVAL;
+    sw->cfg.faults = *f;
+    return SIM_OK;
+}
+
+/* ---- delivery heap ---- */
+
+static bool earlier(const struct port *p, uint32_t a, uint32_t b)
+{
+    const struct slot *x = &p->slots[a], *y = &p->slots[b];
+
+    return x->deliver < y->deliver || (x->deliver == y->deliver && x->seq < y->seq);
+}
+
+static void heap_push(struct port *p, uint32_t s)
+{
+    uint32_t i = p->nheap++;
+
+    while (i > 0 && earlier(p, s, p->heap[(i - 1) / 2])) {
+        p->heap[i] = p->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    p->heap[i] = s;
+}
+
+static uint32_t heap_pop(struct port *p)
+{
+    uint32_t top = p->heap[0], last = p->heap[--p->nheap], i = 0;
+
+    for (;;) {
+        uint32_t l = 2 * i + 1, m;
+        if (l >= p->nheap)
+            break;
+        m = (l + 1 < p->nheap && earlier(p, p->heap[l + 1], p->heap[l])) ? l + 1 : l;
+        if (!earlier(p, p->heap[m], last))
+            break;
+        p->heap[i] = p->heap[m];
+        i = m;
+    }
+    if (p->nheap)
+        p->heap[i] = last;
+    return top;
+}
+
+/* ---- faults ---- */
+
+/* The fault sets for a frame from port in to port out, with the generator each draws from. */
+struct fault_plan {
+    const struct switch_faults *set[3];
+    sim_rng_t *rng[3];
+};
+
+static void corrupt_frame(sim_rng_t *r, uint8_t *f, uint32_t len)
+{
+    uint64_t bits = (uint64_t)len * 8, start = sim_rng_below(r, bits);
+    uint32_t mask = (uint32_t)sim_rng_next(r) | 1u; /* burst begins at start, spans <= 32 bits */
+
+    for (unsigned k = 0; k < 32; k++) {
+        uint64_t b = start + k;
+        if (!(mask >> k & 1u) || b >= bits)
+            continue;
+        f[b / 8] ^= (uint8_t)(1u << (b % 8));
+    }
+}
+
+/* ---- enqueue ---- */
+
+static void enqueue(switch_t *sw, sim_cycle_t now, struct port *o, const uint8_t *frame, uint32_t len,
+                    sim_cycle_t extra)
+{
+    uint64_t now_bt = now * o->pc.bits_per_cycle, backlog, end;
+    struct slot *s;
+    uint32_t k;
+
+    backlog = o->free_bt > now_bt ? o->free_bt - now_bt : 0;
+    if (backlog + (uint64_t)len * 8 > (uint64_t)sw->cfg.queue_bytes * 8) {
+        inc(&o->ctr.queue_drops, 1);
+        return;
+    }
+    if (o->nfree == 0) {
+        inc(&o->ctr.slot_drops, 1);
+        return;
+    }
+    k = o->free_slots[o->nfree - 1];
+    s = &o->slots[k];
+    if (!s->buf && !(s->buf = malloc(SWITCH_MAX_FRAME))) {
+        inc(&o->ctr.slot_drops, 1);
+        return;
+    }
+    o->nfree--;
+    memcpy(s->buf, frame, len);
+    s->len = len;
+    end = (now_bt > o->free_bt ? now_bt : o->free_bt) + (uint64_t)len * 8;
+    o->free_bt = end;
+    s->deliver = end / o->pc.bits_per_cycle + (end % o->pc.bits_per_cycle != 0);
+    s->deliver = sim_cycle_add(sim_cycle_add(s->deliver, o->pc.latency), extra);
+    s->seq = sw->seq++;
+    heap_push(o, k);
+}
+
+static void forward(switch_t *sw, sim_cycle_t now, uint32_t in, uint32_t out, const uint8_t *frame, uint32_t len)
+{
+    struct port *o = &sw->ports[out];
+    struct fault_plan fp = { { &sw->cfg.faults, &sw->ports[in].faults, &o->faults },
+                             { &sw->ports[in].rng, &sw->ports[in].rng, &o->rng } };
+    unsigned copies = 1;
+    uint8_t *work = sw->work;
+
+    for (int i = 0; i < 3; i++) {
+        if (sim_rng_chance(fp.rng[i], fp.set[i]->drop)) {
+            inc(&o->ctr.fault_drop, 1);
+            return;
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        if (sim_rng_chance(fp.rng[i], fp.set[i]->duplicate))
+            copies = 2;
+    if (copies == 2)
+        inc(&o->ctr.fault_duplicate, 1);
+    for (unsigned c = 0; c < copies; c++) {
+        const uint8_t *src = frame;
+        sim_cycle_t extra = 0;
+
+        for (int i = 0; i < 3; i++) {
+            if (sim_rng_chance(fp.rng[i], fp.set[i]->corrupt)) {
+                if (src == frame) {
+                    memcpy(work, frame, len);
+                    src = work;
+                }
+                corrupt_frame(fp.rng[i], work, len);
+            }
+            if (sim_rng_chance(fp.rng[i], fp.set[i]->delay))
+                extra = sim_cycle_add(extra, sim_rng_range(fp.rng[i], 1, fp.set[i]->delay_max));
+        }
+        if (src != frame)
+            inc(&o->ctr.fault_corrupt, 1);
+        if (extra)
+            inc(&o->ctr.fault_delay, 1);
+        enqueue(sw, now, o, src, len, extra);
+    }
+}
+
+int switch_ingress(switch_t *sw, sim_cycle_t now, uint32_t port, const void *frame, size_t len)
+{
+    const uint8_t *f = frame;
+    struct port *p;
+    uint32_t dst;
+
+    if (port >= sw->cfg.nports)
+        return SIM_EINVAL;
+    p = &sw->ports[port];
+    if (!frame || len < SWITCH_MIN_FRAME || len > SWITCH_MAX_FRAME) {
+        inc(&p->ctr.rx_bad, 1);
+        return SIM_EINVAL;
+    }
+    inc(&p->ctr.rx_frames, 1);
+    inc(&p->ctr.rx_bytes, len);
+    dst = (uint32_t)f[0] << 8 | f[1];
+    if (dst == SWITCH_BROADCAST) {
+        for (uint32_t o = 0; o < sw->cfg.nports; o++)
+            if (o != port)
+                forward(sw, now, port, o, f, (uint32_t)len);
+        return SIM_OK;
+    }
+    if (dst >= sw->cfg.nports) {
+        inc(&p->ctr.bad_dest, 1);
+        return SIM_OK;
+    }
+    forward(sw, now, port, dst, f, (uint32_t)len);
+    return SIM_OK;
+}
+
+int switch_egress(switch_t *sw, sim_cycle_t now, uint32_t port, void *buf, size_t cap, size_t *len)
+{
+    struct port *p;
+    struct slot *s;
+    uint32_t k;
+
+    if (port >= sw->cfg.nports)
+        return SIM_EINVAL;
+    p = &sw->ports[port];
+    if (!p->nheap || p->slots[p->heap[0]].deliver > now)
+        return SIM_EAGAIN;
+    s = &p->slots[p->heap[0]];
+    if (!buf || cap < s->len)
+        return SIM_EINVAL;
+    k = heap_pop(p);
+    memcpy(buf, s->buf, s->len);
+    if (len)
+        *len = s->len;
+    inc(&p->ctr.tx_frames, 1);
+    inc(&p->ctr.tx_bytes, s->len);
+    p->free_slots[p->nfree++] = k;
+    return SIM_OK;
+}
+
+sim_cycle_t switch_port_next_event(const switch_t *sw, uint32_t port)
+{
+    const struct port *p;
+
+    if (port >= sw->cfg.nports)
+        return SIM_CYCLE_NEVER;
+    p = &sw->ports[port];
+    return p->nheap ? p->slots[p->heap[0]].deliver : SIM_CYCLE_NEVER;
+}
+
+sim_cycle_t switch_next_event(const switch_t *sw)
+{
+    sim_cycle_t t = SIM_CYCLE_NEVER;
+
+    for (uint32_t i = 0; i < sw->cfg.nports; i++)
+        t = sim_cycle_min(t, switch_port_next_event(sw, i));
+    return t;
+}
+
+const struct switch_port_counters *switch_port_counters(const switch_t *sw, uint32_t port)
+{
+    return port < sw->cfg.nports ? &sw->ports[port].ctr : NULL;
+}
+
+void switch_totals(const switch_t *sw, struct switch_port_counters *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (uint32_t i = 0; i < sw->cfg.nports; i++) {
+        const uint64_t *src = (const uint64_t *)&sw->ports[i].ctr;
+        uint64_t *dst = (uint64_t *)sum;
+        for (size_t k = 0; k < sizeof *sum / sizeof(uint64_t); k++)
+            inc(&dst[k], src[k]);
+    }
+}

@@ -1,0 +1,110 @@
+/*
+ * switch.h - the switch joining the nodes of a simulated cluster.
+ *
+ * Role map: one instance per cluster; port p is node p's link. A frame handed in at an input
+ * port (switch_ingress, when the node's MAC has finished sending it) goes to the output port
+ * named by its link-layer header, waits in that port's output queue, is serialized at the port's
+ * bandwidth, and is delivered after the port's latency (switch_egress). Store-and-forward,
+ * output queued.
+ *
+ * Link-layer header (the only bytes the switch reads): bytes 0-1 are the destination node id,
+ * big-endian; 0xFFFF is broadcast (a copy to every other port). The rest of the frame, including
+ * the 4-byte CRC-32 FCS the MAC appends, is opaque. Frames are SWITCH_MIN_FRAME..SWITCH_MAX_FRAME
+ * bytes (16 KiB payload plus headers and FCS).
+ *
+ * Timing of a frame of len bytes to port o, accepted at cycle now:
+ *   start = max(now, when o's link is free); end = start + len*8 / bits_per_cycle (exact, kept in
+ *   bit-time units); delivered at ceil(end) + latency[o] (+ an injected delay, see below).
+ * Output queue: the bytes not yet serialized at o. A frame that would push them above
+ * queue_bytes is dropped (drop-tail, counted as queue_drops). Delivered frames wait in per-port
+ * slots until the harness pops them; if all slots_per_port slots are taken the frame is dropped
+ * too (slot_drops: the harness is not draining the port).
+ *
+ * Fault injection (deterministic, seeded): three fault sets apply to each frame copy: the global
+ * set, the input port's link set and the output port's link set (link sets default to none).
+ * Each set has a probability per frame for each kind:
+ *   drop       the frame vanishes (counted)
+ *   duplicate  a second copy is delivered (each copy then draws its own corruption and delay)
+ *   corrupt    a burst of 1..32 bit flips within a 32-bit window at a random position in the
+ *              frame (FCS included); CRC-32 detects every burst of 32 bits or less, so the RX MAC
+ *              must catch every corrupted frame
+ *   delay      extra delay uniform in [1, delay_max] cycles added after serialization, so later
+ *              frames can overtake (reorder); the output link is not held up
+ * Each port has its own generator stream (seed, port), used for the global and input-link sets
+ * (draws at the input port) and the output-link set (draws at the output port); a rate of 0 or 1
+ * draws nothing. Same seed and same sequence of calls -> the same run, bit for bit.
+ *
+ * Contract: single-threaded; create/destroy; all storage bounded (slots allocated on first use,
+ * SWITCH_MAX_FRAME bytes each). Counters saturate.
+ */
+#ifndef SWITCH_H
+#define SWITCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim_err.h"
+#include "sim_time.h"
+
+#define SWITCH_MAX_PORTS 256
+#define SWITCH_MIN_FRAME 6 /* destination (2) + FCS (4) */
+#define SWITCH_MAX_FRAME (16384 + 128)
+#define SWITCH_BROADCAST 0xFFFFu
+
+typedef struct sim_switch switch_t;
+
+struct switch_faults {
+    double drop, duplicate, corrupt, delay; /* probability per frame, 0..1 */
+    sim_cycle_t delay_max;                  /* extra delay bound (default 2000 = 10 us) */
+};
+
+struct switch_port_config {
+    uint32_t bits_per_cycle; /* default 50: 10 Gb/s at 200 MHz */
+    sim_cycle_t latency;     /* cycles from end of serialization to delivery (default 100) */
+};
+
+struct switch_config {
+    uint32_t nports;                /* 2..SWITCH_MAX_PORTS */
+    struct switch_port_config port; /* every port starts with this */
+    uint32_t queue_bytes;           /* output queue bound per port (default 65536) */
+    uint32_t slots_per_port;        /* delivered-but-not-popped plus queued frames (default 64) */
+    uint64_t seed;
+    struct switch_faults faults; /* global set (default none) */
+};
+
+struct switch_port_counters {
+    uint64_t rx_frames, rx_bytes; /* handed in at this port */
+    uint64_t tx_frames, tx_bytes; /* delivered out of this port */
+    uint64_t rx_bad;              /* rejected: length out of range */
+    uint64_t bad_dest;            /* destination is not a port */
+    uint64_t queue_drops, slot_drops;
+    /* faults on frames headed to this port */
+    uint64_t fault_drop, fault_duplicate, fault_corrupt, fault_delay;
+};
+
+void switch_config_default(struct switch_config *cfg, uint32_t nports);
+/* NULL if cfg is invalid or memory is short. */
+switch_t *switch_create(const struct switch_config *cfg);
+void switch_destroy(switch_t *sw); /* NULL is fine */
+
+/* SIM_OK or SIM_EINVAL (port, zero bandwidth, rates outside 0..1, delay_max 0 with delay > 0). */
+int switch_set_port(switch_t *sw, uint32_t port, const struct switch_port_config *pc);
+int switch_set_link_faults(switch_t *sw, uint32_t port, const struct switch_faults *f);
+int switch_set_global_faults(switch_t *sw, const struct switch_faults *f);
+
+/* Hand in a frame (copied) at cycle now; time must not go backwards. SIM_OK once the frame is
+ * taken, whatever then happens to it (delivery, drop: see the counters), SIM_EINVAL for a bad
+ * port or length (counted as rx_bad). */
+int switch_ingress(switch_t *sw, sim_cycle_t now, uint32_t port, const void *frame, size_t len);
+/* Pop the next frame delivered to port by now (earliest delivery first, ties in acceptance
+ * order). SIM_OK, SIM_EAGAIN (none due), SIM_EINVAL (port, or cap < the frame: it stays). */
+int switch_egress(switch_t *sw, sim_cycle_t now, uint32_t port, void *buf, size_t cap, size_t *len);
+sim_cycle_t switch_port_next_event(const switch_t *sw, uint32_t port);
+sim_cycle_t switch_next_event(const switch_t *sw);
+
+const struct switch_port_counters *switch_port_counters(const switch_t *sw, uint32_t port);
+void switch_totals(const switch_t *sw, struct switch_port_counters *sum);
+uint32_t switch_nports(const switch_t *sw);
+
+#endif /* SWITCH_H */

@@ -214,6 +214,15 @@ class SeedRun:
     def name(self, i, truncate=None):
         return gp.sig_word_name(i, self.gen.trace_entries(truncate))
 
+    def block_code(self, index):
+        """Lines of body block `index`, followed by any subroutine it calls."""
+        lines = list(self.gen.blocks[index])
+        for label in re.findall(r"\.Lsub_\d+", "\n".join(lines)):
+            for body in self.gen.subs:
+                if body[0] == label + ":":
+                    lines += ["  (called)"] + body
+        return lines
+
     def log_diffs(self, diffs, limit, prefix="    ", truncate=None):
         for i, a, b in diffs[:limit]:
             self.log("%s%-30s qemu=%s coresim=%s" % (prefix, self.name(i, truncate), fmt_word(a), fmt_word(b)))
@@ -362,7 +371,7 @@ class SeedRun:
             block, reg = self.gen.trace_entries()[i - gp.SIG_TRACE]
             self.log("  earliest traced difference: %s after block %d  qemu=%s coresim=%s"
                      % (gp.ABI[reg], block, fmt_word(a), fmt_word(b)))
-            for l in self.gen.blocks[block]:
+            for l in self.block_code(block):
                 self.log("      " + l)
         final = [d for d in diffs if d[0] < gp.SIG_TRACE]
         self.log("  final state: %d differing words, trace: %d differing entries" % (len(final), len(traced)))
@@ -404,7 +413,7 @@ class SeedRun:
         if same:
             self.log("  bisect: no divergence with %d blocks (needs the whole program?)" % hi)
             return
-        block = gen.blocks[hi - 1]
+        block = self.block_code(hi - 1)
         self.log("  bisect: first diverging block is #%d of %d (prefix of %d blocks matches):" % (hi - 1, n, lo))
         for l in block:
             self.log("      " + l)

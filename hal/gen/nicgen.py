@@ -6,7 +6,9 @@ Inputs (TOML, the single source of truth):
   linker/memmap.toml    instruction memory, SRAM and its regions, MMIO window
 
 Outputs (into --out-dir unless given one by one):
-  nic_regs.h      C and assembler constants (firmware, host driver, C models)
+  nic_regs.h      C and assembler constants (firmware, host driver, C models), including the
+                  in-SRAM data layouts ([[layout]] tables: descriptor formats shared by hardware
+                  and firmware)
   nic_regs.vh     Verilog `defines (RTL)
   nic_memmap.h    memory map constants for C and assembler
   nic_memmap.vh   memory map `defines for the RTL
@@ -176,6 +178,62 @@ def load_regmap(path):
     return blocks
 
 
+def load_layouts(path, blocks):
+    """[[layout]] tables: in-SRAM structures hardware and firmware share (e.g. the MAC's RX
+    descriptor). Each has a name, a size in bytes (multiple of 4), a doc string and 32-bit words
+    at 4-byte aligned offsets inside the size, each with optional fields like a register's."""
+    with open(path, "rb") as f:
+        src = tomllib.load(f)
+    taken = {b["name"] for b in blocks} | {"imem", "sram", "mmio", "block", "mmio_base"}
+    layouts = []
+    for li, lay in enumerate(src.get("layout", [])):
+        where = _name(f"layout[{li}]", lay.get("name"))
+        if where in taken:
+            _err("layout." + where, "name collides with a block, memory-map or another layout name")
+        taken.add(where)
+        size = _int(where + ".size", lay.get("size"))
+        if size <= 0 or size % 4 or size > BLOCK_SIZE:
+            _err(where + ".size", f"{size} must be a positive multiple of 4 up to 0x{BLOCK_SIZE:x}")
+        doc = lay.get("doc")
+        if not isinstance(doc, str) or not doc.strip():
+            _err(where, "every layout needs a doc string")
+        words = []
+        for wi, w in enumerate(lay.get("word", [])):
+            wname = _name(f"{where}.word[{wi}]", w.get("name"))
+            wwhere = f"{where}.{wname}"
+            if any(x["name"] == wname for x in words) or wname == "size":
+                _err(wwhere, "duplicate word name (or the reserved name 'size')")
+            woff = _int(wwhere + ".offset", w.get("offset"))
+            if woff % 4 or not 0 <= woff < size:
+                _err(wwhere, f"offset 0x{woff:x} must be 4-byte aligned and inside the layout")
+            if any(x["offset"] == woff for x in words):
+                _err(wwhere, f"offset 0x{woff:x} overlaps another word")
+            wdoc = w.get("doc")
+            if not isinstance(wdoc, str) or not wdoc.strip():
+                _err(wwhere, "every word needs a doc string")
+            fields, used = [], 0
+            for fi, fd in enumerate(w.get("field", [])):
+                fname = _name(f"{wwhere}.field[{fi}]", fd.get("name"))
+                fwhere = f"{wwhere}.{fname}"
+                if any(x["name"] == fname for x in fields):
+                    _err(fwhere, "duplicate field name")
+                lsb, width = _parse_bits(fwhere, fd.get("bits"))
+                fdoc = fd.get("doc")
+                if not isinstance(fdoc, str) or not fdoc.strip():
+                    _err(fwhere, "every field needs a doc string")
+                mask = ((1 << width) - 1) << lsb
+                if used & mask:
+                    _err(fwhere, f"bits {fd.get('bits')} overlap another field")
+                used |= mask
+                fields.append(dict(name=fname, lsb=lsb, width=width, doc=fdoc))
+            words.append(dict(name=wname, offset=woff, doc=wdoc.strip(), fields=fields))
+        if not words:
+            _err(where, "a layout needs at least one word")
+        words.sort(key=lambda x: x["offset"])
+        layouts.append(dict(name=where, size=size, doc=doc.strip(), words=words))
+    return layouts
+
+
 def load_memmap(path, blocks):
     with open(path, "rb") as f:
         try:
@@ -231,7 +289,7 @@ def _u(v):
     return f"NIC_U32(0x{v:08X})"
 
 
-def emit_regs_h(blocks, mm, srcs):
+def emit_regs_h(blocks, mm, srcs, layouts=()):
     out = ["/*", _banner(" *", srcs).rstrip(), " *",
            " * NIC_<BLOCK>_BASE       core-view address of the block",
            " * NIC_<BLOCK>_OFFSET     offset of the block in the MMIO window / host BAR0",
@@ -266,6 +324,20 @@ def emit_regs_h(blocks, mm, srcs):
                 out.append(f"#define {F}_WIDTH {fd['width']}")
                 out.append(f"#define {F}_MASK {_u(mask)}")
         out.append("")
+    for lay in layouts:
+        L = f"{PREFIX}_{lay['name'].upper()}"
+        out.append(f"/* layout {lay['name']} (in SRAM, little-endian words): {lay['doc']} */")
+        out.append(f"#define {L}_SIZE {_u(lay['size'])}")
+        for w in lay["words"]:
+            W = f"{L}_{w['name'].upper()}"
+            out.append(f"#define {W} {_u(w['offset'])} /* {w['doc']} */")
+            for fd in w["fields"]:
+                F = f"{W}_{fd['name'].upper()}"
+                mask = ((1 << fd["width"]) - 1) << fd["lsb"]
+                out.append(f"#define {F}_SHIFT {fd['lsb']}")
+                out.append(f"#define {F}_WIDTH {fd['width']}")
+                out.append(f"#define {F}_MASK {_u(mask)}")
+        out.append("")
     out.append("#endif /* NIC_REGS_H */")
     return "\n".join(out) + "\n"
 
@@ -274,7 +346,7 @@ def _vh(v, width=32):
     return f"{width}'h{v:0{(width + 3) // 4}X}"
 
 
-def emit_regs_vh(blocks, mm, srcs):
+def emit_regs_vh(blocks, mm, srcs, layouts=()):
     out = [_banner("//", srcs).rstrip(),
            "// `NIC_<BLOCK>_OFFSET (32-bit), `NIC_<BLOCK>_<REG> (12-bit offset in the block),",
            "// `NIC_<BLOCK>_<REG>_RESET, `NIC_<BLOCK>_<REG>_<FIELD>_LSB/_WIDTH/_MSB.",
@@ -293,6 +365,19 @@ def emit_regs_vh(blocks, mm, srcs):
             out.append(f"`define {R}_RESET {_vh(r['reset'])}")
             for fd in r["fields"]:
                 F = f"{R}_{fd['name'].upper()}"
+                out.append(f"`define {F}_LSB {fd['lsb']}")
+                out.append(f"`define {F}_WIDTH {fd['width']}")
+                out.append(f"`define {F}_MSB {fd['lsb'] + fd['width'] - 1}")
+        out.append("")
+    for lay in layouts:
+        L = f"{PREFIX}_{lay['name'].upper()}"
+        out.append(f"// layout {lay['name']} (in SRAM): {lay['doc']}")
+        out.append(f"`define {L}_SIZE {_vh(lay['size'])}")
+        for w in lay["words"]:
+            W = f"{L}_{w['name'].upper()}"
+            out.append(f"`define {W} {_vh(w['offset'], 12)}")
+            for fd in w["fields"]:
+                F = f"{W}_{fd['name'].upper()}"
                 out.append(f"`define {F}_LSB {fd['lsb']}")
                 out.append(f"`define {F}_WIDTH {fd['width']}")
                 out.append(f"`define {F}_MSB {fd['lsb'] + fd['width'] - 1}")
@@ -351,7 +436,7 @@ def _access_doc(a):
     return {"ro": "RO", "rw": "RW", "wo": "WO", "w1c": "W1C", "w1s": "W1S"}[a]
 
 
-def emit_markdown(blocks, mm, srcs):
+def emit_markdown(blocks, mm, srcs, layouts=()):
     out = ["# NIC register map and memory map", "",
            f"Generated by `hal/gen/nicgen.py` from {', '.join(f'`{s}`' for s in srcs)}; do not edit by hand.",
            "Regenerate with `cmake --build build --target update-docs`; the test `regmap.docs_fresh`",
@@ -382,6 +467,23 @@ def emit_markdown(blocks, mm, srcs):
                 continue
             out += ["", f"`{b['name']}.{r['name']}` fields:", "", "| bits | field | description |", "|---|---|---|"]
             for fd in sorted(r["fields"], key=lambda x: -x["lsb"]):
+                msb = fd["lsb"] + fd["width"] - 1
+                bits = f"{msb}:{fd['lsb']}" if fd["width"] > 1 else f"{fd['lsb']}"
+                out.append(f"| {bits} | `{fd['name']}` | {fd['doc']} |")
+    if layouts:
+        out += ["", "## In-memory layouts", "",
+                "Structures in NIC SRAM that hardware and firmware share; words are little-endian.",
+                "C: `NIC_<LAYOUT>_SIZE`, `NIC_<LAYOUT>_<WORD>` (byte offset), `_<FIELD>_SHIFT/_MASK`."]
+    for lay in layouts:
+        out += ["", f"### {lay['name']}", "", f"{lay['doc']} Size: {lay['size']} bytes.", "",
+                "| offset | word | description |", "|---|---|---|"]
+        for w in lay["words"]:
+            out.append(f"| `0x{w['offset']:02X}` | `{w['name']}` | {w['doc']} |")
+        for w in lay["words"]:
+            if not w["fields"]:
+                continue
+            out += ["", f"`{lay['name']}.{w['name']}` fields:", "", "| bits | field | description |", "|---|---|---|"]
+            for fd in sorted(w["fields"], key=lambda x: -x["lsb"]):
                 msb = fd["lsb"] + fd["width"] - 1
                 bits = f"{msb}:{fd['lsb']}" if fd["width"] > 1 else f"{fd['lsb']}"
                 out.append(f"| {bits} | `{fd['name']}` | {fd['doc']} |")
@@ -418,6 +520,7 @@ def main(argv=None):
     try:
         blocks = load_regmap(args.regmap)
         mm = load_memmap(args.memmap, blocks)
+        layouts = load_layouts(args.regmap, blocks)
     except MapError as e:
         print(f"nicgen: error: {e}", file=sys.stderr)
         return 1
@@ -425,12 +528,12 @@ def main(argv=None):
         print(f"nicgen: error: {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
     outputs = {
-        "nic_regs.h": emit_regs_h(blocks, mm, srcs),
-        "nic_regs.vh": emit_regs_vh(blocks, mm, srcs),
+        "nic_regs.h": emit_regs_h(blocks, mm, srcs, layouts),
+        "nic_regs.vh": emit_regs_vh(blocks, mm, srcs, layouts),
         "nic_memmap.h": emit_memmap_h(mm, srcs),
         "nic_memmap.vh": emit_memmap_vh(mm, srcs),
         "nic_memmap.ld": emit_memmap_ld(mm, srcs),
-        "registers.md": emit_markdown(blocks, mm, srcs),
+        "registers.md": emit_markdown(blocks, mm, srcs, layouts),
     }
     if args.check_only:
         return 0

@@ -26,6 +26,8 @@ CASES = [
     ("sram regions do not tile", "memmap", r'size = 0x00002000          # 8 KiB',
      'size = 0x00003000', "regions add up"),
     ("memories overlap", "memmap", r'base = 0x10000000', 'base = 0x00008000', "overlaps"),
+    ("layout word outside the layout", "regmap", r'name = "crc"\n  offset = 0xC', 'name = "crc"\n  offset = 0x10',
+     "inside the layout"),
 ]
 
 

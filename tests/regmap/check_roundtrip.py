@@ -91,6 +91,22 @@ def main():
                 expect(F + "_WIDTH", width)
                 expect(F + "_LSB", lsb, in_h=False)
                 expect(F + "_MSB", msb, in_h=False)
+    for lay in regs.get("layout", []):
+        L = "NIC_" + lay["name"].upper()
+        expect(L + "_SIZE", lay["size"])
+        for w in lay["word"]:
+            W = f"{L}_{w['name'].upper()}"
+            expect(W, w["offset"])
+            for f in w.get("field", []):
+                F = f"{W}_{f['name'].upper()}"
+                bits = [int(x) for x in f["bits"].split(":")]
+                msb, lsb = bits[0], bits[-1]
+                width = msb - lsb + 1
+                expect(F + "_SHIFT", lsb, in_vh=False)
+                expect(F + "_MASK", ((1 << width) - 1) << lsb, in_vh=False)
+                expect(F + "_WIDTH", width)
+                expect(F + "_LSB", lsb, in_h=False)
+                expect(F + "_MSB", msb, in_h=False)
     for key in ("imem", "sram", "mmio"):
         expect(f"NIC_{key.upper()}_BASE", mm[key]["base"])
         expect(f"NIC_{key.upper()}_SIZE", mm[key]["size"])

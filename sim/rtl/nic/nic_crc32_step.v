@@ -1,0 +1,37 @@
+// nic_crc32_step: CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320) over up to NB bytes in
+// one cycle, combinational. Same arithmetic as hal/src/crc32.c's nic_crc32_update(): the state
+// is the raw register (start 0xFFFFFFFF, the FCS is ~state sent little-endian).
+//
+// bmask selects the bytes of `data` to fold in; only a contiguous run from byte 0 is used by the
+// MAC (a beat's valid bytes), but any mask is processed in byte order.
+`default_nettype none
+module nic_crc32_step #(
+  parameter integer NB = 8
+) (
+  input  wire [31:0]     crc_in,
+  input  wire [NB*8-1:0] data,
+  input  wire [NB-1:0]   bmask,
+  output reg  [31:0]     crc_out
+);
+  initial begin
+    if (NB < 1 || NB > 16) begin
+      $display("nic_crc32_step: NB (%0d) must be 1..16", NB);
+      $finish;
+    end
+  end
+
+  integer i, j;
+  reg [31:0] c;
+  always @* begin
+    c = crc_in;
+    for (i = 0; i < NB; i = i + 1) begin
+      if (bmask[i]) begin
+        c = c ^ {24'd0, data[8*i +: 8]};
+        for (j = 0; j < 8; j = j + 1)
+          c = c[0] ? ((c >> 1) ^ 32'hEDB88320) : (c >> 1);
+      end
+    end
+    crc_out = c;
+  end
+endmodule
+`default_nettype wire

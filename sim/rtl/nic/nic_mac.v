@@ -1,0 +1,164 @@
+// nic_mac: link MAC registers around the TX path (nic_mac_tx) and the RX path (nic_mac_rx).
+// Counters saturate; tx_status.done is free-running (wraps). Interrupts: ev_tx when a frame left
+// the TX queue (sent or refused), ev_rx when a good frame's descriptor is written.
+`default_nettype none
+`include "nic_regs.vh"
+`include "nic_memmap.vh"
+module nic_mac #(
+  parameter integer SRAM_SIZE  = `NIC_SRAM_SIZE,
+  parameter integer W          = 64,     // link datapath bits (32 or 64)
+  parameter integer RATE       = 50,     // link bits per cycle
+  parameter integer TXQ_DEPTH  = 8,
+  parameter integer RX_FIFO    = 64,     // RX FIFO beats
+  parameter integer MIN_FRAME  = 16,     // wire bytes, with CRC
+  parameter integer MAX_FRAME  = 9216    // wire bytes, with CRC (TX limit; RX limit is buf_size)
+) (
+  input  wire         clk,
+  input  wire         rst,
+  // register access
+  input  wire         wr,
+  input  wire [11:0]  addr,
+  input  wire [31:0]  wdata,
+  input  wire [31:0]  wmask,
+  output reg  [31:0]  rdata,
+  // link
+  output wire         tx_valid,
+  input  wire         tx_ready,
+  output wire [W-1:0] tx_data,
+  output wire         tx_last,
+  output wire [$clog2(W/8):0] tx_bytes,
+  input  wire         rx_valid,
+  input  wire [W-1:0] rx_data,
+  input  wire         rx_last,
+  input  wire [$clog2(W/8):0] rx_bytes,
+  // SRAM port T (TX reads)
+  output wire         st_valid,
+  output wire [31:0]  st_addr,
+  input  wire         st_gnt,
+  input  wire         st_rsp_valid,
+  input  wire [127:0] st_rdata,
+  // SRAM port R (RX descriptor reads, data and descriptor writes)
+  output wire         sr_valid,
+  output wire [31:0]  sr_addr,
+  output wire         sr_we,
+  output wire [15:0]  sr_be,
+  output wire [127:0] sr_wdata,
+  input  wire         sr_gnt,
+  input  wire         sr_rsp_valid,
+  input  wire [127:0] sr_rdata,
+  // events
+  output wire         ev_rx,
+  output wire         ev_tx,
+  output wire         tx_idle,
+  output wire         rx_idle
+);
+  wire [31:0] w = wdata & wmask;
+  function [31:0] merge(input [31:0] old);
+    merge = (old & ~wmask) | w;
+  endfunction
+  function [31:0] sat_inc(input [31:0] v, input e);
+    sat_inc = (e && v != 32'hFFFF_FFFF) ? v + 32'd1 : v;
+  endfunction
+
+  reg [31:0] ctrl, tx_addr, rx_ring, rx_cfg, rx_tail, node_id;
+  reg [31:0] rx_ok, rx_bad_crc, rx_runt, rx_oversize, rx_nobuf, tx_ok, tx_errors, tx_overflow, rx_overflow;
+  reg [15:0] tx_done;
+  wire tx_enable = ctrl[`NIC_MAC_CTRL_TX_ENABLE_LSB];
+  wire rx_enable = ctrl[`NIC_MAC_CTRL_RX_ENABLE_LSB];
+
+  wire        enq = wr && addr == `NIC_MAC_TX_SUBMIT;
+  wire        q_full;
+  wire [7:0]  q_free;
+  wire        t_done, t_ok, t_err;
+  nic_mac_tx #(.SRAM_SIZE(SRAM_SIZE), .QDEPTH(TXQ_DEPTH), .W(W), .RATE(RATE),
+               .MIN_FRAME(MIN_FRAME), .MAX_FRAME(MAX_FRAME)) u_tx (
+    .clk(clk), .rst(rst), .tx_enable(tx_enable),
+    .enq(enq), .enq_addr(tx_addr),
+    .enq_len(wdata[`NIC_MAC_TX_SUBMIT_LEN_MSB:`NIC_MAC_TX_SUBMIT_LEN_LSB]),
+    .q_full(q_full), .q_free(q_free),
+    .m_valid(st_valid), .m_addr(st_addr), .m_gnt(st_gnt), .m_rsp_valid(st_rsp_valid), .m_rdata(st_rdata),
+    .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data), .tx_last(tx_last), .tx_bytes(tx_bytes),
+    .ev_done(t_done), .ev_ok(t_ok), .ev_err(t_err), .idle(tx_idle));
+
+  wire [31:0] rx_head;
+  wire r_ok, r_bad_crc, r_runt, r_oversize, r_nobuf, r_overflow;
+  nic_mac_rx #(.SRAM_SIZE(SRAM_SIZE), .W(W), .FIFO_DEPTH(RX_FIFO), .MIN_FRAME(MIN_FRAME)) u_rx (
+    .clk(clk), .rst(rst),
+    .rx_enable(rx_enable), .ring(rx_ring),
+    .entries_log2(rx_cfg[`NIC_MAC_RX_CFG_ENTRIES_LOG2_MSB:`NIC_MAC_RX_CFG_ENTRIES_LOG2_LSB]),
+    .buf_size(rx_cfg[`NIC_MAC_RX_CFG_BUF_SIZE_MSB:`NIC_MAC_RX_CFG_BUF_SIZE_LSB]),
+    .tail(rx_tail), .head(rx_head),
+    .rx_valid(rx_valid), .rx_data(rx_data), .rx_last(rx_last), .rx_bytes(rx_bytes),
+    .m_valid(sr_valid), .m_addr(sr_addr), .m_we(sr_we), .m_be(sr_be), .m_wdata(sr_wdata),
+    .m_gnt(sr_gnt), .m_rsp_valid(sr_rsp_valid), .m_rdata(sr_rdata),
+    .ev_ok(r_ok), .ev_bad_crc(r_bad_crc), .ev_runt(r_runt), .ev_oversize(r_oversize),
+    .ev_nobuf(r_nobuf), .ev_overflow(r_overflow), .idle(rx_idle));
+
+  assign ev_rx = r_ok;
+  assign ev_tx = t_done;
+
+  always @(posedge clk) begin
+    if (rst) begin
+      ctrl <= `NIC_MAC_CTRL_RESET;
+      tx_addr <= `NIC_MAC_TX_ADDR_RESET;
+      rx_ring <= `NIC_MAC_RX_RING_RESET;
+      rx_cfg <= `NIC_MAC_RX_CFG_RESET;
+      rx_tail <= `NIC_MAC_RX_TAIL_RESET;
+      node_id <= `NIC_MAC_NODE_ID_RESET;
+      rx_ok <= 32'd0; rx_bad_crc <= 32'd0; rx_runt <= 32'd0; rx_oversize <= 32'd0;
+      rx_nobuf <= 32'd0; tx_ok <= 32'd0; tx_errors <= 32'd0; tx_overflow <= 32'd0;
+      rx_overflow <= 32'd0; tx_done <= 16'd0;
+    end else begin
+      if (wr) begin
+        case (addr)
+          `NIC_MAC_CTRL:    ctrl    <= merge(ctrl) & ((32'd1 << `NIC_MAC_CTRL_TX_ENABLE_LSB) |
+                                                      (32'd1 << `NIC_MAC_CTRL_RX_ENABLE_LSB));
+          `NIC_MAC_TX_ADDR: tx_addr <= merge(tx_addr);
+          `NIC_MAC_RX_RING: rx_ring <= merge(rx_ring) & 32'hFFFF_FFF0;
+          `NIC_MAC_RX_CFG:  rx_cfg  <= merge(rx_cfg);
+          `NIC_MAC_RX_TAIL: rx_tail <= merge(rx_tail);
+          `NIC_MAC_NODE_ID: node_id <= merge(node_id);
+          default: ;
+        endcase
+      end
+      rx_ok       <= sat_inc(rx_ok, r_ok);
+      rx_bad_crc  <= sat_inc(rx_bad_crc, r_bad_crc);
+      rx_runt     <= sat_inc(rx_runt, r_runt);
+      rx_oversize <= sat_inc(rx_oversize, r_oversize);
+      rx_nobuf    <= sat_inc(rx_nobuf, r_nobuf);
+      rx_overflow <= sat_inc(rx_overflow, r_overflow);
+      tx_ok       <= sat_inc(tx_ok, t_ok);
+      tx_errors   <= sat_inc(tx_errors, t_err);
+      tx_overflow <= sat_inc(tx_overflow, enq && q_full);
+      if (t_done) tx_done <= tx_done + 16'd1;
+    end
+  end
+
+  wire [31:0] tx_status = ({24'd0, q_free} << `NIC_MAC_TX_STATUS_FREE_LSB) |
+                          ({16'd0, tx_done} << `NIC_MAC_TX_STATUS_DONE_LSB);
+  always @* begin
+    case (addr)
+      `NIC_MAC_ID:          rdata = `NIC_MAC_ID_VALUE;
+      `NIC_MAC_VERSION:     rdata = `NIC_MAC_VERSION_VALUE;
+      `NIC_MAC_CTRL:        rdata = ctrl;
+      `NIC_MAC_TX_ADDR:     rdata = tx_addr;
+      `NIC_MAC_TX_STATUS:   rdata = tx_status;
+      `NIC_MAC_RX_RING:     rdata = rx_ring;
+      `NIC_MAC_RX_CFG:      rdata = rx_cfg;
+      `NIC_MAC_RX_HEAD:     rdata = rx_head;
+      `NIC_MAC_RX_TAIL:     rdata = rx_tail;
+      `NIC_MAC_NODE_ID:     rdata = node_id;
+      `NIC_MAC_RX_OK:       rdata = rx_ok;
+      `NIC_MAC_RX_BAD_CRC:  rdata = rx_bad_crc;
+      `NIC_MAC_RX_RUNT:     rdata = rx_runt;
+      `NIC_MAC_RX_OVERSIZE: rdata = rx_oversize;
+      `NIC_MAC_RX_NOBUF:    rdata = rx_nobuf;
+      `NIC_MAC_TX_OK:       rdata = tx_ok;
+      `NIC_MAC_TX_ERRORS:   rdata = tx_errors;
+      `NIC_MAC_TX_OVERFLOW: rdata = tx_overflow;
+      `NIC_MAC_RX_OVERFLOW: rdata = rx_overflow;
+      default:              rdata = 32'd0;
+    endcase
+  end
+endmodule
+`default_nettype wire

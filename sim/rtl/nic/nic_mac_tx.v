@@ -1,0 +1,200 @@
+// nic_mac_tx: link MAC transmit path.
+//
+// Frames are queued as {SRAM byte offset, length without CRC} (QDEPTH entries). With tx_enable,
+// the head frame is checked (MIN_FRAME-4 <= len <= MAX_FRAME-4 and inside SRAM; otherwise it is
+// refused: `ev_err` and `ev_done` pulse, nothing is sent), read from SRAM by nic_rd_stream, and
+// sent with its CRC-32 (IEEE, ~register little-endian, as hal/src/crc32.c) appended: on the wire
+// a frame is len + 4 bytes, packed W/8 bytes per beat, tx_bytes valid bytes in the last beat.
+// Pacing: a credit of RATE bits is added per cycle (capped at 2*W); a beat needs credit for its
+// bits, so the long-run rate is RATE bits per cycle (50 = 10 Gb/s at 200 MHz). No preamble or
+// inter-frame gap is modelled. tx_ready may stall the link at any beat.
+`default_nettype none
+`include "nic_memmap.vh"
+module nic_mac_tx #(
+  parameter integer SRAM_SIZE = `NIC_SRAM_SIZE,
+  parameter integer QDEPTH    = 8,
+  parameter integer W         = 64,     // link datapath bits
+  parameter integer RATE      = 50,     // link bits per cycle
+  parameter integer MIN_FRAME = 16,     // wire bytes, with CRC
+  parameter integer MAX_FRAME = 9216    // wire bytes, with CRC
+) (
+  input  wire               clk,
+  input  wire               rst,
+  input  wire               tx_enable,
+  // queue
+  input  wire               enq,
+  input  wire [31:0]        enq_addr,
+  input  wire [15:0]        enq_len,
+  output wire               q_full,
+  output wire [7:0]         q_free,
+  // SRAM read port
+  output wire               m_valid,
+  output wire [31:0]        m_addr,
+  input  wire               m_gnt,
+  input  wire               m_rsp_valid,
+  input  wire [127:0]       m_rdata,
+  // link
+  output wire               tx_valid,
+  input  wire               tx_ready,
+  output wire [W-1:0]       tx_data,
+  output wire               tx_last,
+  output wire [$clog2(W/8):0] tx_bytes,
+  // events
+  output reg                ev_done,   // a frame left the queue (sent or refused)
+  output reg                ev_ok,
+  output reg                ev_err,
+  output wire               idle
+);
+  localparam integer B  = W / 8;
+  localparam integer BW = $clog2(B) + 1;
+  initial begin
+    if (W != 32 && W != 64) begin
+      $display("nic_mac_tx: W (%0d) must be 32 or 64", W);
+      $finish;
+    end
+    if (RATE < 1 || RATE > W) begin
+      $display("nic_mac_tx: RATE (%0d) must be 1..W", RATE);
+      $finish;
+    end
+    if (MIN_FRAME < 5 || MAX_FRAME < MIN_FRAME || MAX_FRAME > 65535) begin
+      $display("nic_mac_tx: need 5 <= MIN_FRAME <= MAX_FRAME <= 65535");
+      $finish;
+    end
+    if (QDEPTH > 255) begin
+      $display("nic_mac_tx: QDEPTH must fit tx_status.free (8 bits)");
+      $finish;
+    end
+  end
+
+  // ---- queue ----
+  wire        q_empty;
+  wire [47:0] q_head;
+  wire [$clog2(QDEPTH):0] q_count;
+  reg         q_pop;
+  nic_fifo #(.W(48), .DEPTH(QDEPTH)) u_q (
+    .clk(clk), .rst(rst), .push(enq), .wdata({enq_addr, enq_len}), .full(q_full),
+    .pop(q_pop), .rdata(q_head), .empty(q_empty), .count(q_count));
+  localparam [31:0] QD32 = QDEPTH;
+  assign q_free = QD32[7:0] - {{(7-$clog2(QDEPTH)){1'b0}}, q_count};
+
+  wire [31:0] h_addr = q_head[47:16];
+  wire [15:0] h_len  = q_head[15:0];
+  localparam [31:0] SRAM_SZ = SRAM_SIZE, MINL = MIN_FRAME - 4, MAXL = MAX_FRAME - 4, B32 = B;
+  wire h_ok = ({16'd0, h_len} >= MINL) && ({16'd0, h_len} <= MAXL) &&
+              ({1'b0, h_addr} + {17'd0, h_len} <= {1'b0, SRAM_SZ});
+
+  // ---- frame reader ----
+  reg         sending;
+  wire        rs_busy, rs_valid, rs_last;
+  wire [4:0]  rs_bytes;
+  wire [W-1:0] rs_data;
+  wire        rs_ready;
+  wire        start = !sending && !rs_busy && tx_enable && !q_empty && h_ok;
+  nic_rd_stream #(.B(B)) u_rs (
+    .clk(clk), .rst(rst),
+    .start(start), .addr(h_addr), .len({1'b0, h_len}), .busy(rs_busy),
+    .m_valid(m_valid), .m_addr(m_addr), .m_gnt(m_gnt), .m_rsp_valid(m_rsp_valid), .m_rdata(m_rdata),
+    .o_valid(rs_valid), .o_ready(rs_ready), .o_data(rs_data), .o_bytes(rs_bytes), .o_last(rs_last));
+
+  // ---- CRC append ----
+  reg  [31:0] crc;
+  reg         tail;          // the extra beat with the CRC bytes that did not fit
+  reg  [31:0] tail_fcs;
+  reg  [2:0]  tail_n;        // CRC bytes in the extra beat
+  wire [31:0] crc_next;
+  wire [B-1:0] bm;
+  genvar gi;
+  generate
+    for (gi = 0; gi < B; gi = gi + 1) begin : g_bm
+      assign bm[gi] = (gi < rs_bytes);
+    end
+  endgenerate
+  nic_crc32_step #(.NB(B)) u_crc (.crc_in(crc), .data(rs_data), .bmask(bm), .crc_out(crc_next));
+  wire [31:0] fcs = ~crc_next;
+  wire [BW-1:0] nb = rs_bytes[BW-1:0];
+  wire        fits = ({27'd0, rs_bytes} + 32'd4 <= B32);
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [W+31:0] merged = {32'd0, rs_data} | ({{W{1'b0}}, fcs} << {nb, 3'b000});
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  reg          o_valid, o_last;
+  reg [W-1:0]  o_data;
+  reg [BW-1:0] o_bytes;
+  always @* begin
+    if (tail) begin
+      o_valid = 1'b1;
+      o_data  = {{(W-32){1'b0}}, tail_fcs};
+      o_bytes = {{(BW-3){1'b0}}, tail_n};
+      o_last  = 1'b1;
+    end else begin
+      o_valid = rs_valid;
+      if (rs_last) begin
+        o_data  = merged[W-1:0];
+        o_bytes = fits ? nb + 3'd4 : B32[BW-1:0];
+        o_last  = fits;
+      end else begin
+        o_data  = rs_data;
+        o_bytes = B32[BW-1:0];
+        o_last  = 1'b0;
+      end
+    end
+  end
+
+  // ---- pacing ----
+  localparam integer CW = $clog2(2 * W + RATE + 1) + 1;
+  localparam [31:0] CAP32 = 2 * W, RATE32 = RATE;
+  localparam [CW-1:0] CAP = CAP32[CW-1:0], RATE_C = RATE32[CW-1:0];
+  reg  [CW-1:0] credit;
+  wire [CW-1:0] cost = {{(CW-BW-3){1'b0}}, o_bytes, 3'b000};
+  assign tx_valid = o_valid && (credit >= cost);
+  assign tx_data  = o_data;
+  assign tx_last  = o_last;
+  assign tx_bytes = o_bytes;
+  wire fire = tx_valid && tx_ready;
+  assign rs_ready = fire && !tail;
+  wire [CW-1:0] credit_sum = credit - (fire ? cost : {CW{1'b0}}) + RATE_C;
+
+  always @* q_pop = (!sending && !rs_busy && tx_enable && !q_empty);
+
+  always @(posedge clk) begin
+    ev_done <= 1'b0;
+    ev_ok   <= 1'b0;
+    ev_err  <= 1'b0;
+    if (rst) begin
+      sending <= 1'b0;
+      tail <= 1'b0;
+      crc <= 32'hFFFF_FFFF;
+      credit <= CAP;
+      tail_fcs <= 32'd0;
+      tail_n <= 3'd0;
+    end else begin
+      credit <= (credit_sum > CAP) ? CAP : credit_sum;
+      if (q_pop) begin
+        if (h_ok) begin
+          sending <= 1'b1;
+          crc <= 32'hFFFF_FFFF;
+        end else begin
+          ev_done <= 1'b1;
+          ev_err  <= 1'b1;
+        end
+      end
+      if (fire && !tail) begin
+        crc <= crc_next;
+        if (rs_last && !fits) begin
+          tail     <= 1'b1;
+          tail_fcs <= fcs >> {(B32[5:0] - {1'b0, rs_bytes}), 3'b000};
+          tail_n   <= 3'd4 - (B32[2:0] - rs_bytes[2:0]);
+        end
+      end
+      if (fire && o_last) begin
+        tail    <= 1'b0;
+        sending <= 1'b0;
+        ev_done <= 1'b1;
+        ev_ok   <= 1'b1;
+      end
+    end
+  end
+
+  assign idle = q_empty && !sending && !rs_busy;
+endmodule
+`default_nettype wire

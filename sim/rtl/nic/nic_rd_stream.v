@@ -1,0 +1,120 @@
+// nic_rd_stream: reads `len` bytes from NIC SRAM starting at any byte address and delivers them
+// as a packed little-endian stream of B-byte beats (first byte at o_data[7:0]; every beat full
+// except the last, which carries o_bytes valid bytes and zeros above them).
+//
+// Role: the data source of the DMA engine's host writes and of the MAC's TX path.
+// Throughput: one beat per cycle for B <= 8 while the SRAM grants every other cycle; a 32-byte
+// staging buffer and at most one read in flight (a fetch is issued while the buffered bytes plus
+// the word in flight fit: avail + inflight*16 <= 16).
+`default_nettype none
+module nic_rd_stream #(
+  parameter integer B = 8        // beat bytes: 4 or 8
+) (
+  input  wire           clk,
+  input  wire           rst,
+  // command (accepted when start && !busy)
+  input  wire           start,
+  input  wire [31:0]    addr,
+  input  wire [16:0]    len,      // 1..65536 bytes (range-checked by the owner)
+  output reg            busy,
+  // SRAM read port
+  output wire           m_valid,
+  output wire [31:0]    m_addr,
+  input  wire           m_gnt,
+  input  wire           m_rsp_valid,
+  input  wire [127:0]   m_rdata,
+  // output stream
+  output wire           o_valid,
+  input  wire           o_ready,
+  output wire [B*8-1:0] o_data,
+  output wire [4:0]     o_bytes,
+  output wire           o_last
+);
+  initial begin
+    if (B != 4 && B != 8) begin
+      $display("nic_rd_stream: B (%0d) must be 4 or 8", B);
+      $finish;
+    end
+  end
+
+  reg [255:0] buff;        // buffered bytes, byte 0 = next to send
+  reg [5:0]   avail;       // valid bytes in buff (0..32)
+  reg [31:0]  waddr;       // next word to fetch (16-byte aligned)
+  reg [12:0]  words_left;  // words still to fetch
+  reg [16:0]  out_left;    // bytes still to send
+  reg         inflight;    // a read was granted last cycle
+  reg         first;       // the next arriving word is the first (skip its leading bytes)
+  reg [3:0]   skip;        // leading bytes of the first word not part of the request
+
+  assign m_valid = busy && (words_left != 0) && ({1'b0, avail} + (inflight ? 7'd16 : 7'd0) <= 7'd16);
+  assign m_addr  = waddr;
+
+  localparam [31:0] B32 = B;
+  assign o_bytes = ({15'd0, out_left} < B32) ? out_left[4:0] : B32[4:0];
+  assign o_valid = busy && (out_left != 0) && (avail >= {1'b0, o_bytes});
+  assign o_last  = (out_left == {12'd0, o_bytes});
+  wire [B*8-1:0] bmask;
+  genvar gi;
+  generate
+    for (gi = 0; gi < B; gi = gi + 1) begin : g_mask
+      assign bmask[8*gi +: 8] = (gi < o_bytes) ? 8'hFF : 8'h00;
+    end
+  endgenerate
+  assign o_data = buff[B*8-1:0] & bmask;
+
+  wire        fire   = o_valid && o_ready;
+  wire [5:0]  cons   = fire ? {1'b0, o_bytes} : 6'd0;
+  wire [5:0]  avail1 = avail - cons;
+  wire [255:0] buf1  = buff >> {cons, 3'b000};
+  wire [127:0] word  = first ? (m_rdata >> {skip, 3'b000}) : m_rdata;
+  wire [5:0]  nadd   = first ? (6'd16 - {2'b00, skip}) : 6'd16;
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [17:0] nwords = {1'b0, len} + {14'd0, addr[3:0]} + 18'd15;   // words = nwords >> 4
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  always @(posedge clk) begin
+    if (rst) begin
+      busy <= 1'b0;
+      inflight <= 1'b0;
+      avail <= 6'd0;
+      buff <= 256'd0;
+      words_left <= 13'd0;
+      out_left <= 17'd0;
+      first <= 1'b0;
+      skip <= 4'd0;
+      waddr <= 32'd0;
+    end else if (!busy) begin
+      inflight <= 1'b0;
+      if (start) begin
+        busy <= 1'b1;
+        waddr <= {addr[31:4], 4'd0};
+        skip <= addr[3:0];
+        first <= 1'b1;
+        out_left <= len;
+        words_left <= nwords[16:4];
+        avail <= 6'd0;
+        buff <= 256'd0;
+      end
+    end else begin
+      inflight <= m_valid && m_gnt;
+      if (m_valid && m_gnt) begin
+        waddr <= waddr + 32'd16;
+        words_left <= words_left - 1'b1;
+      end
+      if (m_rsp_valid && inflight) begin
+        buff  <= buf1 | ({128'd0, word} << {avail1, 3'b000});
+        avail <= avail1 + nadd;
+        first <= 1'b0;
+      end else begin
+        buff  <= buf1;
+        avail <= avail1;
+      end
+      if (fire) begin
+        out_left <= out_left - {12'd0, o_bytes};
+        if (o_last) busy <= 1'b0;
+      end
+    end
+  end
+endmodule
+`default_nettype wire

@@ -100,17 +100,21 @@ static void segv_handler(int sig, siginfo_t *si, void *uc)
     sigaction(sig, &old_segv, NULL);
 }
 
+/* (Re)installs the handler if someone else (a test framework, a debugger helper) replaced it
+ * since, keeping theirs as the fallback for faults that are not ours. */
 static void install_handler(void)
 {
     stack_t ss;
-    struct sigaction sa;
+    struct sigaction sa, now;
 
-    if (handler_installed)
+    if (!handler_installed) {
+        ss.ss_sp = alt_stack;
+        ss.ss_size = sizeof alt_stack;
+        ss.ss_flags = 0;
+        sigaltstack(&ss, NULL);
+    }
+    if (sigaction(SIGSEGV, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == segv_handler)
         return;
-    ss.ss_sp = alt_stack;
-    ss.ss_size = sizeof alt_stack;
-    ss.ss_flags = 0;
-    sigaltstack(&ss, NULL);
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = segv_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;

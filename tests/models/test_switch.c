@@ -1,0 +1,380 @@
+/* Unit tests of the switch: delivery, latency and bandwidth timing, bounded queues, broadcast,
+ * each fault kind at rates 1, 0 and 0.1, CRC detection of corruption, reordering, per-link
+ * faults, 64 ports, and same seed -> same run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "nic_crc32.h"
+#include "sim_rng.h"
+#include "switch.h"
+
+static uint8_t rxbuf[SWITCH_MAX_FRAME];
+
+/* A frame as the MAC would send it: dst, src, sequence number, payload, CRC-32 FCS (LE). */
+static size_t make_frame(uint8_t *f, uint16_t dst, uint16_t src, uint32_t seq, size_t len)
+{
+    uint32_t crc;
+
+    f[0] = (uint8_t)(dst >> 8);
+    f[1] = (uint8_t)dst;
+    f[2] = (uint8_t)(src >> 8);
+    f[3] = (uint8_t)src;
+    memcpy(f + 4, &seq, 4);
+    for (size_t i = 8; i < len - 4; i++)
+        f[i] = (uint8_t)(i * 31 + seq);
+    crc = nic_crc32(f, len - 4);
+    for (int i = 0; i < 4; i++)
+        f[len - 4 + (size_t)i] = (uint8_t)(crc >> (8 * i));
+    return len;
+}
+
+static int crc_ok(const uint8_t *f, size_t len)
+{
+    uint32_t crc = nic_crc32(f, len - 4), got = 0;
+
+    for (int i = 0; i < 4; i++)
+        got |= (uint32_t)f[len - 4 + (size_t)i] << (8 * i);
+    return crc == got;
+}
+
+static uint32_t seq_of(const uint8_t *f)
+{
+    uint32_t s;
+
+    memcpy(&s, f + 4, 4);
+    return s;
+}
+
+static switch_t *make_switch(uint32_t nports, uint64_t seed)
+{
+    struct switch_config cfg;
+
+    switch_config_default(&cfg, nports);
+    cfg.seed = seed;
+    cfg.slots_per_port = 4096;
+    cfg.queue_bytes = 1u << 26;
+    return switch_create(&cfg);
+}
+
+static void switch_delivers_after_serialization_and_latency(void **state)
+{
+    switch_t *sw = make_switch(2, 1);
+    uint8_t f[1001];
+    size_t len;
+
+    (void)state;
+    make_frame(f, 1, 0, 7, 1000);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 1000), SIM_OK);
+    /* 8000 bits at 50 bits/cycle = 160 cycles, + latency 100 */
+    assert_int_equal(switch_next_event(sw), 260);
+    assert_int_equal(switch_egress(sw, 259, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 260, 0, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 260, 1, rxbuf, 10, &len), SIM_EINVAL); /* too small: stays */
+    assert_int_equal(switch_egress(sw, 260, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(len, 1000);
+    assert_memory_equal(rxbuf, f, 1000);
+    assert_true(crc_ok(rxbuf, len));
+    /* Two 1001-byte frames back to back: exact bit-time accounting, 8008 bits each. */
+    make_frame(f, 1, 0, 8, 1001);
+    assert_int_equal(switch_ingress(sw, 1000, 0, f, 1001), SIM_OK);
+    assert_int_equal(switch_ingress(sw, 1000, 0, f, 1001), SIM_OK);
+    assert_int_equal(switch_egress(sw, 1260, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 1261, 1, rxbuf, sizeof rxbuf, &len), SIM_OK); /* 160.16 -> 161 */
+    assert_int_equal(switch_egress(sw, 1420, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 1421, 1, rxbuf, sizeof rxbuf, &len), SIM_OK); /* 320.32 -> 321 */
+    assert_int_equal(switch_port_counters(sw, 1)->tx_frames, 3);
+    assert_int_equal(switch_port_counters(sw, 0)->rx_bytes, 3002);
+    switch_destroy(sw);
+}
+
+static void switch_per_port_bandwidth_and_latency(void **state)
+{
+    switch_t *sw = make_switch(3, 1);
+    struct switch_port_config slow = { 10, 7 };
+    uint8_t f[100];
+    size_t len;
+
+    (void)state;
+    assert_int_equal(switch_set_port(sw, 2, &slow), SIM_OK);
+    make_frame(f, 2, 0, 1, 100);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 100), SIM_OK);
+    assert_int_equal(switch_egress(sw, 86, 2, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 87, 2, rxbuf, sizeof rxbuf, &len), SIM_OK); /* 800/10 + 7 */
+    switch_destroy(sw);
+}
+
+static void switch_output_queue_drops_tail_and_slots_are_bounded(void **state)
+{
+    struct switch_config cfg;
+    switch_t *sw;
+    uint8_t f[1000];
+    size_t len;
+    int got = 0;
+
+    (void)state;
+    switch_config_default(&cfg, 2);
+    cfg.queue_bytes = 4000;
+    cfg.slots_per_port = 8;
+    sw = switch_create(&cfg);
+    make_frame(f, 1, 0, 1, 1000);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(switch_ingress(sw, 0, 0, f, 1000), SIM_OK);
+    assert_int_equal(switch_port_counters(sw, 1)->queue_drops, 6); /* 4 x 1000 bytes fit */
+    while (switch_egress(sw, 10000, 1, rxbuf, sizeof rxbuf, &len) == SIM_OK)
+        got++;
+    assert_int_equal(got, 4);
+    /* Slots: 8 frames delivered but never popped, the 9th is dropped. */
+    for (int i = 0; i < 9; i++)
+        assert_int_equal(switch_ingress(sw, 20000 + 1000 * (sim_cycle_t)i, 0, f, 1000), SIM_OK);
+    assert_int_equal(switch_port_counters(sw, 1)->slot_drops, 1);
+    switch_destroy(sw);
+}
+
+static void switch_rejects_bad_frames_and_destinations_and_broadcasts(void **state)
+{
+    switch_t *sw = make_switch(4, 1);
+    uint8_t f[64];
+    size_t len;
+
+    (void)state;
+    make_frame(f, 9, 0, 1, 64);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 64), SIM_OK);
+    assert_int_equal(switch_port_counters(sw, 0)->bad_dest, 1);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 5), SIM_EINVAL);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, SWITCH_MAX_FRAME + 1), SIM_EINVAL);
+    assert_int_equal(switch_ingress(sw, 0, 4, f, 64), SIM_EINVAL);
+    assert_int_equal(switch_port_counters(sw, 0)->rx_bad, 2);
+    make_frame(f, SWITCH_BROADCAST, 2, 1, 64);
+    assert_int_equal(switch_ingress(sw, 0, 2, f, 64), SIM_OK);
+    for (uint32_t p = 0; p < 4; p++)
+        assert_int_equal(switch_egress(sw, 1000, p, rxbuf, sizeof rxbuf, &len), p == 2 ? SIM_EAGAIN : SIM_OK);
+    assert_int_equal(switch_next_event(sw), SIM_CYCLE_NEVER);
+    switch_destroy(sw);
+}
+
+/* Sends n frames 0 -> 1, one every 400 cycles, and drains port 1. Returns frames delivered;
+ * counts corrupted (bad CRC) ones and inversions of sequence order. */
+struct outcome {
+    int delivered, bad_crc, inversions, late;
+};
+
+static void drain_at(switch_t *sw, sim_cycle_t t, struct outcome *po, uint32_t *plast);
+
+static struct outcome traffic(switch_t *sw, int n)
+{
+    static uint8_t f[512];
+    struct outcome o = { 0, 0, 0, 0 };
+    uint32_t last = 0;
+
+    for (int i = 0;; i++) {
+        sim_cycle_t t, next_send = i < n ? 400 * (sim_cycle_t)i : SIM_CYCLE_NEVER;
+        /* Drain everything due before the next send (as the harness would), then send. */
+        while ((t = switch_next_event(sw)) < next_send)
+            drain_at(sw, t, &o, &last);
+        if (i >= n)
+            break;
+        make_frame(f, 1, 0, (uint32_t)i + 1, 512);
+        assert_int_equal(switch_ingress(sw, next_send, 0, f, 512), SIM_OK);
+    }
+    return o;
+}
+
+static void drain_at(switch_t *sw, sim_cycle_t t, struct outcome *po, uint32_t *plast)
+{
+    struct outcome o = *po;
+    uint32_t last = *plast;
+    size_t len;
+
+    {
+        while (switch_egress(sw, t, 1, rxbuf, sizeof rxbuf, &len) == SIM_OK) {
+            uint32_t s = seq_of(rxbuf);
+            o.delivered++;
+            if (!crc_ok(rxbuf, len)) {
+                o.bad_crc++;
+                continue; /* the sequence number may be the corrupted part */
+            }
+            /* On time = 400 * (s - 1) + 512*8/50 (82) + 100 */
+            o.late += t > 400 * (sim_cycle_t)(s - 1) + 182;
+            o.inversions += s < last;
+            if (s > last)
+                last = s;
+        }
+    }
+    *po = o;
+    *plast = last;
+}
+
+static struct outcome run_fault(double drop, double dup, double corrupt, double delay, int n, uint64_t seed)
+{
+    switch_t *sw = make_switch(2, seed);
+    struct switch_faults fl = { drop, dup, corrupt, delay, 2000 };
+    struct outcome o;
+
+    assert_int_equal(switch_set_global_faults(sw, &fl), SIM_OK);
+    o = traffic(sw, n);
+    switch_destroy(sw);
+    return o;
+}
+
+static void switch_each_fault_at_rate_one_and_zero(void **state)
+{
+    struct outcome o;
+
+    (void)state;
+    o = run_fault(0, 0, 0, 0, 200, 1);
+    assert_int_equal(o.delivered, 200);
+    assert_int_equal(o.bad_crc + o.inversions + o.late, 0);
+    o = run_fault(1, 0, 0, 0, 200, 1);
+    assert_int_equal(o.delivered, 0);
+    o = run_fault(0, 1, 0, 0, 200, 1);
+    assert_int_equal(o.delivered, 400);
+    assert_int_equal(o.bad_crc, 0);
+    o = run_fault(0, 0, 1, 0, 200, 1);
+    assert_int_equal(o.delivered, 200);
+    assert_int_equal(o.bad_crc, 200); /* every corruption is caught by the CRC */
+    o = run_fault(0, 0, 0, 1, 200, 1);
+    assert_int_equal(o.delivered, 200);
+    assert_int_equal(o.late, 200);
+    assert_true(o.inversions > 0); /* delays up to 2000 cycles vs 400 between frames */
+}
+
+static void switch_fault_rates_of_one_tenth_are_statistically_right(void **state)
+{
+    const int n = 10000;
+    switch_t *sw = make_switch(2, 12345);
+    struct switch_faults fl = { 0.1, 0.1, 0.1, 0.1, 2000 };
+    const struct switch_port_counters *c;
+    struct outcome o;
+
+    (void)state;
+    assert_int_equal(switch_set_global_faults(sw, &fl), SIM_OK);
+    o = traffic(sw, n);
+    c = switch_port_counters(sw, 1);
+    /* Binomial(10000, 0.1): sd 30; +-200 is more than 6 sd. Copies of non-dropped frames
+     * (about 9000, plus duplicates) draw corruption and delay. */
+    assert_true(c->fault_drop > 800 && c->fault_drop < 1200);
+    assert_true(c->fault_duplicate > 700 && c->fault_duplicate < 1100);
+    assert_true(c->fault_corrupt > 790 && c->fault_corrupt < 1190);
+    assert_true(c->fault_delay > 790 && c->fault_delay < 1190);
+    assert_int_equal(o.delivered, (int)(n - c->fault_drop + c->fault_duplicate));
+    assert_int_equal(o.bad_crc, (int)c->fault_corrupt);
+    switch_destroy(sw);
+}
+
+static void switch_link_faults_apply_to_that_link_only(void **state)
+{
+    switch_t *sw = make_switch(3, 1);
+    struct switch_faults dead = { 1, 0, 0, 0, 1 };
+    uint8_t f[64];
+    size_t len;
+
+    (void)state;
+    assert_int_equal(switch_set_link_faults(sw, 1, &dead), SIM_OK);
+    make_frame(f, 1, 0, 1, 64);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 64), SIM_OK); /* into the dead link */
+    make_frame(f, 2, 1, 2, 64);
+    assert_int_equal(switch_ingress(sw, 0, 1, f, 64), SIM_OK); /* out of the dead link */
+    make_frame(f, 2, 0, 3, 64);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 64), SIM_OK); /* healthy path */
+    assert_int_equal(switch_egress(sw, 1000, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 1000, 2, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 3);
+    assert_int_equal(switch_egress(sw, 1000, 2, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    struct switch_faults bad = { 1.5, 0, 0, 0, 1 };
+    assert_int_equal(switch_set_link_faults(sw, 1, &bad), SIM_EINVAL);
+    switch_destroy(sw);
+}
+
+/* Random all-to-all traffic on 8 ports with every fault at 0.1; returns a hash of the delivery
+ * log (cycle, port, bytes) and fills n. */
+static uint64_t delivery_log_hash(uint64_t seed, int *n)
+{
+    switch_t *sw = make_switch(8, seed);
+    struct switch_faults fl = { 0.1, 0.1, 0.1, 0.1, 500 };
+    sim_rng_t traffic_rng;
+    static uint8_t f[2048];
+    uint64_t h = 1469598103934665603ull;
+    size_t len;
+
+    sim_rng_seed(&traffic_rng, 99, 0); /* the same offered traffic for every switch seed */
+    switch_set_global_faults(sw, &fl);
+    *n = 0;
+    for (sim_cycle_t t = 0; t < 40000; t++) {
+        if (sim_rng_chance(&traffic_rng, 0.05)) {
+            uint16_t src = (uint16_t)sim_rng_below(&traffic_rng, 8), dst = (uint16_t)sim_rng_below(&traffic_rng, 8);
+            size_t l = (size_t)sim_rng_range(&traffic_rng, 64, 1024);
+            make_frame(f, dst, src, (uint32_t)t, l);
+            switch_ingress(sw, t, src, f, l);
+        }
+        for (uint32_t p = 0; p < 8; p++) {
+            while (switch_egress(sw, t, p, rxbuf, sizeof rxbuf, &len) == SIM_OK) {
+                uint64_t rec[3] = { t, p, nic_crc32(rxbuf, len) };
+                for (size_t i = 0; i < sizeof rec; i++) {
+                    h ^= ((const uint8_t *)rec)[i];
+                    h *= 1099511628211ull;
+                }
+                (*n)++;
+            }
+        }
+    }
+    switch_destroy(sw);
+    return h;
+}
+
+static void switch_same_seed_same_run_different_seed_differs(void **state)
+{
+    int n1, n2, n3;
+    uint64_t a = delivery_log_hash(7, &n1), b = delivery_log_hash(7, &n2), c = delivery_log_hash(8, &n3);
+
+    (void)state;
+    assert_true(n1 > 1000);
+    assert_int_equal(n1, n2);
+    assert_true(a == b);
+    assert_true(a != c);
+}
+
+static void switch_sixty_four_ports_all_to_all(void **state)
+{
+    switch_t *sw = make_switch(64, 1);
+    uint8_t f[128];
+    size_t len;
+    int got[64] = { 0 };
+
+    (void)state;
+    for (uint16_t s = 0; s < 64; s++)
+        for (uint16_t d = 0; d < 64; d++) {
+            make_frame(f, d, s, (uint32_t)s << 8 | d, 128);
+            assert_int_equal(switch_ingress(sw, s, s, f, 128), SIM_OK);
+        }
+    for (sim_cycle_t t = switch_next_event(sw); t != SIM_CYCLE_NEVER; t = switch_next_event(sw))
+        for (uint32_t p = 0; p < 64; p++)
+            while (switch_egress(sw, t, p, rxbuf, sizeof rxbuf, &len) == SIM_OK) {
+                assert_int_equal(rxbuf[1], p);
+                assert_true(crc_ok(rxbuf, len));
+                got[p]++;
+            }
+    for (int p = 0; p < 64; p++)
+        assert_int_equal(got[p], 64);
+    switch_destroy(sw);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(switch_delivers_after_serialization_and_latency),
+        cmocka_unit_test(switch_per_port_bandwidth_and_latency),
+        cmocka_unit_test(switch_output_queue_drops_tail_and_slots_are_bounded),
+        cmocka_unit_test(switch_rejects_bad_frames_and_destinations_and_broadcasts),
+        cmocka_unit_test(switch_each_fault_at_rate_one_and_zero),
+        cmocka_unit_test(switch_fault_rates_of_one_tenth_are_statistically_right),
+        cmocka_unit_test(switch_link_faults_apply_to_that_link_only),
+        cmocka_unit_test(switch_same_seed_same_run_different_seed_differs),
+        cmocka_unit_test(switch_sixty_four_ports_all_to_all),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -335,9 +335,8 @@ sim_cycle_t pcie_next_event(const pcie_t *p)
         if (r->ready)
             t = sim_cycle_min(t, r->status ? r->t0 : beat_arrival(p, r, r->sent + beat_len(p, r)));
     }
-    for (unsigned i = 0; i < PCIE_MMIO_TAGS; i++)
-        if (p->tags[i].state == TAG_DONE)
-            t = sim_cycle_min(t, p->tags[i].at);
+    /* MMIO read results waiting for the host are not events: their arrival was (an up-ring
+     * entry), and the host notify hook tells the waiting host process. */
     return t;
 }
 

@@ -109,7 +109,9 @@ void pcie_set_host_notify(pcie_t *p, pcie_host_notify_fn fn, void *ctx);
 
 /* Process host-side arrivals due at or before now. Time must not go backwards. */
 void pcie_advance(pcie_t *p, sim_cycle_t now);
-/* Earliest cycle at which something becomes due or visible; SIM_CYCLE_NEVER when idle. */
+/* Earliest cycle at which something becomes due or visible; SIM_CYCLE_NEVER when idle. It is
+ * <= now while an item the harness should pop (MMIO request, read beat, write-done, MSI) is
+ * waiting, so pop everything due at each call. */
 sim_cycle_t pcie_next_event(const pcie_t *p);
 bool pcie_idle(const pcie_t *p);
 

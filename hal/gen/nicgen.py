@@ -300,7 +300,9 @@ def emit_regs_h(blocks, mm, srcs, layouts=()):
            "#ifndef NIC_REGS_H", "#define NIC_REGS_H", "",
            "#if defined(__ASSEMBLER__)", "#define NIC_U32(x) x", "#else", "#define NIC_U32(x) x##u",
            "#endif", "",
+           f"#ifndef {PREFIX}_MMIO_BASE /* nic_memmap.h defines it too */",
            f"#define {PREFIX}_MMIO_BASE {_u(mm['mmio']['base'])}",
+           "#endif",
            f"#define {PREFIX}_BLOCK_SIZE {_u(BLOCK_SIZE)}",
            f"#define {PREFIX}_NUM_BLOCKS {len(blocks)}",
            f"#define {PREFIX}_BLOCK_ID {_u(0)} /* every block: ID register offset */",
@@ -406,7 +408,11 @@ def emit_memmap_h(mm, srcs):
            "#endif", ""]
     for name, value, doc in _mm_items(mm):
         comment = f" /* {doc} */" if doc else ""
+        if name == "MMIO_BASE":   # nic_regs.h defines it too: both headers may be included
+            out.append("#ifndef NIC_MMIO_BASE")
         out.append(f"#define NIC_{name} NIC_MM_U32(0x{value:08X}){comment}")
+        if name == "MMIO_BASE":
+            out.append("#endif")
     out += ["", "#endif /* NIC_MEMMAP_H */"]
     return "\n".join(out) + "\n"
 

@@ -1,0 +1,244 @@
+/*
+ * RTL testbench cases for the link MAC: CRC appended on TX (checked against hal's nic_crc32),
+ * TX pacing to the link rate and refused frames; RX of good frames into the descriptor ring
+ * (data, descriptor words, phase, head), drops with their counters (bad CRC, runt, oversize,
+ * no buffer), ring wrap, and a randomized TX -> RX loopback.
+ */
+#include "tb_cases.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "nic_crc32.h"
+#include "nic_memmap.h"
+#include "nic_regs.h"
+
+#define RING 0x8000u
+#define BUFS 0x10000u
+#define BUFSZ 2048u
+
+static uint32_t rd32(struct tb_env *e, uint32_t off)
+{
+    uint32_t v;
+    tb_sram_read(e, off, &v, 4);
+    return v;
+}
+
+static void wr32(struct tb_env *e, uint32_t off, uint32_t v)
+{
+    tb_sram_write(e, off, &v, 4);
+}
+
+/* a wire frame: payload + CRC little-endian */
+static uint32_t make_frame(struct tb_env *e, uint8_t *f, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i++) f[i] = (uint8_t)tb_rand(e);
+    uint32_t c = nic_crc32(f, len);
+    for (int i = 0; i < 4; i++) f[len + i] = (uint8_t)(c >> (8 * i));
+    return len + 4;
+}
+
+static void rx_setup(struct tb_env *e, unsigned log2n, uint32_t bufsz)
+{
+    for (unsigned i = 0; i < (1u << log2n); i++) {
+        uint32_t d[4] = {BUFS + i * BUFSZ, 0, 0, 0};
+        tb_sram_write(e, RING + i * NIC_RXDESC_SIZE, d, sizeof(d));
+    }
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_RX_RING, RING);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_RX_CFG, (log2n << NIC_MAC_RX_CFG_ENTRIES_LOG2_SHIFT) |
+                                          (bufsz << NIC_MAC_RX_CFG_BUF_SIZE_SHIFT));
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_RX_TAIL, 0);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, NIC_MAC_CTRL_RX_ENABLE_MASK | NIC_MAC_CTRL_TX_ENABLE_MASK);
+}
+
+static int rx_idle_cond(struct tb_env *e)
+{
+    return !tb_rx_busy(e);
+}
+
+/* all injected frames have entered the NIC; give the last one time to reach SRAM */
+static void rx_drain(struct tb_env *e)
+{
+    TB_CHECK(e, tb_wait(e, rx_idle_cond, 200000));
+    tb_cycles(e, 600);
+}
+
+static void check_desc(struct tb_env *e, unsigned slot, uint32_t seq, const uint8_t *f, uint32_t wire, unsigned log2n)
+{
+    uint32_t d[4];
+    tb_sram_read(e, RING + slot * NIC_RXDESC_SIZE, d, sizeof(d));
+    TB_EQ(e, d[NIC_RXDESC_BUF / 4], BUFS + slot * BUFSZ);
+    TB_EQ(e, (d[NIC_RXDESC_STATUS / 4] & NIC_RXDESC_STATUS_LEN_MASK) >> NIC_RXDESC_STATUS_LEN_SHIFT, wire - 4);
+    TB_EQ(e, (d[NIC_RXDESC_STATUS / 4] & NIC_RXDESC_STATUS_PHASE_MASK) >> NIC_RXDESC_STATUS_PHASE_SHIFT,
+          ((seq >> log2n) & 1) ^ 1);
+    TB_EQ(e, d[NIC_RXDESC_SEQ / 4], seq);
+    uint32_t crc = (uint32_t)f[wire - 4] | (uint32_t)f[wire - 3] << 8 | (uint32_t)f[wire - 2] << 16 |
+                   (uint32_t)f[wire - 1] << 24;
+    TB_EQ(e, d[NIC_RXDESC_CRC / 4], crc);
+    static uint8_t got[TB_MAX_FRAME];
+    tb_sram_read(e, d[0], got, wire - 4);
+    TB_EQ(e, memcmp(got, f, wire - 4), 0);
+}
+
+int tb_mac_tx(struct tb_env *e)
+{
+    static uint8_t f[TB_MAX_FRAME];
+    /* lengths that leave 0..7 bytes in the last beat, so the CRC lands at every offset */
+    static const uint32_t lens[] = {12, 13, 14, 15, 16, 17, 18, 19, 60, 1500};
+    uint32_t off = 0x20003;
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK);
+    for (unsigned i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        uint32_t wire = make_frame(e, f, lens[i]);
+        tb_sram_write(e, off, f, lens[i]);
+        tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_ADDR, off);
+        uint64_t t0 = e->cycle;
+        tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_SUBMIT, lens[i]);
+        for (int k = 0; k < 10000 && e->tx_count == i; k++) tb_cycle(e);
+        TB_EQ(e, e->tx_count, i + 1);
+        TB_EQ(e, e->tx[i].len, wire);
+        TB_EQ(e, memcmp(e->tx[i].data, f, wire), 0);
+        if (lens[i] == 1500) {
+            uint64_t cyc = e->cycle - t0;
+            /* paced at 50 bits per cycle: 1504 bytes need >= 240 cycles */
+            TB_CHECK(e, cyc >= 1504 * 8 / 50 && cyc < 1504 * 8 / 50 + 60);
+            printf("mac.tx: 1504-byte frame on the wire in %llu cycles (%.2f bits/cycle incl. start-up)\n",
+                   (unsigned long long)cyc, 1504.0 * 8 / (double)cyc);
+        }
+    }
+    tb_cycles(e, 2);   /* the counter updates the cycle after the last beat */
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), 10);
+    TB_EQ(e, (tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_STATUS) & NIC_MAC_TX_STATUS_DONE_MASK) >> NIC_MAC_TX_STATUS_DONE_SHIFT, 10);
+    /* refused: too short, too long, beyond SRAM; done counts them, nothing is sent */
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_ADDR, off);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_SUBMIT, 5);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_SUBMIT, 9300);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_ADDR, NIC_SRAM_SIZE - 16);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_SUBMIT, 64);
+    tb_cycles(e, 50);
+    TB_EQ(e, e->tx_count, 10);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS), 3);
+    TB_EQ(e, (tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_STATUS) & NIC_MAC_TX_STATUS_DONE_MASK) >> NIC_MAC_TX_STATUS_DONE_SHIFT, 13);
+    /* queue overflow: disabled, 8 fit, the 9th is dropped and counted */
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, 0);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_ADDR, off);
+    for (int i = 0; i < 9; i++) tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_SUBMIT, 60);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OVERFLOW), 1);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_STATUS) & NIC_MAC_TX_STATUS_FREE_MASK, 0);
+    TB_EQ(e, tb_reg_rd(e, NIC_INTC, NIC_INTC_PENDING) & NIC_INTC_PENDING_MAC_TX_MASK, NIC_INTC_PENDING_MAC_TX_MASK);
+    return 0;
+}
+
+int tb_mac_rx(struct tb_env *e)
+{
+    static uint8_t f[8][TB_MAX_FRAME];
+    static uint32_t wire[8];
+    rx_setup(e, 3, BUFSZ);
+    static const uint32_t lens[] = {12, 13, 17, 64, 100, 1000, 1500, 2048};
+    for (unsigned i = 0; i < 8; i++) {
+        wire[i] = make_frame(e, f[i], lens[i]);
+        tb_rx_inject(e, f[i], wire[i]);
+    }
+    rx_drain(e);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_HEAD), 8);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_OK), 8);
+    for (unsigned i = 0; i < 8; i++) check_desc(e, i, i, f[i], wire[i], 3);
+    TB_EQ(e, tb_reg_rd(e, NIC_INTC, NIC_INTC_PENDING) & NIC_INTC_PENDING_MAC_RX_MASK, NIC_INTC_PENDING_MAC_RX_MASK);
+    return 0;
+}
+
+int tb_mac_rx_drops(struct tb_env *e)
+{
+    static uint8_t f[TB_MAX_FRAME];
+    rx_setup(e, 2, 256);
+    uint32_t w;
+    /* bad CRC */
+    w = make_frame(e, f, 100);
+    f[50] ^= 0x10;
+    tb_rx_inject(e, f, w);
+    /* runt: 11 wire bytes < 16 */
+    w = make_frame(e, f, 7);
+    tb_rx_inject(e, f, w);
+    /* oversize: 300 bytes into 256-byte buffers */
+    w = make_frame(e, f, 300);
+    tb_rx_inject(e, f, w);
+    /* exactly buf_size is fine */
+    w = make_frame(e, f, 256);
+    tb_rx_inject(e, f, w);
+    rx_drain(e);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_BAD_CRC), 1);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_RUNT), 1);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_OVERSIZE), 1);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_OK), 1);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_HEAD), 1);
+    check_desc(e, 0, 0, f, w, 2);
+    /* the oversize frame did not write past its buffer (slot 0's buffer is BUFS, next BUFS+BUFSZ) */
+    TB_EQ(e, rd32(e, BUFS + 256), 0);
+    /* no buffer: 4 entries, 1 used; 3 more fill the ring, 2 more are dropped */
+    for (int i = 0; i < 5; i++) {
+        w = make_frame(e, f, 64);
+        tb_rx_inject(e, f, w);
+    }
+    rx_drain(e);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_HEAD), 4);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_NOBUF), 2);
+    /* disabled: dropped as no buffer too */
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_RX_TAIL, 4);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, 0);
+    tb_rx_inject(e, f, w);
+    rx_drain(e);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_NOBUF), 3);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_OVERFLOW), 0);
+    (void)wr32;
+    return 0;
+}
+
+int tb_mac_ring_wrap(struct tb_env *e)
+{
+    static uint8_t f[TB_MAX_FRAME];
+    rx_setup(e, 2, BUFSZ);
+    for (uint32_t n = 0; n < 11; n++) {
+        uint32_t w = make_frame(e, f, 20 + 37 * n);
+        tb_rx_inject(e, f, w);
+        rx_drain(e);
+        TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_HEAD), n + 1);
+        check_desc(e, n & 3, n, f, w, 2);
+        tb_reg_wr(e, NIC_MAC, NIC_MAC_RX_TAIL, n + 1);   /* hand the entry back */
+    }
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_NOBUF), 0);
+    return 0;
+}
+
+int tb_mac_loopback(struct tb_env *e)
+{
+    /* random frames sent back to back through TX, stalled randomly by the link, then fed to RX
+     * at the link rate (50 bits/cycle): every byte must arrive */
+    static uint8_t f[32][TB_MAX_FRAME];
+    static uint32_t len[32];
+    rx_setup(e, 5, BUFSZ);
+    e->tx_random_stall = 1;
+    e->rx_rate_bits = 50;
+    for (unsigned i = 0; i < 32; i++) {
+        len[i] = 12 + tb_rand(e) % 1800;
+        for (uint32_t k = 0; k < len[i]; k++) f[i][k] = (uint8_t)tb_rand(e);
+        uint32_t off = 0x30000 + i * 2048 + (tb_rand(e) & 15);
+        tb_sram_write(e, off, f[i], len[i]);
+        while ((tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_STATUS) & NIC_MAC_TX_STATUS_FREE_MASK) == 0) tb_cycles(e, 50);
+        tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_ADDR, off);
+        tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_SUBMIT, len[i]);
+    }
+    for (int k = 0; k < 200000 && e->tx_count < 32; k++) tb_cycle(e);
+    TB_EQ(e, e->tx_count, 32);
+    for (unsigned i = 0; i < 32; i++) tb_rx_inject(e, e->tx[i].data, e->tx[i].len);
+    rx_drain(e);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_OK), 32);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_OVERFLOW), 0);
+    static uint8_t got[TB_MAX_FRAME];
+    for (unsigned i = 0; i < 32; i++) {
+        uint32_t st = rd32(e, RING + i * NIC_RXDESC_SIZE + NIC_RXDESC_STATUS);
+        TB_EQ(e, st & NIC_RXDESC_STATUS_LEN_MASK, len[i]);
+        tb_sram_read(e, BUFS + i * BUFSZ, got, len[i]);
+        TB_EQ(e, memcmp(got, f[i], len[i]), 0);
+        if (e->failures) break;
+    }
+    return 0;
+}

@@ -1,0 +1,64 @@
+/*
+ * cluster.h - N nodes on a switch, host coroutines, and the simulation loop.
+ *
+ * Each cycle: host coroutines due at this cycle run (they issue MMIO, touch memory), then every
+ * node clocks once (in node-id order), then the stop predicate is asked. When every node is
+ * quiescent (cores in wfi, engines idle, nothing in flight at the harness) the loop jumps to the
+ * earliest next event of any node, the switch or the coroutines, advancing each NIC's timer and
+ * cycle counter by the gap so firmware-visible time stays exact (--no-skip turns this off; the
+ * result must be the same, only slower: tests check it).
+ *
+ * Contract: single-threaded; the cluster owns its nodes, switch and scheduler.
+ */
+#ifndef CLUSTER_H
+#define CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "coro.h"
+#include "costs.h"
+#include "node.h"
+#include "switch.h"
+
+#define CLUSTER_MAX_NODES 64
+
+typedef struct cluster cluster_t;
+
+struct cluster_config {
+    unsigned nodes;          /* 2..CLUSTER_MAX_NODES (1 allowed: no switch traffic) */
+    struct switch_config sw; /* nports is set to nodes */
+    struct node_config node; /* template; id, seeds and console are set per node */
+    bool skip_idle;          /* default true */
+    uint64_t clock_hz;       /* nominal clock for ns figures (default 200 MHz) */
+    uint64_t seed;           /* derives the switch and per-node seeds */
+    FILE *console;           /* node console lines (default stdout) */
+};
+
+struct cluster_stats {
+    sim_cycle_t cycles;      /* simulated */
+    uint64_t cycles_clocked; /* NIC clocks actually evaluated (per cluster, not per node) */
+    uint64_t skips;          /* idle jumps */
+    double wall_s;
+};
+
+typedef bool (*cluster_stop_fn)(cluster_t *c, void *ctx);
+
+void cluster_config_default(struct cluster_config *cfg, unsigned nodes);
+cluster_t *cluster_create(const struct cluster_config *cfg, const costs_t *costs);
+void cluster_destroy(cluster_t *c);
+
+/* Runs until stop() returns true (checked every cycle) or until max_cycles have passed in total.
+ * Returns 0 when stopped by the predicate, 1 on reaching max_cycles. progress (may be NULL) gets a
+ * line every ~second of wall time: simulated time, % of max_cycles, cycles/s. */
+int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void *ctx, FILE *progress);
+
+unsigned cluster_nodes(const cluster_t *c);
+node_t *cluster_node(cluster_t *c, unsigned i);
+switch_t *cluster_switch(cluster_t *c);
+coro_sched_t *cluster_sched(cluster_t *c);
+sim_cycle_t cluster_now(const cluster_t *c);
+const struct cluster_stats *cluster_stats(const cluster_t *c);
+
+#endif /* CLUSTER_H */

@@ -1,0 +1,450 @@
+/*
+ * node.c - one NIC and its host: the per-cycle bridge between nic_top's ports and the models.
+ *
+ * Role map (each piece is a small state machine advanced once per cycle by node_cycle):
+ *   mmio_*   host MMIO requests popped from the PCIe model and offered on the host port; read
+ *            data returned with pcie_mmio_read_reply (the NIC answers reads in order)
+ *   dmar_*   a DMA read request held while the PCIe queue is full; read beats from the PCIe
+ *            model cut into 8-byte link beats on dma_rsp
+ *   dmaw_*   DMA write requests collecting their data beats, then handed to the PCIe model;
+ *            write-done statuses presented on dma_wack one per cycle
+ *   tx_/rx_  frames assembled from tx beats into the switch, and fed from the switch into rx
+ * The models are polled only when their next event is due, so an idle node costs little more
+ * than the Verilated model's two evaluations per cycle.
+ */
+#include "node.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nic_crc32.h"
+#include "nic_model.h"
+
+#define DMAW_SLOTS 8  /* write requests between request and last data beat */
+#define DMAW_MAX 8192 /* dma_req_len is 13 bits */
+#define WACK_SLOTS 16
+#define MMIO_READS PCIE_MMIO_TAGS
+#define LINE_MAX 256
+
+struct dmaw_slot {
+    uint64_t addr;
+    uint32_t len, filled;
+    uint8_t tag;
+    uint8_t data[DMAW_MAX];
+};
+
+struct node {
+    struct node_config cfg;
+    nic_model_t *nic;
+    struct nic_pins pins;
+    hostmem_t *mem;
+    os_t *os;
+    pcie_t *pcie;
+    switch_t *sw;
+    struct node_status st;
+    bool in_reset;
+    bool irq_level;
+
+    /* host MMIO */
+    bool mmio_valid;
+    struct pcie_mmio mmio;
+    struct {
+        unsigned tag, shift;
+    } rd[MMIO_READS]; /* reads accepted by the NIC, oldest first */
+    unsigned rd_head, rd_count;
+
+    /* DMA reads */
+    bool dmar_hold;
+    uint64_t dmar_addr;
+    uint32_t dmar_len;
+    uint8_t dmar_tag;
+    bool beat_valid;
+    struct pcie_rd_beat beat;
+    uint32_t beat_pos;
+
+    /* DMA writes */
+    struct dmaw_slot *dmaw;
+    unsigned dmaw_head, dmaw_count;
+    struct pcie_wr_done wack[WACK_SLOTS];
+    unsigned wack_head, wack_count;
+
+    /* link */
+    uint8_t *tx_buf;
+    size_t tx_len;
+    uint8_t *rx_buf;
+    size_t rx_len, rx_pos;
+    bool rx_active;
+
+    /* console line buffer */
+    char line[LINE_MAX];
+    size_t line_len;
+};
+
+void node_config_default(struct node_config *cfg, unsigned id)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->id = id;
+    pcie_config_default(&cfg->pcie);
+    hostmem_config_default(&cfg->mem);
+    cfg->mem.seed = 0x5EED0000u + id;
+    os_config_default(&cfg->os);
+    cfg->os.seed = 0x05000000u + id;
+    cfg->console = stdout;
+}
+
+node_t *node_create(const struct node_config *cfg, switch_t *sw, const costs_t *costs)
+{
+    node_t *n = calloc(1, sizeof *n);
+
+    if (!n)
+        return NULL;
+    n->cfg = *cfg;
+    n->sw = sw;
+    n->dmaw = calloc(DMAW_SLOTS, sizeof *n->dmaw);
+    n->tx_buf = malloc(SWITCH_MAX_FRAME);
+    n->rx_buf = malloc(SWITCH_MAX_FRAME);
+    n->mem = hostmem_create(&cfg->mem);
+    n->os = n->mem ? os_create(&cfg->os, n->mem, costs) : NULL;
+    n->pcie = n->mem ? pcie_create(&cfg->pcie, n->mem) : NULL;
+    n->nic = nic_model_open();
+    if (!n->dmaw || !n->tx_buf || !n->rx_buf || !n->mem || !n->os || !n->pcie || !n->nic ||
+        (sw && cfg->id >= switch_nports(sw))) {
+        node_destroy(n);
+        return NULL;
+    }
+    node_set_reset(n, true);
+    return n;
+}
+
+void node_destroy(node_t *n)
+{
+    if (!n)
+        return;
+    nic_model_close(n->nic);
+    pcie_destroy(n->pcie);
+    os_destroy(n->os);
+    hostmem_destroy(n->mem);
+    free(n->dmaw);
+    free(n->tx_buf);
+    free(n->rx_buf);
+    free(n);
+}
+
+void node_set_reset(node_t *n, bool on)
+{
+    n->in_reset = on;
+}
+
+/* ---- console ----------------------------------------------------------------------------- */
+
+static void console_flush(node_t *n)
+{
+    if (n->cfg.console && n->line_len)
+        fprintf(n->cfg.console, "[node %u] %.*s\n", n->cfg.id, (int)n->line_len, n->line);
+    n->line_len = 0;
+}
+
+static void console_put(node_t *n, char c)
+{
+    n->st.console_bytes++;
+    if (c == '\n') {
+        console_flush(n);
+        return;
+    }
+    if (n->line_len == LINE_MAX)
+        console_flush(n);
+    n->line[n->line_len++] = c;
+}
+
+/* ---- inputs for this cycle --------------------------------------------------------------- */
+
+static void drive_mmio(node_t *n, sim_cycle_t now)
+{
+    struct nic_pins *p = &n->pins;
+
+    if (!n->mmio_valid && pcie_mmio_pop(n->pcie, now, &n->mmio) == SIM_OK)
+        n->mmio_valid = true;
+    p->host_req_valid = n->mmio_valid;
+    if (n->mmio_valid) {
+        unsigned shift = (unsigned)(n->mmio.addr & 3u) * 8u;
+        p->host_req_we = n->mmio.kind == PCIE_MMIO_WRITE;
+        p->host_req_bar = (uint8_t)(n->mmio.addr >> NODE_BAR_SHIFT);
+        p->host_req_addr = (uint32_t)(n->mmio.addr & ((1u << NODE_BAR_SHIFT) - 1u) & ~3u);
+        p->host_req_wdata = (uint32_t)(n->mmio.data << shift);
+        p->host_req_be = (uint8_t)((n->mmio.size >= 4 ? 0xFu : (1u << n->mmio.size) - 1u) << (shift / 8));
+    }
+}
+
+static void drive_dma_rsp(node_t *n, sim_cycle_t now)
+{
+    struct nic_pins *p = &n->pins;
+
+    if (!n->beat_valid && pcie_dma_read_data(n->pcie, now, &n->beat) == SIM_OK) {
+        n->beat_valid = true;
+        n->beat_pos = 0;
+    }
+    p->dma_rsp_valid = n->beat_valid;
+    if (!n->beat_valid)
+        return;
+    p->dma_rsp_tag = (uint8_t)n->beat.tag;
+    if (n->beat.status != SIM_OK) {
+        p->dma_rsp_err = 1;
+        p->dma_rsp_last = 1;
+        p->dma_rsp_data = 0;
+        return;
+    }
+    uint32_t left = n->beat.len - n->beat_pos;
+    uint64_t w = 0;
+    memcpy(&w, n->beat.data + n->beat_pos, left < 8 ? left : 8); /* little-endian host */
+    p->dma_rsp_err = 0;
+    p->dma_rsp_data = w;
+    p->dma_rsp_last = n->beat.last && left <= 8;
+}
+
+static void drive_wack(node_t *n, sim_cycle_t now)
+{
+    struct nic_pins *p = &n->pins;
+    struct pcie_wr_done d;
+
+    while (n->wack_count < WACK_SLOTS && pcie_dma_write_done(n->pcie, now, &d) == SIM_OK) {
+        n->wack[(n->wack_head + n->wack_count) % WACK_SLOTS] = d;
+        n->wack_count++;
+    }
+    p->dma_wack_valid = n->wack_count > 0;
+    if (n->wack_count) {
+        const struct pcie_wr_done *h = &n->wack[n->wack_head];
+        p->dma_wack_tag = (uint8_t)h->tag;
+        p->dma_wack_err = h->status != SIM_OK;
+    }
+}
+
+static void drive_rx(node_t *n, sim_cycle_t now)
+{
+    struct nic_pins *p = &n->pins;
+
+    if (!n->rx_active && n->sw && switch_port_next_event(n->sw, n->cfg.id) <= now &&
+        switch_egress(n->sw, now, n->cfg.id, n->rx_buf, SWITCH_MAX_FRAME, &n->rx_len) == SIM_OK && n->rx_len > 0) {
+        n->rx_active = true;
+        n->rx_pos = 0;
+        /* The harness's own view of the frame's FCS, to account for the MAC's CRC drops. */
+        if (n->rx_len < 4 || nic_crc32(n->rx_buf, n->rx_len - 4) !=
+                                 ((uint32_t)n->rx_buf[n->rx_len - 4] | (uint32_t)n->rx_buf[n->rx_len - 3] << 8 |
+                                  (uint32_t)n->rx_buf[n->rx_len - 2] << 16 | (uint32_t)n->rx_buf[n->rx_len - 1] << 24))
+            n->st.frames_received_bad_fcs++;
+    }
+    p->rx_valid = n->rx_active;
+    if (!n->rx_active)
+        return;
+    size_t left = n->rx_len - n->rx_pos;
+    uint64_t w = 0;
+    memcpy(&w, n->rx_buf + n->rx_pos, left < 8 ? left : 8);
+    p->rx_data = w;
+    p->rx_last = left <= 8;
+    p->rx_bytes = (uint8_t)(left < 8 ? left : 8);
+}
+
+/* ---- outputs of this cycle (handshakes that fired at the edge) --------------------------- */
+
+static void take_mmio(node_t *n, sim_cycle_t now)
+{
+    struct nic_pins *p = &n->pins;
+
+    if (p->host_rsp_valid) {
+        /* The NIC answers reads in order; a response with no read outstanding is a model bug. */
+        if (n->rd_count) {
+            unsigned tag = n->rd[n->rd_head].tag, shift = n->rd[n->rd_head].shift;
+            n->rd_head = (n->rd_head + 1) % MMIO_READS;
+            n->rd_count--;
+            pcie_mmio_read_reply(n->pcie, now, tag, (uint64_t)(p->host_rsp_rdata >> shift));
+        }
+    }
+    if (n->mmio_valid && p->host_req_ready) {
+        if (n->mmio.kind == PCIE_MMIO_READ) {
+            unsigned i = (n->rd_head + n->rd_count) % MMIO_READS;
+            n->rd[i].tag = n->mmio.tag;
+            n->rd[i].shift = (unsigned)(n->mmio.addr & 3u) * 8u;
+            n->rd_count++;
+        }
+        n->mmio_valid = false;
+    }
+}
+
+static void take_dma(node_t *n, sim_cycle_t now)
+{
+    struct nic_pins *p = &n->pins;
+
+    /* read data beat consumed */
+    if (n->beat_valid && p->dma_rsp_ready) {
+        if (n->beat.status != SIM_OK || n->beat_pos + 8 >= n->beat.len)
+            n->beat_valid = false;
+        else
+            n->beat_pos += 8;
+    }
+    if (n->wack_count) { /* presented for exactly one cycle */
+        n->wack_head = (n->wack_head + 1) % WACK_SLOTS;
+        n->wack_count--;
+    }
+    /* a new request (before its data: a first beat may come with it) */
+    if (p->dma_req_valid && p->dma_req_ready) {
+        uint32_t len = p->dma_req_len ? p->dma_req_len : DMAW_MAX;
+        if (p->dma_req_write) {
+            struct dmaw_slot *s = &n->dmaw[(n->dmaw_head + n->dmaw_count) % DMAW_SLOTS];
+            s->addr = p->dma_req_addr;
+            s->len = len;
+            s->filled = 0;
+            s->tag = p->dma_req_tag;
+            n->dmaw_count++;
+            n->st.dma_write_reqs++;
+        } else {
+            n->dmar_hold = true;
+            n->dmar_addr = p->dma_req_addr;
+            n->dmar_len = len;
+            n->dmar_tag = p->dma_req_tag;
+            n->st.dma_read_reqs++;
+        }
+    }
+    /* write data beat */
+    if (p->dma_wdata_valid && n->dmaw_count) {
+        struct dmaw_slot *s = &n->dmaw[n->dmaw_head];
+        uint32_t take = s->len - s->filled < 8 ? s->len - s->filled : 8;
+        memcpy(s->data + s->filled, &p->dma_wdata_data, take);
+        s->filled += take;
+        if (p->dma_wdata_last || s->filled == s->len) {
+            if (pcie_dma_write(n->pcie, now, s->tag, s->addr, s->data, s->len) != SIM_OK)
+                n->st.dma_errors++; /* queue sized above the NIC's in-flight limit: not expected */
+            n->dmaw_head = (n->dmaw_head + 1) % DMAW_SLOTS;
+            n->dmaw_count--;
+        }
+    }
+    if (n->dmar_hold && pcie_dma_read_req(n->pcie, now, n->dmar_tag, n->dmar_addr, n->dmar_len) == SIM_OK)
+        n->dmar_hold = false;
+}
+
+static void take_link(node_t *n, sim_cycle_t now)
+{
+    struct nic_pins *p = &n->pins;
+
+    if (n->rx_active) {
+        n->rx_pos += 8;
+        if (n->rx_pos >= n->rx_len) {
+            n->rx_active = false;
+            n->st.frames_received++;
+            n->st.bytes_received += n->rx_len;
+        }
+    }
+    if (p->tx_valid && p->tx_ready) {
+        unsigned nb = p->tx_last ? p->tx_bytes : 8;
+        if (n->tx_len + nb <= SWITCH_MAX_FRAME)
+            memcpy(n->tx_buf + n->tx_len, &p->tx_data, nb);
+        n->tx_len += nb;
+        if (p->tx_last) {
+            /* An over-long or headerless frame is the switch's to reject and count (rx_bad). */
+            if (n->sw)
+                switch_ingress(n->sw, now, n->cfg.id, n->tx_buf,
+                               n->tx_len <= SWITCH_MAX_FRAME ? n->tx_len : SWITCH_MAX_FRAME + 1);
+            n->st.frames_sent++;
+            n->st.bytes_sent += n->tx_len;
+            n->tx_len = 0;
+        }
+    }
+}
+
+static void take_misc(node_t *n, sim_cycle_t now)
+{
+    struct nic_pins *p = &n->pins;
+
+    if (p->console_valid)
+        console_put(n, (char)p->console_char);
+    if (p->testmb_valid && (p->testmb_status & 1u) && !n->st.test_done) {
+        n->st.test_done = true;
+        n->st.test_status = p->testmb_status;
+        n->st.test_value = p->testmb_value;
+        n->st.test_done_at = now;
+        console_flush(n);
+    }
+    /* MSI on the rising edge of the level; if the PCIe queue is full, retried next cycle */
+    if (!p->host_irq) {
+        n->irq_level = false;
+    } else if (!n->irq_level && pcie_irq(n->pcie, now, 0) == SIM_OK) {
+        n->irq_level = true;
+        n->st.msi_sent++;
+    }
+}
+
+void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
+{
+    struct nic_pins *p = &n->pins;
+    sim_cycle_t due = pcie_next_event(n->pcie);
+
+    p->rst = n->in_reset;
+    p->skip_valid = skip != 0;
+    p->skip_cycles = skip;
+    p->dma_wdata_ready = 1;
+    p->tx_ready = 1;
+    p->dma_req_ready = !n->dmar_hold && n->dmaw_count < DMAW_SLOTS;
+    if (due <= now || n->mmio_valid)
+        drive_mmio(n, now);
+    else
+        p->host_req_valid = 0;
+    if (due <= now || n->beat_valid)
+        drive_dma_rsp(n, now);
+    else
+        p->dma_rsp_valid = 0;
+    if (due <= now || n->wack_count)
+        drive_wack(n, now);
+    else
+        p->dma_wack_valid = 0;
+    drive_rx(n, now);
+
+    nic_model_eval(n->nic, p);
+    take_mmio(n, now);
+    take_dma(n, now);
+    take_link(n, now);
+    take_misc(n, now);
+    nic_model_clock(n->nic, p);
+
+    n->st.cycles_run++;
+    n->st.cycles_skipped += skip;
+}
+
+bool node_quiescent(const node_t *n)
+{
+    return n->pins.idle && !n->mmio_valid && !n->rd_count && !n->dmar_hold && !n->beat_valid && !n->dmaw_count &&
+           !n->wack_count && !n->rx_active && !n->tx_len;
+}
+
+sim_cycle_t node_next_event(const node_t *n, sim_cycle_t now)
+{
+    sim_cycle_t t = pcie_next_event(n->pcie);
+
+    if (n->sw)
+        t = sim_cycle_min(t, switch_port_next_event(n->sw, n->cfg.id));
+    if (!n->in_reset && n->pins.core_sleeping)
+        t = sim_cycle_min(t, sim_cycle_add(now, n->pins.timer_cycles_to_irq));
+    return t;
+}
+
+unsigned node_id(const node_t *n)
+{
+    return n->cfg.id;
+}
+
+pcie_t *node_pcie(node_t *n)
+{
+    return n->pcie;
+}
+
+hostmem_t *node_hostmem(node_t *n)
+{
+    return n->mem;
+}
+
+os_t *node_os(node_t *n)
+{
+    return n->os;
+}
+
+const struct node_status *node_status(const node_t *n)
+{
+    return &n->st;
+}

@@ -1,0 +1,85 @@
+/*
+ * node.h - one simulated node: a Verilated NIC plus its host (physical memory with the DMA
+ * oracle, OS model, PCIe link), joined to the cluster's switch.
+ *
+ * Role map: node_cycle() is one NIC clock. It moves, at their simulated times,
+ *   host MMIO requests   PCIe model -> nic_top host port (and read data back)
+ *   DMA requests/data    nic_top DMA master <-> PCIe model <-> host memory (through the oracle)
+ *   frames               nic_top MAC TX -> switch ingress; switch egress -> nic_top MAC RX
+ *   host interrupt       rising edge of host_irq -> an MSI on the PCIe model
+ *   console / mailbox    characters to the node's log, test status to node_status
+ * Nothing here interprets what the firmware does; it is the board and the world around it.
+ *
+ * Host MMIO addresses on the PCIe model are (BAR code << NODE_BAR_SHIFT) | offset, with the BAR
+ * codes the NIC's host port decodes (docs/nic.md).
+ *
+ * Contract: single-threaded; the cluster owns nodes and calls them in a fixed order each cycle.
+ */
+#ifndef NODE_H
+#define NODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hostmem.h"
+#include "os.h"
+#include "pcie.h"
+#include "switch.h"
+
+#define NODE_BAR_SHIFT 24
+#define NODE_BAR_REGS 0u     /* BAR0: register blocks */
+#define NODE_BAR_WINDOW 2u   /* BAR2: SRAM/IMEM window */
+#define NODE_BAR_DOORBELL 3u /* BAR4: doorbell pages */
+#define NODE_MMIO_ADDR(bar, off) (((uint64_t)(bar) << NODE_BAR_SHIFT) | (uint64_t)(off))
+
+typedef struct node node_t;
+
+struct node_config {
+    unsigned id;             /* node id = switch port = link address */
+    struct pcie_config pcie; /* pcie.dev is the NIC's device id in hostmem */
+    struct hostmem_config mem;
+    struct os_config os;
+    FILE *console; /* console lines go here, prefixed "[node N] " (NULL: discarded) */
+};
+
+struct node_status {
+    bool test_done; /* the mailbox got an odd status */
+    uint32_t test_status, test_value;
+    sim_cycle_t test_done_at;
+    uint64_t console_bytes;
+    uint64_t frames_sent, frames_received, bytes_sent, bytes_received;
+    uint64_t frames_received_bad_fcs; /* handed to the MAC with an FCS that does not match */
+    uint64_t msi_sent;
+    uint64_t dma_read_reqs, dma_write_reqs, dma_errors;
+    uint64_t cycles_run, cycles_skipped;
+};
+
+void node_config_default(struct node_config *cfg, unsigned id);
+
+/* NULL on bad configuration or out of memory. The switch (NULL: no link) outlives the node;
+ * costs may be NULL (pinning is free). */
+node_t *node_create(const struct node_config *cfg, switch_t *sw, const costs_t *costs);
+void node_destroy(node_t *n);
+
+/* Hold or release the whole NIC in power-on reset. */
+void node_set_reset(node_t *n, bool on);
+
+/* One NIC clock at cycle `now`; skip > 0 additionally advances the NIC's timer and cycle counter
+ * by that many cycles (the cluster has proven nothing happens meanwhile). */
+void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip);
+
+/* True when nothing can happen in this node until node_next_event(): the core sleeps, the NIC's
+ * engines are idle and the harness holds no transfer in progress. */
+bool node_quiescent(const node_t *n);
+/* Earliest cycle something is due for this node (PCIe arrival, frame delivery, timer interrupt);
+ * SIM_CYCLE_NEVER if none. Meaningful when node_quiescent(). */
+sim_cycle_t node_next_event(const node_t *n, sim_cycle_t now);
+
+unsigned node_id(const node_t *n);
+pcie_t *node_pcie(node_t *n);
+hostmem_t *node_hostmem(node_t *n);
+os_t *node_os(node_t *n);
+const struct node_status *node_status(const node_t *n);
+
+#endif /* NODE_H */

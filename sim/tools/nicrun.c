@@ -1,0 +1,427 @@
+/*
+ * nicrun: run a firmware test image on a simulated cluster of NICs and report the outcome.
+ *
+ * Every node gets the same flash image, loaded by the driver's loader (nicdrv_fw_load) through
+ * the host window, after the harness has written a struct fwtest_args block (tests/fw/fwtest.h)
+ * into NIC SRAM and the node id into mac.node_id. The run ends when every node has reported
+ * through its test mailbox, when one fails, or at --max-cycles. Afterwards nicrun checks what the
+ * image said it left in host memory, and prints link accounting (frames sent, delivered, dropped
+ * by fault injection, dropped by each NIC's RX MAC) so that every frame is accounted for.
+ *
+ * Exit status: 0 every node passed (and every check held), 1 a node failed or a check did not
+ * hold, 2 timeout, 3 usage or setup error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "fwtest.h"
+#include "hostbus.h"
+#include "nic_regs.h"
+#include "nicdrv.h"
+
+enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
+
+struct run {
+    cluster_t *cl;
+    uint8_t *image;
+    size_t image_len;
+    unsigned nodes;
+    uint32_t frames;
+    bool expect_oracle;
+    bool check_link;
+    unsigned booted, boot_failed;
+    uint64_t host_buf_pa[CLUSTER_MAX_NODES];
+    uint64_t unpinned_pa[CLUSTER_MAX_NODES];
+    unsigned violations;
+    char violation[256];
+};
+
+struct boot_arg {
+    struct run *run;
+    unsigned node;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: nicrun [options] IMAGE.img\n"
+               "Runs a firmware test image on every node of a simulated cluster (docs/nic.md).\n"
+               "\n"
+               "  --nodes N          nodes on the switch (default 2)\n"
+               "  --max-cycles N     stop with TIMEOUT after N cycles (default 20000000)\n"
+               "  --seed S           seed for the switch's fault injection and host memory (default 1)\n"
+               "  --drop P --corrupt P --duplicate P --delay P\n"
+               "                     fault probability per frame, 0..1 (default 0)\n"
+               "  --frames N         frames each sender sends, for link tests (default 64)\n"
+               "  --no-skip          clock every cycle, even when all NICs are idle\n"
+               "  --expect-oracle    pass only if the unpinned-DMA oracle fires (and report it)\n"
+               "  --check-link       the image reports link counters (fw_nic_link): account for every\n"
+               "                     frame between senders, switch and receiving MACs\n"
+               "  --quiet            no node console output\n"
+               "exit status: 0 pass, 1 fail, 2 timeout, 3 usage/setup error\n");
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtoull(s, &end, 0);
+    return errno || end == s || *end ? -1 : 0;
+}
+
+static int parse_prob(const char *s, double *p)
+{
+    char *end;
+    errno = 0;
+    *p = strtod(s, &end);
+    return errno || end == s || *end || *p < 0.0 || *p > 1.0 ? -1 : 0;
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf;
+    long n;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+        fclose(f);
+        return NULL;
+    }
+    buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+/* The host memory model refused a DMA; the NIC gets an error completion either way. A DMA to a
+ * page that is not pinned is the oracle firing: the run fails (unless --expect-oracle). A DMA
+ * to an address with no memory is a host bus error the firmware must handle: reported only. */
+static void on_violation(void *ctx, const struct hostmem_violation *v, const char *msg)
+{
+    struct run *r = ctx;
+
+    if (v->kind != HOSTMEM_VIOL_UNPINNED) {
+        printf("nicrun: host bus error reported to the NIC: %s\n", msg);
+        return;
+    }
+    if (r->violations++ == 0)
+        snprintf(r->violation, sizeof r->violation, "%s", msg);
+    fprintf(stderr, "nicrun: DMA oracle: %s\n", msg);
+}
+
+/* Host memory every test may use: a pinned kernel page with a pattern, a process page that is
+ * not pinned, and an address with no memory. */
+static int setup_host(struct run *r, unsigned i, struct fwtest_args *a)
+{
+    node_t *n = cluster_node(r->cl, i);
+    hostmem_t *mem = node_hostmem(n);
+    os_t *os = node_os(n);
+    uint64_t pfn, va = 0x40000000u, pa;
+    uint32_t pid;
+    uint8_t page[HOSTMEM_PAGE_SIZE];
+
+    if (hostmem_frame_alloc(mem, &pfn) || hostmem_pin(mem, 0, pfn))
+        return -1;
+    for (uint32_t k = 0; k < sizeof page; k++)
+        page[k] = fwtest_pattern(k, i);
+    if (hostmem_cpu_write(mem, pfn << HOSTMEM_PAGE_SHIFT, page, sizeof page))
+        return -1;
+    r->host_buf_pa[i] = pfn << HOSTMEM_PAGE_SHIFT;
+    if (os_proc_create(os, 48, &pid) || os_touch(os, pid, va, HOSTMEM_PAGE_SIZE) || os_translate(os, pid, va, &pa))
+        return -1;
+    r->unpinned_pa[i] = pa;
+    hostmem_set_fail_hook(mem, on_violation, r);
+
+    memset(a, 0, sizeof *a);
+    a->magic = FWTEST_ARGS_MAGIC;
+    a->node_id = i;
+    a->nodes = r->nodes;
+    a->host_buf_lo = (uint32_t)r->host_buf_pa[i];
+    a->host_buf_hi = (uint32_t)(r->host_buf_pa[i] >> 32);
+    a->host_buf_len = HOSTMEM_PAGE_SIZE;
+    a->unpinned_lo = (uint32_t)pa;
+    a->unpinned_hi = (uint32_t)(pa >> 32);
+    a->nomem_lo = 0x1000u; /* frame 1: below the host memory range, never backed */
+    a->nomem_hi = 0;
+    a->frames = r->frames;
+    a->seed = 0x1234u + i;
+    return 0;
+}
+
+/* Host coroutine per node: arguments into SRAM, node id, then the driver's firmware loader. */
+static void boot(void *arg)
+{
+    struct boot_arg *b = arg;
+    struct run *r = b->run;
+    node_t *n = cluster_node(r->cl, b->node);
+    struct nicdrv_bus bus;
+    struct fwtest_args a;
+    const uint32_t *w = (const uint32_t *)&a;
+    char err[200];
+    int rc;
+
+    hostbus_init(&bus, n);
+    if (setup_host(r, b->node, &a)) {
+        fprintf(stderr, "nicrun: node %u: host memory setup failed\n", b->node);
+        r->boot_failed++;
+        return;
+    }
+    rc = bus.wr32(bus.ctx, NICDRV_BAR_REGS, NIC_HOSTIF_OFFSET + NIC_HOSTIF_CTRL, NIC_HOSTIF_CTRL_CORE_RESET_MASK);
+    rc = rc ? rc
+            : bus.wr32(bus.ctx, NICDRV_BAR_REGS, NIC_HOSTIF_OFFSET + NIC_HOSTIF_WIN_BASE,
+                       FWTEST_ARGS_ADDR - NIC_SRAM_BASE);
+    for (size_t k = 0; !rc && k < sizeof a / 4; k++)
+        rc = bus.wr32(bus.ctx, NICDRV_BAR_WINDOW, (uint32_t)(k * 4), w[k]);
+    rc = rc ? rc : bus.wr32(bus.ctx, NICDRV_BAR_REGS, NIC_MAC_OFFSET + NIC_MAC_NODE_ID, b->node);
+    if (!rc)
+        rc = nicdrv_fw_load(&bus, r->image, r->image_len, 0, NULL, err, sizeof err);
+    else
+        snprintf(err, sizeof err, "%s", nicdrv_strerror(rc));
+    if (rc) {
+        fprintf(stderr, "nicrun: node %u: firmware load failed: %s\n", b->node, err);
+        r->boot_failed++;
+        return;
+    }
+    r->booted++;
+}
+
+static bool all_done(cluster_t *c, void *ctx)
+{
+    struct run *r = ctx;
+    unsigned done = 0;
+
+    if (r->boot_failed || (r->expect_oracle && r->violations))
+        return true;
+    for (unsigned i = 0; i < r->nodes; i++) {
+        const struct node_status *s = node_status(cluster_node(c, i));
+        if (s->test_done && s->test_status != 1)
+            return true;
+        done += s->test_done;
+    }
+    return done == r->nodes;
+}
+
+/* What the image claimed to leave in host memory (testmb.value), checked from the host side. */
+static int check_host(struct run *r, unsigned i, uint32_t value)
+{
+    hostmem_t *mem = node_hostmem(cluster_node(r->cl, i));
+    uint8_t page[HOSTMEM_PAGE_SIZE];
+
+    if (value != FWTEST_VALUE_HOSTBUF_INVERTED)
+        return 0;
+    if (hostmem_cpu_read(mem, r->host_buf_pa[i], page, sizeof page))
+        return -1;
+    for (uint32_t k = 0; k < sizeof page; k++) {
+        uint8_t want = (uint8_t)(0xFFu ^ fwtest_pattern(k, i));
+        if (page[k] != want) {
+            fprintf(stderr, "nicrun: node %u: host buffer byte %u is 0x%02x, expected 0x%02x\n", i, k, page[k], want);
+            return -1;
+        }
+    }
+    printf("nicrun: node %u: host buffer verified (%u bytes written by NIC DMA)\n", i, HOSTMEM_PAGE_SIZE);
+    return 0;
+}
+
+/*
+ * Link accounting. Switch: every frame handed in, plus every duplicate it made, was delivered or
+ * dropped by a counted cause. Each receiving NIC (--check-link): its MAC saw exactly the frames
+ * the switch handed it, and every one with a bad FCS was dropped as bad CRC, or earlier for a
+ * counted reason (no buffer, runt, oversize) before its CRC was checked.
+ */
+static int link_accounting(struct run *r)
+{
+    struct switch_port_counters tot;
+    uint64_t sent = 0, recv = 0;
+    int bad = 0;
+
+    switch_totals(cluster_switch(r->cl), &tot);
+    for (unsigned i = 0; i < r->nodes; i++) {
+        const struct node_status *s = node_status(cluster_node(r->cl, i));
+        sent += s->frames_sent;
+        recv += s->frames_received;
+    }
+    printf("nicrun: link: %" PRIu64 " frames sent, %" PRIu64 " handed to NICs; switch: %" PRIu64 " in, %" PRIu64
+           " out, dropped %" PRIu64 " (fault) + %" PRIu64 " (queue) + %" PRIu64 " (slots), duplicated %" PRIu64
+           ", corrupted %" PRIu64 ", delayed %" PRIu64 "\n",
+           sent, recv, tot.rx_frames, tot.tx_frames, tot.fault_drop, tot.queue_drops, tot.slot_drops,
+           tot.fault_duplicate, tot.fault_corrupt, tot.fault_delay);
+    if (tot.rx_frames != sent || tot.tx_frames != recv ||
+        tot.rx_frames + tot.fault_duplicate != tot.tx_frames + tot.fault_drop + tot.queue_drops + tot.slot_drops) {
+        fprintf(stderr, "nicrun: link accounting: switch counters do not add up\n");
+        bad = 1;
+    }
+    for (unsigned i = 0; r->check_link && i < r->nodes; i++) {
+        const struct node_status *s = node_status(cluster_node(r->cl, i));
+        uint32_t v = s->test_value;
+        if (!s->test_done || s->test_status != 1)
+            continue;
+        printf("nicrun: node %u: MAC saw %u frames (bad CRC %u, other drops %u); the switch handed it %" PRIu64
+               ", %" PRIu64 " with a bad FCS\n",
+               i, FWTEST_LINK_SEEN(v), FWTEST_LINK_BAD(v), FWTEST_LINK_OTHER(v), s->frames_received,
+               s->frames_received_bad_fcs);
+        if (FWTEST_LINK_SEEN(v) != s->frames_received || FWTEST_LINK_BAD(v) > s->frames_received_bad_fcs ||
+            s->frames_received_bad_fcs > (uint64_t)FWTEST_LINK_BAD(v) + FWTEST_LINK_OTHER(v)) {
+            fprintf(stderr, "nicrun: node %u: link accounting does not add up\n", i);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "nodes", required_argument, 0, 'n' },   { "max-cycles", required_argument, 0, 'c' },
+        { "seed", required_argument, 0, 's' },    { "drop", required_argument, 0, 'D' },
+        { "corrupt", required_argument, 0, 'C' }, { "duplicate", required_argument, 0, 'U' },
+        { "delay", required_argument, 0, 'L' },   { "frames", required_argument, 0, 'f' },
+        { "no-skip", no_argument, 0, 'k' },       { "expect-oracle", no_argument, 0, 'o' },
+        { "check-link", no_argument, 0, 'K' },    { "quiet", no_argument, 0, 'q' },
+        { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+    };
+    struct cluster_config cfg;
+    struct run r = { 0 };
+    struct boot_arg args[CLUSTER_MAX_NODES];
+    uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64;
+    bool skip = true, quiet = false;
+    double fault[4] = { 0, 0, 0, 0 };
+    int opt, rc;
+
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'n':
+            if (parse_u64(optarg, &nodes) || nodes < 1 || nodes > CLUSTER_MAX_NODES)
+                goto bad;
+            break;
+        case 'c':
+            if (parse_u64(optarg, &max_cycles) || max_cycles == 0)
+                goto bad;
+            break;
+        case 's':
+            if (parse_u64(optarg, &seed))
+                goto bad;
+            break;
+        case 'D':
+        case 'C':
+        case 'U':
+        case 'L':
+            if (parse_prob(optarg, &fault[strchr("DCUL", opt) - "DCUL"]))
+                goto bad;
+            break;
+        case 'f':
+            if (parse_u64(optarg, &v) || v > 1000000)
+                goto bad;
+            frames = v;
+            break;
+        case 'k':
+            skip = false;
+            break;
+        case 'o':
+            r.expect_oracle = true;
+            break;
+        case 'K':
+            r.check_link = true;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return EXIT_PASS;
+        default:
+            usage(stderr);
+            return EXIT_SETUP;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return EXIT_SETUP;
+    }
+    r.image = read_file(argv[optind], &r.image_len);
+    if (!r.image) {
+        fprintf(stderr, "nicrun: %s: %s\n", argv[optind], strerror(errno));
+        return EXIT_SETUP;
+    }
+    r.nodes = (unsigned)nodes;
+    r.frames = (uint32_t)frames;
+
+    cluster_config_default(&cfg, r.nodes);
+    cfg.seed = seed;
+    cfg.skip_idle = skip;
+    cfg.console = quiet ? NULL : stdout;
+    cfg.sw.faults.drop = fault[0];
+    cfg.sw.faults.corrupt = fault[1];
+    cfg.sw.faults.duplicate = fault[2];
+    cfg.sw.faults.delay = fault[3];
+    r.cl = cluster_create(&cfg, NULL);
+    if (!r.cl) {
+        fprintf(stderr, "nicrun: cannot create the cluster\n");
+        free(r.image);
+        return EXIT_SETUP;
+    }
+    for (unsigned i = 0; i < r.nodes; i++) {
+        char name[16];
+        args[i] = (struct boot_arg){ &r, i };
+        snprintf(name, sizeof name, "boot%u", i);
+        coro_spawn(cluster_sched(r.cl), name, boot, &args[i], NULL);
+        node_set_reset(cluster_node(r.cl, i), false);
+    }
+
+    rc = cluster_run(r.cl, max_cycles, all_done, &r, quiet ? NULL : stderr);
+
+    const struct cluster_stats *cs = cluster_stats(r.cl);
+    int result = EXIT_PASS;
+    if (r.boot_failed) {
+        result = EXIT_SETUP;
+    } else if (r.expect_oracle) {
+        if (r.violations) {
+            printf("nicrun: the DMA oracle fired as expected: %s\n", r.violation);
+        } else {
+            fprintf(stderr, "nicrun: expected the DMA oracle to fire, it did not\n");
+            result = EXIT_FAIL;
+        }
+    } else if (rc != 0) {
+        fprintf(stderr, "nicrun: TIMEOUT after %" PRIu64 " cycles\n", cs->cycles);
+        result = EXIT_TIMEOUT;
+    }
+    for (unsigned i = 0; i < r.nodes && !r.expect_oracle; i++) {
+        const struct node_status *s = node_status(cluster_node(r.cl, i));
+        if (!s->test_done)
+            continue;
+        if (s->test_status != 1) {
+            fprintf(stderr, "nicrun: node %u: FAIL code %" PRIu32 " (value 0x%08" PRIx32 ") at cycle %" PRIu64 "\n", i,
+                    s->test_status >> 1, s->test_value, s->test_done_at);
+            result = EXIT_FAIL;
+        } else {
+            printf("nicrun: node %u: PASS at cycle %" PRIu64 " (value 0x%08" PRIx32 ")\n", i, s->test_done_at,
+                   s->test_value);
+            if (check_host(&r, i, s->test_value))
+                result = EXIT_FAIL;
+        }
+    }
+    if (r.violations && !r.expect_oracle)
+        result = EXIT_FAIL;
+    if (link_accounting(&r) && result == EXIT_PASS)
+        result = EXIT_FAIL;
+    printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps) in %.3f s: %.2f M "
+           "simulated cycles/s\n",
+           cs->cycles, cs->cycles_clocked, cs->skips, cs->wall_s,
+           cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0);
+    cluster_destroy(r.cl);
+    free(r.image);
+    return result;
+bad:
+    fprintf(stderr, "nicrun: bad value for --%s: %s\n", argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",
+            optarg ? optarg : "");
+    return EXIT_SETUP;
+}

@@ -274,6 +274,25 @@ def load_memmap(path, blocks):
     if off != mm["sram"]["size"]:
         _err("sram_region", f"regions add up to 0x{off:x} bytes but SRAM is 0x{mm['sram']['size']:x}")
     mm["regions"] = regions
+    bars = []
+    for i, b in enumerate(src.get("host_bar", [])):
+        where = f"host_bar[{i}]"
+        name = _name(where, b.get("name"))
+        where = f"host_bar.{name}"
+        index = _int(where + ".index", b.get("index"))
+        code = _int(where + ".code", b.get("code"))
+        size = _int(where + ".size", b.get("size"))
+        if not 0 <= index <= 5:
+            _err(where, f"index {index} is not a PCI BAR number (0..5)")
+        if not 0 <= code <= 3:
+            _err(where, f"code {code} does not fit host_req_bar (2 bits)")
+        if size < PAGE or size > 1 << 24 or size & (size - 1):
+            _err(where, "size must be a power of two from 4 KiB to 16 MiB (24 address bits)")
+        for x in bars:
+            if x["name"] == name or x["index"] == index or x["code"] == code:
+                _err(where, f"name, index or code repeats host_bar.{x['name']}")
+        bars.append(dict(name=name, index=index, code=code, size=size, doc=str(b.get("doc", "")).strip()))
+    mm["bars"] = bars
     return mm
 
 
@@ -399,6 +418,11 @@ def _mm_items(mm):
         items.append((f"{n}_OFFSET", r["offset"], r["doc"]))
         items.append((f"{n}_BASE", mm["sram"]["base"] + r["offset"], ""))
         items.append((f"{n}_SIZE", r["size"], ""))
+    for b in mm["bars"]:
+        n = f"BAR_{b['name'].upper()}"
+        items.append((f"{n}_INDEX", b["index"], b["doc"]))
+        items.append((f"{n}_CODE", b["code"], ""))
+        items.append((f"{n}_SIZE", b["size"], ""))
     return items
 
 
@@ -455,6 +479,9 @@ def emit_markdown(blocks, mm, srcs, layouts=()):
     for r in mm["regions"]:
         out.append(f"| {r['name']} | `0x{mm['sram']['base'] + r['offset']:08X}` | {r['size'] // 1024} KiB"
                    f" | {r['doc']} |")
+    out += ["", "### Host BARs", "", "| BAR | name | host_req_bar code | size | purpose |", "|---|---|---|---|---|"]
+    for b in mm["bars"]:
+        out.append(f"| {b['index']} | {b['name']} | {b['code']} | {b['size'] // 1024} KiB | {b['doc']} |")
     out += ["", "## Register blocks", "",
             f"Each block is a 4 KiB window at `0x{mm['mmio']['base']:08X} + offset` for the core and at",
             "`BAR0 + offset` for the host, and starts with its ID and VERSION registers.", "",

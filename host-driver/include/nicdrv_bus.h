@@ -13,13 +13,16 @@
 
 #include <stdint.h>
 
+#include "nic_memmap.h"
+
+/* PCI BAR numbers and sizes: linker/memmap.toml [[host_bar]], docs/registers.md "Host BARs". */
 enum nicdrv_bar {
-    NICDRV_BAR_REGS = 0,     /* register blocks at their offsets (docs/registers.md) */
-    NICDRV_BAR_WINDOW = 2,   /* 64 KiB window into SRAM, or IMEM with hostif.ctrl.win_imem */
-    NICDRV_BAR_DOORBELL = 4, /* doorbell pages, 4 KiB each; the page identifies the process */
+    NICDRV_BAR_REGS = NIC_BAR_REGS_INDEX,        /* register blocks at their offsets */
+    NICDRV_BAR_WINDOW = NIC_BAR_WINDOW_INDEX,    /* window into SRAM, or IMEM with hostif.ctrl.win_imem */
+    NICDRV_BAR_DOORBELL = NIC_BAR_DOORBELL_INDEX /* doorbell pages, 4 KiB each; the page names the process */
 };
 
-#define NICDRV_WINDOW_SIZE 0x10000u /* BAR2 size (docs/nic.md, nic_host_port.v) */
+#define NICDRV_WINDOW_SIZE NIC_BAR_WINDOW_SIZE
 
 struct nicdrv_bus {
     void *ctx;

@@ -9,13 +9,13 @@ static int bar_code(enum nicdrv_bar bar, unsigned *code)
 {
     switch (bar) {
     case NICDRV_BAR_REGS:
-        *code = NODE_BAR_REGS;
+        *code = NIC_BAR_REGS_CODE;
         return 0;
     case NICDRV_BAR_WINDOW:
-        *code = NODE_BAR_WINDOW;
+        *code = NIC_BAR_WINDOW_CODE;
         return 0;
     case NICDRV_BAR_DOORBELL:
-        *code = NODE_BAR_DOORBELL;
+        *code = NIC_BAR_DOORBELL_CODE;
         return 0;
     }
     return -1;

@@ -11,7 +11,7 @@
  * Nothing here interprets what the firmware does; it is the board and the world around it.
  *
  * Host MMIO addresses on the PCIe model are (BAR code << NODE_BAR_SHIFT) | offset, with the BAR
- * codes the NIC's host port decodes (docs/nic.md).
+ * codes the NIC's host port decodes (NIC_BAR_*_CODE, linker/memmap.toml).
  *
  * Contract: single-threaded; the cluster owns nodes and calls them in a fixed order each cycle.
  */
@@ -23,14 +23,12 @@
 #include <stdio.h>
 
 #include "hostmem.h"
+#include "nic_memmap.h"
 #include "os.h"
 #include "pcie.h"
 #include "switch.h"
 
-#define NODE_BAR_SHIFT 24
-#define NODE_BAR_REGS 0u     /* BAR0: register blocks */
-#define NODE_BAR_WINDOW 2u   /* BAR2: SRAM/IMEM window */
-#define NODE_BAR_DOORBELL 3u /* BAR4: doorbell pages */
+#define NODE_BAR_SHIFT 24 /* host_req_addr is 24 bits */
 #define NODE_MMIO_ADDR(bar, off) (((uint64_t)(bar) << NODE_BAR_SHIFT) | (uint64_t)(off))
 
 typedef struct node node_t;

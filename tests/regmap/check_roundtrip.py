@@ -117,6 +117,11 @@ def main():
         expect(n + "_BASE", mm["sram"]["base"] + off)
         expect(n + "_SIZE", r["size"])
         off += r["size"]
+    for b in mm.get("host_bar", []):
+        n = "NIC_BAR_" + b["name"].upper()
+        expect(n + "_INDEX", b["index"])
+        expect(n + "_CODE", b["code"])
+        expect(n + "_SIZE", b["size"])
 
     for label, got, want in (("nic_regs.h/nic_memmap.h", h, want_h), ("nic_regs.vh/nic_memmap.vh", vh, want_vh)):
         for name, value in sorted(want.items()):

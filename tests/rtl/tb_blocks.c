@@ -28,17 +28,17 @@ int tb_hostif_reset(struct tb_env *e)
         {NIC_DOORBELL_OFFSET, NIC_DOORBELL_ID_VALUE, NIC_DOORBELL_VERSION_VALUE},
     };
     for (unsigned i = 0; i < sizeof(blk) / sizeof(blk[0]); i++) {
-        TB_EQ(e, tb_host_rd(e, 0, blk[i].off + NIC_BLOCK_ID), blk[i].id);
-        TB_EQ(e, tb_host_rd(e, 0, blk[i].off + NIC_BLOCK_VERSION), blk[i].ver);
+        TB_EQ(e, tb_host_rd(e, NIC_BAR_REGS_CODE, blk[i].off + NIC_BLOCK_ID), blk[i].id);
+        TB_EQ(e, tb_host_rd(e, NIC_BAR_REGS_CODE, blk[i].off + NIC_BLOCK_VERSION), blk[i].ver);
     }
     /* scratch with byte enables */
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_SCRATCH, 0x11223344u);
-    tb_host_wr_be(e, 0, NIC_HOSTIF_OFFSET + NIC_HOSTIF_SCRATCH, 0xAABBCCDDu, 0x5);
+    tb_host_wr_be(e, NIC_BAR_REGS_CODE, NIC_HOSTIF_OFFSET + NIC_HOSTIF_SCRATCH, 0xAABBCCDDu, 0x5);
     TB_EQ(e, tb_reg_rd(e, NIC_HOSTIF, NIC_HOSTIF_SCRATCH), 0x11BB33DDu);
     /* holes: an unmapped block, BAR1, beyond the doorbell pages -> all-ones, counted */
-    TB_EQ(e, tb_host_rd(e, 0, 0xF000), 0xFFFFFFFFu);
-    TB_EQ(e, tb_host_rd(e, 1, 0x0), 0xFFFFFFFFu);
-    tb_host_wr(e, 3, 0xFFF000, 1);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_REGS_CODE, 0xF000), 0xFFFFFFFFu);
+    TB_EQ(e, tb_host_rd(e, 1, 0x0), 0xFFFFFFFFu); /* code 1: no BAR */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0xFFF000, 1);
     tb_cycles(e, 2);
     TB_EQ(e, tb_reg_rd(e, NIC_HOSTIF, NIC_HOSTIF_HOST_BAD), 3);
     /* release the core: status follows, and a power-on reset holds it again */
@@ -60,9 +60,9 @@ int tb_hostif_window_sram(struct tb_env *e)
     for (unsigned i = 0; i < sizeof(out); i++) TB_EQ(e, in[i], out[i]);
     /* the last SRAM word through a window near the top; beyond SRAM is a hole */
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_WIN_BASE, NIC_SRAM_SIZE - 0x1000);
-    tb_host_wr(e, 2, 0xFFC, 0xCAFEF00Du);
-    TB_EQ(e, tb_host_rd(e, 2, 0xFFC), 0xCAFEF00Du);
-    TB_EQ(e, tb_host_rd(e, 2, 0x1000), 0xFFFFFFFFu);
+    tb_host_wr(e, NIC_BAR_WINDOW_CODE, 0xFFC, 0xCAFEF00Du);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_WINDOW_CODE, 0xFFC), 0xCAFEF00Du);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_WINDOW_CODE, 0x1000), 0xFFFFFFFFu);
     TB_EQ(e, tb_reg_rd(e, NIC_HOSTIF, NIC_HOSTIF_HOST_BAD), 1);
     return 0;
 }
@@ -73,26 +73,26 @@ int tb_hostif_window_imem(struct tb_env *e)
               NIC_HOSTIF_CTRL_CORE_RESET_MASK | NIC_HOSTIF_CTRL_WIN_IMEM_MASK);
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_WIN_BASE, 0);
     /* an image of `j .` loops, so the released core stays put */
-    for (uint32_t a = 0; a < 64; a += 4) tb_host_wr(e, 2, a, 0x0000006Fu);
-    tb_host_wr(e, 2, 0x100, 0x12345678u);
-    TB_EQ(e, tb_host_rd(e, 2, 0x100), 0x12345678u);
-    TB_EQ(e, tb_host_rd(e, 2, 0x0), 0x0000006Fu);
+    for (uint32_t a = 0; a < 64; a += 4) tb_host_wr(e, NIC_BAR_WINDOW_CODE, a, 0x0000006Fu);
+    tb_host_wr(e, NIC_BAR_WINDOW_CODE, 0x100, 0x12345678u);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_WINDOW_CODE, 0x100), 0x12345678u);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_WINDOW_CODE, 0x0), 0x0000006Fu);
     /* beyond IMEM is a hole */
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_WIN_BASE, NIC_IMEM_SIZE - 0x1000);
-    TB_EQ(e, tb_host_rd(e, 2, 0x1000), 0xFFFFFFFFu);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_WINDOW_CODE, 0x1000), 0xFFFFFFFFu);
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_WIN_BASE, 0);
     /* core running: IMEM writes are refused and counted, reads still work */
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_CTRL, NIC_HOSTIF_CTRL_WIN_IMEM_MASK);
     tb_cycles(e, 20);
-    tb_host_wr(e, 2, 0x100, 0xBAD0BAD0u);
-    tb_host_wr(e, 2, 0x104, 0xBAD0BAD0u);
-    TB_EQ(e, tb_host_rd(e, 2, 0x100), 0x12345678u);
+    tb_host_wr(e, NIC_BAR_WINDOW_CODE, 0x100, 0xBAD0BAD0u);
+    tb_host_wr(e, NIC_BAR_WINDOW_CODE, 0x104, 0xBAD0BAD0u);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_WINDOW_CODE, 0x100), 0x12345678u);
     TB_EQ(e, tb_reg_rd(e, NIC_HOSTIF, NIC_HOSTIF_IMEM_WR_DROPPED), 2);
     /* held in reset again: writable */
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_CTRL,
               NIC_HOSTIF_CTRL_CORE_RESET_MASK | NIC_HOSTIF_CTRL_WIN_IMEM_MASK);
-    tb_host_wr(e, 2, 0x100, 0x0BADF00Du);
-    TB_EQ(e, tb_host_rd(e, 2, 0x100), 0x0BADF00Du);
+    tb_host_wr(e, NIC_BAR_WINDOW_CODE, 0x100, 0x0BADF00Du);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_WINDOW_CODE, 0x100), 0x0BADF00Du);
     TB_EQ(e, tb_reg_rd(e, NIC_HOSTIF, NIC_HOSTIF_IMEM_WR_DROPPED), 2);
     return 0;
 }
@@ -130,7 +130,7 @@ int tb_intc_basic(struct tb_env *e)
     tb_reg_wr(e, NIC_INTC, NIC_INTC_ACK, NIC_INTC_ACK_DMA_MASK);
     TB_EQ(e, tb_reg_rd(e, NIC_INTC, NIC_INTC_PENDING), NIC_INTC_PENDING_HOST_MASK);
     /* a block event latches: a doorbell write sets `doorbell` */
-    tb_host_wr(e, 3, 0x2000, 7);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0x2000, 7);
     tb_cycles(e, 2);
     TB_EQ(e, tb_reg_rd(e, NIC_INTC, NIC_INTC_PENDING), NIC_INTC_PENDING_HOST_MASK | NIC_INTC_PENDING_DOORBELL_MASK);
     tb_reg_wr(e, NIC_INTC, NIC_INTC_ACK, 0xFFFFFFFFu);
@@ -194,7 +194,7 @@ int tb_doorbell_order(struct tb_env *e)
 {
     /* three processes ring; entries come out in order with their page */
     static const uint32_t pg[] = {5, 0, 200, 5, 17};
-    for (unsigned i = 0; i < 5; i++) tb_host_wr(e, 3, pg[i] * 0x1000 + 4 * i, 0x1000 + i);
+    for (unsigned i = 0; i < 5; i++) tb_host_wr(e, NIC_BAR_DOORBELL_CODE, pg[i] * 0x1000 + 4 * i, 0x1000 + i);
     tb_cycles(e, 2);
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 5);
     for (unsigned i = 0; i < 5; i++) {
@@ -211,7 +211,7 @@ int tb_doorbell_order(struct tb_env *e)
 int tb_doorbell_overflow(struct tb_env *e)
 {
     const unsigned depth = 64, extra = 10;
-    for (unsigned i = 0; i < depth + extra; i++) tb_host_wr(e, 3, (i % 7) * 0x1000, i);
+    for (unsigned i = 0; i < depth + extra; i++) tb_host_wr(e, NIC_BAR_DOORBELL_CODE, (i % 7) * 0x1000, i);
     tb_cycles(e, 2);
     uint32_t st = tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS);
     TB_EQ(e, (st & NIC_DOORBELL_STATUS_COUNT_MASK) >> NIC_DOORBELL_STATUS_COUNT_SHIFT, depth);

@@ -69,7 +69,7 @@ static void load_and_run(struct tb_env *e, const struct prog *p)
 {
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_CTRL, NIC_HOSTIF_CTRL_CORE_RESET_MASK | NIC_HOSTIF_CTRL_WIN_IMEM_MASK);
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_WIN_BASE, 0);
-    for (unsigned i = 0; i < p->n; i++) tb_host_wr(e, 2, 4 * i, p->w[i]);
+    for (unsigned i = 0; i < p->n; i++) tb_host_wr(e, NIC_BAR_WINDOW_CODE, 4 * i, p->w[i]);
     tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_CTRL, 0);
 }
 

@@ -302,7 +302,7 @@ void tb_sram_write(struct tb_env *e, uint32_t off, const void *buf, uint32_t len
             base = w & ~0xFFFu;
             tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_WIN_BASE, base);
         }
-        tb_host_wr_be(e, 2, w - base, v, be);
+        tb_host_wr_be(e, NIC_BAR_WINDOW_CODE, w - base, v, be);
     }
 }
 
@@ -317,7 +317,7 @@ void tb_sram_read(struct tb_env *e, uint32_t off, void *buf, uint32_t len)
             base = w & ~0xFFFu;
             tb_reg_wr(e, NIC_HOSTIF, NIC_HOSTIF_WIN_BASE, base);
         }
-        uint32_t v = tb_host_rd(e, 2, w - base);
+        uint32_t v = tb_host_rd(e, NIC_BAR_WINDOW_CODE, w - base);
         for (unsigned k = a & 3; k < 4 && i < len; k++, i++) b[i] = (uint8_t)(v >> (8 * k));
     }
 }

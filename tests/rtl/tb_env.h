@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nic_memmap.h"
 #include "tb_nic.h"
 
 #define TB_HOST_BASE 0x100000000ull   /* host memory model: [base, base + size) */
@@ -68,12 +69,12 @@ void tb_cycle(struct tb_env *e);
 void tb_cycles(struct tb_env *e, unsigned n);
 void tb_reset(struct tb_env *e);
 
-/* host MMIO (bar: 0 registers, 2 window, 3 doorbells); bounded waits, failures counted */
+/* host MMIO (bar: a NIC_BAR_*_CODE from nic_memmap.h); bounded waits, failures counted */
 void tb_host_wr(struct tb_env *e, unsigned bar, uint32_t addr, uint32_t data);
 void tb_host_wr_be(struct tb_env *e, unsigned bar, uint32_t addr, uint32_t data, unsigned be);
 uint32_t tb_host_rd(struct tb_env *e, unsigned bar, uint32_t addr);
-#define tb_reg_wr(e, blk, reg, v) tb_host_wr((e), 0, (blk##_OFFSET) + (reg), (v))
-#define tb_reg_rd(e, blk, reg) tb_host_rd((e), 0, (blk##_OFFSET) + (reg))
+#define tb_reg_wr(e, blk, reg, v) tb_host_wr((e), NIC_BAR_REGS_CODE, (blk##_OFFSET) + (reg), (v))
+#define tb_reg_rd(e, blk, reg) tb_host_rd((e), NIC_BAR_REGS_CODE, (blk##_OFFSET) + (reg))
 
 /* SRAM access through the host window (sets win_base) */
 void tb_sram_write(struct tb_env *e, uint32_t off, const void *buf, uint32_t len);

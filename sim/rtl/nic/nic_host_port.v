@@ -13,7 +13,7 @@
 `default_nettype none
 `include "nic_memmap.vh"
 module nic_host_port #(
-  parameter integer DB_PAGES = 256
+  parameter integer DB_PAGES = `NIC_BAR_DOORBELL_SIZE / 4096
 ) (
   input  wire         clk,
   input  wire         rst,
@@ -72,9 +72,13 @@ module nic_host_port #(
     end
   end
 
-  wire        bar0 = (host_req_bar == 2'd0) && (host_req_addr[23:16] == 8'd0);
-  wire        bar2 = (host_req_bar == 2'd2) && (host_req_addr[23:16] == 8'd0);
-  wire        bar4 = (host_req_bar == 2'd3) && ({20'd0, host_req_addr[23:12]} < DBP);
+  // BAR codes and sizes: linker/memmap.toml [[host_bar]] (nic_memmap.vh)
+  localparam [31:0] REGS_CODE = `NIC_BAR_REGS_CODE, WIN_CODE = `NIC_BAR_WINDOW_CODE, DB_CODE = `NIC_BAR_DOORBELL_CODE;
+  localparam [31:0] REGS_SIZE = `NIC_BAR_REGS_SIZE, WIN_SIZE = `NIC_BAR_WINDOW_SIZE;
+  wire [31:0] req_a = {8'd0, host_req_addr};
+  wire        bar0 = (host_req_bar == REGS_CODE[1:0]) && (req_a < REGS_SIZE);
+  wire        bar2 = (host_req_bar == WIN_CODE[1:0]) && (req_a < WIN_SIZE);
+  wire        bar4 = (host_req_bar == DB_CODE[1:0]) && ({20'd0, host_req_addr[23:12]} < DBP);
   wire [31:0] woff = win_base + {16'd0, host_req_addr[15:2], 2'b00};
   wire        to_imem = bar2 && win_imem && (woff < IS);
   wire        to_sram = bar2 && !win_imem && (woff < SS);

@@ -11,7 +11,7 @@ module nic_top #(
   parameter integer IMEM_SIZE     = `NIC_IMEM_SIZE,
   parameter integer SRAM_SIZE     = `NIC_SRAM_SIZE,
   parameter integer SRAM_BANKS    = 2,
-  parameter integer DB_PAGES      = 256,
+  parameter integer DB_PAGES      = `NIC_BAR_DOORBELL_SIZE / 4096,
   parameter integer DB_DEPTH      = 64,
   parameter integer DMA_QDEPTH    = 8,
   parameter integer DMA_INFLIGHT  = 4,

@@ -317,8 +317,16 @@ static int run_child(coro_fn body, char *err, size_t errn)
         _exit(0);
     }
     close(fds[1]);
-    got = read(fds[0], err, errn - 1);
-    err[got > 0 ? got : 0] = '\0';
+    /* Read to EOF: closing the pipe early would kill a child still writing with SIGPIPE. */
+    size_t have = 0;
+    while ((got = read(fds[0], err + have, errn - 1 - have)) > 0 && have + (size_t)got < errn - 1)
+        have += (size_t)got;
+    if (got > 0)
+        have += (size_t)got;
+    err[have] = '\0';
+    while (read(fds[0], &status, sizeof status) > 0) /* drain anything beyond errn */
+        ;
+    status = 0;
     close(fds[0]);
     waitpid(pid, &status, 0);
     return WIFSIGNALED(status) ? WTERMSIG(status) : 0;

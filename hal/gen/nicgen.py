@@ -293,6 +293,17 @@ def load_memmap(path, blocks):
                 _err(where, f"name, index or code repeats host_bar.{x['name']}")
         bars.append(dict(name=name, index=index, code=code, size=size, doc=str(b.get("doc", "")).strip()))
     mm["bars"] = bars
+    sq = src.get("sendq")
+    region = next((r for r in regions if r["name"] == "sendq"), None)
+    if sq is not None:
+        stride = _int("sendq.stride", sq.get("stride"))
+        if region is None:
+            _err("sendq", "needs an sram_region named sendq")
+        if stride < 64 or stride > PAGE or stride & (stride - 1):
+            _err("sendq.stride", "must be a power of two from 64 to 4096 (one doorbell page)")
+        if region["size"] % stride:
+            _err("sendq.stride", "does not divide the sendq region")
+        mm["sendq"] = dict(stride=stride, slots=region["size"] // stride)
     return mm
 
 
@@ -418,6 +429,9 @@ def _mm_items(mm):
         items.append((f"{n}_OFFSET", r["offset"], r["doc"]))
         items.append((f"{n}_BASE", mm["sram"]["base"] + r["offset"], ""))
         items.append((f"{n}_SIZE", r["size"], ""))
+    if "sendq" in mm:
+        items.append(("SENDQ_STRIDE", mm["sendq"]["stride"], "send queue bytes per endpoint"))
+        items.append(("SENDQ_SLOTS", mm["sendq"]["slots"], "endpoints with a send queue"))
     for b in mm["bars"]:
         n = f"BAR_{b['name'].upper()}"
         items.append((f"{n}_INDEX", b["index"], b["doc"]))

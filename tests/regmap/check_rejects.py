@@ -25,6 +25,7 @@ CASES = [
     ("bad id", "regmap", r'id = "TMR1"', 'id = "TMR"', "four printable ASCII"),
     ("sram regions do not tile", "memmap", r'size = 0x00002000          # 8 KiB',
      'size = 0x00003000', "regions add up"),
+    ("send queue stride not a power of two", "memmap", r'stride = 0x800', 'stride = 0x900', "power of two"),
     ("memories overlap", "memmap", r'base = 0x10000000', 'base = 0x00008000', "overlaps"),
     ("layout word outside the layout", "regmap", r'name = "crc"\n  offset = 0xC', 'name = "crc"\n  offset = 0x10',
      "inside the layout"),

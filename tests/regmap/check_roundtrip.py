@@ -117,6 +117,10 @@ def main():
         expect(n + "_BASE", mm["sram"]["base"] + off)
         expect(n + "_SIZE", r["size"])
         off += r["size"]
+    if "sendq" in mm:
+        sq = next(r for r in mm["sram_region"] if r["name"] == "sendq")
+        expect("NIC_SENDQ_STRIDE", mm["sendq"]["stride"])
+        expect("NIC_SENDQ_SLOTS", sq["size"] // mm["sendq"]["stride"])
     for b in mm.get("host_bar", []):
         n = "NIC_BAR_" + b["name"].upper()
         expect(n + "_INDEX", b["index"])

@@ -130,7 +130,7 @@ int tb_intc_basic(struct tb_env *e)
     tb_reg_wr(e, NIC_INTC, NIC_INTC_ACK, NIC_INTC_ACK_DMA_MASK);
     TB_EQ(e, tb_reg_rd(e, NIC_INTC, NIC_INTC_PENDING), NIC_INTC_PENDING_HOST_MASK);
     /* a block event latches: a doorbell write sets `doorbell` */
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0x2000, 7);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0x2000 + NIC_SENDQ_STRIDE, 7);
     tb_cycles(e, 2);
     TB_EQ(e, tb_reg_rd(e, NIC_INTC, NIC_INTC_PENDING), NIC_INTC_PENDING_HOST_MASK | NIC_INTC_PENDING_DOORBELL_MASK);
     tb_reg_wr(e, NIC_INTC, NIC_INTC_ACK, 0xFFFFFFFFu);
@@ -192,15 +192,17 @@ int tb_perf_basic(struct tb_env *e)
 
 int tb_doorbell_order(struct tb_env *e)
 {
-    /* three processes ring; entries come out in order with their page */
+    /* three processes ring (above their send queue window); entries come out in order with their page */
     static const uint32_t pg[] = {5, 0, 200, 5, 17};
-    for (unsigned i = 0; i < 5; i++) tb_host_wr(e, NIC_BAR_DOORBELL_CODE, pg[i] * 0x1000 + 4 * i, 0x1000 + i);
+    for (unsigned i = 0; i < 5; i++)
+        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, pg[i] * 0x1000 + NIC_SENDQ_STRIDE + 4 * i, 0x1000 + i);
     tb_cycles(e, 2);
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 5);
     for (unsigned i = 0; i < 5; i++) {
         uint32_t src = tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_SRC);
         TB_EQ(e, (src & NIC_DOORBELL_HEAD_SRC_PAGE_MASK) >> NIC_DOORBELL_HEAD_SRC_PAGE_SHIFT, pg[i]);
-        TB_EQ(e, (src & NIC_DOORBELL_HEAD_SRC_OFFSET_MASK) >> NIC_DOORBELL_HEAD_SRC_OFFSET_SHIFT, 4 * i);
+        TB_EQ(e, (src & NIC_DOORBELL_HEAD_SRC_OFFSET_MASK) >> NIC_DOORBELL_HEAD_SRC_OFFSET_SHIFT,
+              NIC_SENDQ_STRIDE + 4 * i);
         TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_DATA), 0x1000 + i);
         tb_reg_wr(e, NIC_DOORBELL, NIC_DOORBELL_POP, 0);
     }
@@ -211,7 +213,8 @@ int tb_doorbell_order(struct tb_env *e)
 int tb_doorbell_overflow(struct tb_env *e)
 {
     const unsigned depth = 64, extra = 10;
-    for (unsigned i = 0; i < depth + extra; i++) tb_host_wr(e, NIC_BAR_DOORBELL_CODE, (i % 7) * 0x1000, i);
+    for (unsigned i = 0; i < depth + extra; i++)
+        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, (i % 7) * 0x1000 + NIC_SENDQ_STRIDE, i);
     tb_cycles(e, 2);
     uint32_t st = tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS);
     TB_EQ(e, (st & NIC_DOORBELL_STATUS_COUNT_MASK) >> NIC_DOORBELL_STATUS_COUNT_SHIFT, depth);
@@ -222,5 +225,40 @@ int tb_doorbell_overflow(struct tb_env *e)
         tb_reg_wr(e, NIC_DOORBELL, NIC_DOORBELL_POP, 0);
     }
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 0);
+    return 0;
+}
+
+int tb_doorbell_sendq(struct tb_env *e)
+{
+    /* below the stride, page p is endpoint p's send queue in SRAM, not a doorbell */
+    const uint32_t p = 3, off = 0x40, at = NIC_SRAM_SENDQ_OFFSET + p * NIC_SENDQ_STRIDE + off;
+    uint32_t w[2];
+
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + off, 0x11223344u);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + off + 4, 0xAABBCCDDu);
+    tb_host_wr_be(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + off + 4, 0x00EE0000u, 0x4); /* one byte */
+    tb_cycles(e, 2);
+    tb_sram_read(e, at, w, sizeof w);
+    TB_EQ(e, w[0], 0x11223344u);
+    TB_EQ(e, w[1], 0xAAEECCDDu);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + off + 4), 0xAAEECCDDu);
+    /* the last word of the window still maps; the next one rings */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + NIC_SENDQ_STRIDE - 4, 0x5A5A5A5Au);
+    tb_cycles(e, 2);
+    tb_sram_read(e, NIC_SRAM_SENDQ_OFFSET + (p + 1) * NIC_SENDQ_STRIDE - 4, w, 4);
+    TB_EQ(e, w[0], 0x5A5A5A5Au);
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 0);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + NIC_SENDQ_STRIDE, 7);
+    /* a page with no send queue behind it rings for every offset */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, NIC_SENDQ_SLOTS * 0x1000 + off, 8);
+    tb_cycles(e, 2);
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 2);
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_DATA), 7);
+    tb_reg_wr(e, NIC_DOORBELL, NIC_DOORBELL_POP, 0);
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_SRC),
+          (NIC_SENDQ_SLOTS << NIC_DOORBELL_HEAD_SRC_PAGE_SHIFT) | (off << NIC_DOORBELL_HEAD_SRC_OFFSET_SHIFT));
+    /* neighbouring queues untouched */
+    tb_sram_read(e, NIC_SRAM_SENDQ_OFFSET + (p - 1) * NIC_SENDQ_STRIDE + off, w, 4);
+    TB_EQ(e, w[0], 0);
     return 0;
 }

@@ -2,9 +2,13 @@
 //   BAR0 (host_req_bar 0): the register blocks at their offsets (64 KiB), via nic_regbus
 //   BAR2 (host_req_bar 2): the 64 KiB window into SRAM, or into IMEM with hostif.ctrl.win_imem,
 //                          starting at hostif.win_base
-//   BAR4 (host_req_bar 3): doorbell pages, DB_PAGES x 4 KiB; a write to page p, offset o, data d
-//                          queues {p, o, d} (whole-word: the byte enables are not used); reads
-//                          return 0
+//   BAR4 (host_req_bar 3): doorbell pages, DB_PAGES x 4 KiB. On page p < NIC_SENDQ_SLOTS, offsets
+//                          below NIC_SENDQ_STRIDE are endpoint p's send queue in SRAM (at
+//                          sendq + p * stride + offset; reads and writes, byte enables honoured):
+//                          a user process, which is given only its own page, writes its work
+//                          requests straight into NIC memory. Any other write to page p, offset
+//                          o, data d queues {p, o, d} for the firmware (whole-word: the byte
+//                          enables are not used); such reads return 0
 // Anything else (BAR1, addresses beyond a BAR, beyond the memory, a page >= DB_PAGES, a register
 // block that does not exist) is counted in hostif.host_bad (ev_bad); reads return 0xFFFFFFFF and
 // writes are dropped. Writes are posted; a read is answered exactly one cycle after it is
@@ -81,7 +85,14 @@ module nic_host_port #(
   wire        bar4 = (host_req_bar == DB_CODE[1:0]) && ({20'd0, host_req_addr[23:12]} < DBP);
   wire [31:0] woff = win_base + {16'd0, host_req_addr[15:2], 2'b00};
   wire        to_imem = bar2 && win_imem && (woff < IS);
-  wire        to_sram = bar2 && !win_imem && (woff < SS);
+  wire        to_win = bar2 && !win_imem && (woff < SS);
+  // send queues behind the doorbell pages (linker/memmap.toml [sendq])
+  localparam [31:0] SQ_OFF = `NIC_SRAM_SENDQ_OFFSET, SQ_STRIDE = `NIC_SENDQ_STRIDE, SQ_SLOTS = `NIC_SENDQ_SLOTS;
+  wire [31:0] db_pg  = {20'd0, host_req_addr[23:12]};
+  wire [31:0] db_off = {20'd0, host_req_addr[11:2], 2'b00};
+  wire        to_sq  = bar4 && (db_off < SQ_STRIDE) && (db_pg < SQ_SLOTS);
+  wire        to_sram = to_win || to_sq;
+  wire [31:0] saddr  = to_sq ? SQ_OFF + db_pg * SQ_STRIDE + db_off : woff;
   wire        bad = !(bar0 || to_imem || to_sram || bar4);
 
   assign rb_valid = host_req_valid && bar0;
@@ -91,9 +102,9 @@ module nic_host_port #(
   assign rb_be    = host_req_be;
 
   assign sm_valid = host_req_valid && to_sram;
-  assign sm_addr  = woff;
+  assign sm_addr  = saddr;
   assign sm_we    = host_req_we;
-  assign sm_be    = {12'd0, host_req_be} << {woff[3:2], 2'b00};
+  assign sm_be    = {12'd0, host_req_be} << {saddr[3:2], 2'b00};
   assign sm_wdata = {4{host_req_wdata}};
 
   assign im_valid = host_req_valid && to_imem;
@@ -102,10 +113,10 @@ module nic_host_port #(
   assign im_be    = host_req_be;
   assign im_wdata = host_req_wdata;
 
-  assign host_req_ready = bad || bar4 || (bar0 && rb_gnt) || (to_sram && sm_gnt) || (to_imem && im_gnt);
+  assign host_req_ready = bad || (bar4 && !to_sq) || (bar0 && rb_gnt) || (to_sram && sm_gnt) || (to_imem && im_gnt);
   wire acc = host_req_valid && host_req_ready;
 
-  assign db_push   = acc && bar4 && host_req_we;
+  assign db_push   = acc && bar4 && !to_sq && host_req_we;
   assign db_page   = host_req_addr[23:12];
   assign db_offset = host_req_addr[11:0];
   assign db_data   = host_req_wdata;
@@ -128,7 +139,7 @@ module nic_host_port #(
       else
         kind <= K_NONE;
     end
-    lane <= woff[3:2];
+    lane <= saddr[3:2];
   end
 
   // an access to a register block that does not exist is counted too (rb_err follows the grant)

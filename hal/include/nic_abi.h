@@ -1,0 +1,238 @@
+/*
+ * nic_abi.h - the host/firmware interface: every structure the host driver, the user library and
+ * the NCP exchange through NIC SRAM, host memory and doorbells. docs/host-interface.md explains
+ * the protocol (who writes what, when, in which order); this header is the one definition of the
+ * layouts. Addresses and sizes of the SRAM regions come from nic_memmap.h (linker/memmap.toml).
+ *
+ * Conventions: little-endian; every structure has a fixed size checked below; fields the reader
+ * does not know must be zero; "phase" bits let a reader find new ring entries without an index
+ * (the writer flips the bit it writes on every lap, starting at 1).
+ *
+ * Version: NIC_ABI_VERSION changes major on any incompatible layout change. The firmware puts it
+ * in its info block; the driver refuses firmware with another major.
+ */
+#ifndef NIC_ABI_H
+#define NIC_ABI_H
+
+#include <stdint.h>
+
+#define NIC_ABI_VERSION_MAJOR 1u
+#define NIC_ABI_VERSION_MINOR 0u
+#define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
+
+/* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
+
+#define NIC_INFO_MAGIC 0x4F464E49u /* "INFO" */
+
+enum nic_cache_id {
+    NIC_CACHE_VMH = 0, /* (pid, virtual page) -> physical page */
+    NIC_CACHE_CBH = 1, /* (pid, buffer id) -> registered buffer */
+    NIC_CACHE_PCH = 2, /* process handle -> process context */
+    NIC_CACHE__COUNT
+};
+
+struct nic_cache_geom {
+    uint32_t entries; /* C */
+    uint16_t line;    /* L, entries per line: the fill unit */
+    uint16_t ways;    /* A */
+};
+
+#define NIC_CAP_DYNAMIC_LOOKUP 0x1u /* caches with miss events and fills (else static tables) */
+#define NIC_CAP_NACK 0x2u           /* translation-miss NACKs (else seed-faithful timeouts) */
+
+struct nic_info {
+    uint32_t magic;
+    uint32_t abi_version;    /* NIC_ABI_VERSION */
+    uint32_t fw_version;     /* major [31:16], minor [15:0] */
+    uint32_t caps;           /* NIC_CAP_* */
+    uint32_t mtu;            /* largest payload per packet, bytes */
+    uint16_t max_procs;      /* endpoints 1..max_procs-1 (0 is the driver) */
+    uint16_t sq_entries;     /* per endpoint send queue */
+    uint16_t cmd_entries;    /* command ring */
+    uint16_t max_peers;      /* nodes */
+    uint32_t cmd_ring;       /* SRAM byte offset of the command ring */
+    uint32_t sq_base;        /* SRAM byte offset of endpoint 0's send queue (NIC_SRAM_SENDQ_OFFSET) */
+    uint32_t sq_stride;      /* bytes between endpoints' send queues */
+    struct nic_cache_geom cache[NIC_CACHE__COUNT];
+    uint32_t lookup_bytes;   /* NIC memory used by the lookup structures */
+    uint32_t reserved[3];
+};
+
+/* ---- Commands: driver -> NCP. A ring of cmd_entries in SRAM written by the driver through the
+ * BAR2 window; the driver then writes the new producer count to its doorbell page (page 0) at
+ * NIC_DB_CMD_PI. Each command is answered by exactly one NIC_EV_CMD_DONE event carrying its
+ * `seq`, in ring order. ---- */
+
+enum nic_cmd_op {
+    NIC_CMD_NOP = 0,
+    NIC_CMD_INIT = 1,          /* a: event ring host PA lo, b: hi, c: log2 entries; d: node id; e: nodes */
+    NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries */
+    NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
+    NIC_CMD_FILL = 4,          /* cache, pid, key (line number), epoch; a/b: host PA of the line */
+    NIC_CMD_INVALIDATE = 5,    /* cache, pid, key = first line, c = lines; answered when done */
+    NIC_CMD_STATIC_LOAD = 6,   /* static build: cache, pid, key = line; a/b: host PA of the line */
+    NIC_CMD_STATS = 7,         /* a/b: host PA to DMA the struct nic_stats into */
+    NIC_CMD_SHUTDOWN = 8,      /* stop taking work; answered, then fw_state = shut down */
+};
+
+struct nic_cmd {
+    uint8_t op;       /* enum nic_cmd_op */
+    uint8_t cache;    /* enum nic_cache_id, for FILL / INVALIDATE / STATIC_LOAD */
+    uint16_t ep;      /* endpoint, for EP_OPEN / EP_CLOSE */
+    uint32_t seq;     /* driver's sequence number, echoed in the CMD_DONE event */
+    uint16_t pid;     /* process handle, for EP_OPEN and cache keys */
+    uint16_t epoch;   /* FILL: the epoch of the miss event it answers */
+    uint32_t key;     /* cache key: line number (VMH: vpn / L, CBH: buffer id / L, PCH: pid / L) */
+    uint32_t a, b, c; /* operands, per op */
+    uint32_t d;
+};
+
+/* ---- Cache line images, in host memory, DMA'd by the NIC for FILL and STATIC_LOAD ---- */
+
+#define NIC_ENTRY_VALID 0x1u /* the entry maps something; an invalid entry in a filled line means
+                                "not registered": the NCP answers with a protection error, not
+                                another miss */
+
+struct nic_vmh_entry { /* one page */
+    uint32_t ppn;      /* physical page number (4 KiB pages: 16 TiB reach) */
+    uint32_t flags;    /* NIC_ENTRY_VALID | NIC_RIGHT_* the page may be used with */
+};
+
+#define NIC_RIGHT_LOCAL_READ 0x10u   /* the NIC may read it for a local send (RDMA write source) */
+#define NIC_RIGHT_LOCAL_WRITE 0x20u  /* the NIC may write it for a local RDMA read destination */
+#define NIC_RIGHT_REMOTE_WRITE 0x40u /* a remote RDMA write may target it */
+#define NIC_RIGHT_REMOTE_READ 0x80u  /* a remote RDMA read may read it */
+
+struct nic_cbh_entry { /* one registered buffer */
+    uint32_t flags;    /* NIC_ENTRY_VALID | NIC_RIGHT_* */
+    uint32_t key;      /* remote access key; the initiator must present it */
+    uint32_t va_lo, va_hi; /* base virtual address in the owner's space */
+    uint32_t len_lo, len_hi;
+    uint16_t owner_pid, reserved0;
+    uint32_t reserved1;
+};
+
+struct nic_pch_entry { /* one process */
+    uint32_t flags;    /* NIC_ENTRY_VALID */
+    uint16_t ep;       /* its endpoint (send queue, completion queue) */
+    uint16_t reserved0;
+};
+
+/* ---- Events: NCP -> driver, a ring in host memory (INIT), written by NIC DMA. The NCP raises
+ * hostif.irq_raise.miss for MISS events and .cmpl for the others. The driver publishes how far
+ * it has read by writing its consumer count to doorbell page 0 at NIC_DB_EV_CI; the NCP never
+ * overwrites unread entries (when the ring is full it holds events back and counts it). ---- */
+
+enum nic_ev_type {
+    NIC_EV_CMD_DONE = 1, /* a: command seq, status: enum nic_status */
+    NIC_EV_MISS = 2,     /* cache, pid, key (line), epoch, path (NIC_PATH_*) */
+    NIC_EV_FATAL = 3,    /* status, a: detail */
+};
+
+#define NIC_PATH_SEND 0u
+#define NIC_PATH_RECV 1u
+
+struct nic_event {
+    uint8_t type;        /* enum nic_ev_type */
+    uint8_t cache;
+    uint8_t path;
+    uint8_t phase;       /* bit 0: flips every lap, starts at 1 */
+    uint16_t pid;
+    uint16_t epoch;
+    uint32_t key;
+    int32_t status;      /* enum nic_status */
+    uint32_t a;
+    uint32_t reserved;
+};
+
+/* ---- Send queue: per endpoint, in NIC SRAM at sq_base + ep * sq_stride, written by the user
+ * library through its doorbell page (offsets below NIC_DB_SQ_BYTES map onto its send queue);
+ * then the new producer count goes to the same page at NIC_DB_SQ_PI. ---- */
+
+enum nic_wr_op {
+    NIC_OP_RDMA_WRITE = 1, /* local [laddr, +len) -> remote buffer (rbuf, roff) on rnode */
+    NIC_OP_RDMA_READ = 2,  /* remote buffer (rbuf, roff) on rnode -> local [laddr, +len) */
+};
+
+#define NIC_WR_SIGNALED 0x1u /* post a completion on success (errors are always posted) */
+
+struct nic_sq_entry {
+    uint8_t op;                  /* enum nic_wr_op */
+    uint8_t flags;               /* NIC_WR_* */
+    uint16_t rnode;              /* remote node id */
+    uint32_t len;                /* bytes, 1..NIC_MAX_XFER */
+    uint32_t laddr_lo, laddr_hi; /* local virtual address in the posting process */
+    uint32_t rbuf;               /* remote buffer id (with rpid: the remote CBH) */
+    uint16_t rpid;               /* remote process handle */
+    uint16_t reserved0;
+    uint32_t roff_lo, roff_hi;   /* offset in the remote buffer */
+    uint32_t rkey;               /* the remote buffer's key */
+    uint32_t wr_id_lo, wr_id_hi; /* caller's id, returned in the completion */
+    uint32_t reserved1[5];       /* zero */
+};
+
+#define NIC_MAX_XFER (1u << 24) /* 16 MiB per work request */
+
+/* ---- Completion queue: per endpoint, in host memory (EP_OPEN), written by NIC DMA ---- */
+
+enum nic_status {
+    NIC_ST_OK = 0,
+    NIC_ST_BAD_DESC = -1,     /* malformed send queue entry (op, length, flags) */
+    NIC_ST_BAD_HANDLE = -2,   /* local address not registered / remote buffer unknown */
+    NIC_ST_BOUNDS = -3,       /* outside the buffer */
+    NIC_ST_RIGHTS = -4,       /* buffer lacks the access right */
+    NIC_ST_KEY = -5,          /* wrong remote key */
+    NIC_ST_UNREACHABLE = -6,  /* peer did not answer within the retry limit */
+    NIC_ST_FLUSHED = -7,      /* endpoint closed with the request outstanding */
+    NIC_ST_HOST_ERROR = -8,   /* host DMA error */
+    NIC_ST_NO_RESOURCES = -9, /* a bounded table was full (command answers) */
+    NIC_ST_BAD_CMD = -10,     /* malformed command */
+};
+
+struct nic_cqe {
+    uint32_t wr_id_lo, wr_id_hi;
+    int32_t status; /* enum nic_status */
+    uint32_t bytes; /* transferred */
+    uint8_t op;     /* enum nic_wr_op */
+    uint8_t phase;  /* bit 0: flips every lap, starts at 1 */
+    uint16_t sq_ci; /* the send queue's consumer count after this request: slots up to it are free */
+    uint32_t reserved;
+    uint32_t reserved1[2];
+};
+
+/* ---- Doorbell page offsets (BAR4, page = endpoint; page 0 = the driver) ---- */
+
+#define NIC_DB_SQ_BYTES 0x800u /* [0, 0x800): the endpoint's send queue (at most this many bytes) */
+#define NIC_DB_SQ_PI 0x800u    /* write: send queue producer count (endpoints) */
+#define NIC_DB_CMD_PI 0x804u   /* write: command ring producer count (page 0 only) */
+#define NIC_DB_EV_CI 0x808u    /* write: event ring consumer count (page 0 only) */
+
+/* ---- Statistics (NIC_CMD_STATS), DMA'd to host memory ---- */
+
+struct nic_cache_stats {
+    uint32_t lookups, hits;
+    uint32_t miss_cold_send, miss_cold_recv, miss_send, miss_recv; /* cold = first touch of the line */
+    uint32_t evictions, invalidations, fills, fills_rejected;
+};
+
+struct nic_stats {
+    struct nic_cache_stats cache[NIC_CACHE__COUNT];
+    uint32_t tx_packets, rx_packets, retransmits, timeouts;
+    uint32_t nacks_sent, nacks_received, drops_miss, drops_bad;
+    uint32_t protection_errors, dup_packets, events_held, doorbell_bad;
+    uint32_t reserved[8];
+};
+
+/* Layout checks: both sides compile this header, so a mismatch fails the build on either. */
+#define NIC_ABI_ASSERT_SIZE(t, n) _Static_assert(sizeof(t) == (n), #t " must be " #n " bytes")
+NIC_ABI_ASSERT_SIZE(struct nic_cache_geom, 8);
+NIC_ABI_ASSERT_SIZE(struct nic_info, 80);
+NIC_ABI_ASSERT_SIZE(struct nic_cmd, 32);
+NIC_ABI_ASSERT_SIZE(struct nic_vmh_entry, 8);
+NIC_ABI_ASSERT_SIZE(struct nic_cbh_entry, 32);
+NIC_ABI_ASSERT_SIZE(struct nic_pch_entry, 8);
+NIC_ABI_ASSERT_SIZE(struct nic_event, 24);
+NIC_ABI_ASSERT_SIZE(struct nic_sq_entry, 64);
+NIC_ABI_ASSERT_SIZE(struct nic_cqe, 32);
+
+#endif /* NIC_ABI_H */

@@ -65,7 +65,7 @@ struct nic_info {
 
 enum nic_cmd_op {
     NIC_CMD_NOP = 0,
-    NIC_CMD_INIT = 1,          /* a: event ring host PA lo, b: hi, c: log2 entries; d: node id; e: nodes */
+    NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16] */
     NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
     NIC_CMD_FILL = 4,          /* cache, pid, key (line number), epoch; a/b: host PA of the line */

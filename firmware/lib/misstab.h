@@ -1,0 +1,58 @@
+/*
+ * misstab.h - the table of outstanding miss requests (docs/host-interface.md, "Lookup caches,
+ * misses and fills"). One entry per missing (cache, pid, line): later misses on the same line
+ * merge into it instead of posting another event. Bounded: when full, the caller drops (receive
+ * path) or keeps the request parked (send path) and counts it; nothing is overwritten.
+ * An entry leaves the table when its line is filled or the fill is rejected; one whose host
+ * never answered expires after `expire` ticks so that a later miss posts again.
+ *
+ * Portable (no register access); context: main loop only.
+ */
+#ifndef MISSTAB_H
+#define MISSTAB_H
+
+#include <stdint.h>
+
+enum miss_state {
+    MISS_FREE = 0,
+    MISS_HELD = 1,   /* recorded, its event not yet posted (event ring full) */
+    MISS_POSTED = 2, /* event posted to the host, waiting for FILL */
+};
+
+struct miss_ent {
+    uint8_t state, cache, path, reserved;
+    uint16_t pid, epoch;
+    uint32_t line;
+    uint32_t since; /* tick when recorded or last posted */
+};
+
+struct miss_stats {
+    uint32_t recorded, merged, full, resolved, expired;
+};
+
+struct misstab {
+    struct miss_ent *e;
+    uint32_t n;
+    uint32_t expire;
+    struct miss_stats st;
+};
+
+enum miss_add_result {
+    MISS_ADD_NEW,    /* recorded in state HELD: the caller posts the event (miss_posted) */
+    MISS_ADD_MERGED, /* already outstanding: nothing to post */
+    MISS_ADD_FULL,   /* table full: drop/park and count */
+};
+
+void miss_init(struct misstab *t, struct miss_ent *storage, uint32_t n, uint32_t expire);
+enum miss_add_result miss_add(struct misstab *t, uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch,
+                              uint8_t path, uint32_t now, struct miss_ent **out);
+void miss_posted(struct misstab *t, struct miss_ent *e, uint32_t now);
+/* The line was filled (or the fill rejected): 1 if an entry was outstanding and is now gone. */
+int miss_resolve(struct misstab *t, uint8_t cache, uint16_t pid, uint32_t line);
+/* First entry still HELD (its event not posted), or NULL. */
+struct miss_ent *miss_next_held(struct misstab *t);
+/* Drops entries of pid (n == 0: all its lines) after an invalidation or endpoint close. */
+uint32_t miss_forget(struct misstab *t, uint8_t cache, uint16_t pid);
+uint32_t miss_outstanding(const struct misstab *t);
+
+#endif /* MISSTAB_H */

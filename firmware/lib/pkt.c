@@ -1,0 +1,98 @@
+/*
+ * pkt.c - encode, decode and validate NCP packets (docs/wire-protocol.md).
+ *
+ * Role map: pkt_parse() is the receive path's first step: everything it accepts has a known type,
+ * a payload length that matches the frame and the MTU, and per-type fields within range; handles
+ * (pid, buffer id, key) are checked later against the CBH cache by the receive path.
+ */
+#include "pkt.h"
+
+#include "nic_abi.h"
+#include "ncp_util.h"
+
+const char *const pkt_err_name[PKT__ERRS] = {"ok", "short", "length", "wrong node", "bad source", "unknown type",
+                                             "bad field"};
+const char *const pkt_type_name[PKT__TYPES] = {"?", "WRITE", "READ_REQ", "READ_RESP", "ACK", "NACK"};
+
+void pkt_encode(uint8_t *f, const struct pkt_hdr *h)
+{
+    f[0] = (uint8_t)(h->dst >> 8);
+    f[1] = (uint8_t)h->dst;
+    f[2] = (uint8_t)(h->src >> 8);
+    f[3] = (uint8_t)h->src;
+    f[4] = h->type;
+    f[5] = h->flags;
+    ncp_st16(f + 6, h->len);
+    ncp_st32(f + 8, h->seq);
+    ncp_st32(f + 12, h->ack);
+    ncp_st32(f + 16, h->op);
+    ncp_st16(f + 20, h->pid);
+    ncp_st16(f + 22, h->reason);
+    ncp_st32(f + 24, h->buf);
+    ncp_st32(f + 28, h->key);
+    ncp_st32(f + 32, (uint32_t)h->status);
+    ncp_st32(f + 36, (uint32_t)h->off);
+    ncp_st32(f + 40, (uint32_t)(h->off >> 32));
+    ncp_st32(f + 44, h->xlen);
+}
+
+void pkt_decode(const uint8_t *f, struct pkt_hdr *h)
+{
+    h->dst = (uint16_t)(f[0] << 8 | f[1]);
+    h->src = (uint16_t)(f[2] << 8 | f[3]);
+    h->type = f[4];
+    h->flags = f[5];
+    h->len = ncp_ld16(f + 6);
+    h->seq = ncp_ld32(f + 8);
+    h->ack = ncp_ld32(f + 12);
+    h->op = ncp_ld32(f + 16);
+    h->pid = ncp_ld16(f + 20);
+    h->reason = ncp_ld16(f + 22);
+    h->buf = ncp_ld32(f + 24);
+    h->key = ncp_ld32(f + 28);
+    h->status = (int32_t)ncp_ld32(f + 32);
+    h->off = (uint64_t)ncp_ld32(f + 36) | (uint64_t)ncp_ld32(f + 40) << 32;
+    h->xlen = ncp_ld32(f + 44);
+}
+
+enum pkt_err pkt_parse(const uint8_t *f, uint32_t frame_len, uint16_t me, uint16_t nodes, uint32_t mtu,
+                       struct pkt_hdr *h)
+{
+    if (frame_len < PKT_HDR_BYTES)
+        return PKT_E_SHORT;
+    pkt_decode(f, h);
+    if (h->dst != me)
+        return PKT_E_DST;
+    if (h->src == me || h->src >= nodes)
+        return PKT_E_SRC;
+    if (h->type == 0 || h->type >= PKT__TYPES)
+        return PKT_E_TYPE;
+    if (h->len != frame_len - PKT_HDR_BYTES || h->len > mtu)
+        return PKT_E_LEN;
+    switch (h->type) {
+    case PKT_WRITE:
+        if (h->len == 0 || h->buf > PKT_MAX_BUF_ID || h->off + h->len < h->off || h->xlen >= NIC_MAX_XFER)
+            return PKT_E_FIELD;
+        break;
+    case PKT_READ_REQ:
+        if (h->len != 0 || h->xlen == 0 || h->xlen > NIC_MAX_XFER || h->buf > PKT_MAX_BUF_ID ||
+            h->off + h->xlen < h->off)
+            return PKT_E_FIELD;
+        break;
+    case PKT_READ_RESP:
+        if (h->len == 0 || h->off >= NIC_MAX_XFER)
+            return PKT_E_FIELD;
+        break;
+    case PKT_ACK:
+        if (h->len != 0)
+            return PKT_E_FIELD;
+        break;
+    case PKT_NACK:
+        if (h->len != 0 || h->reason == 0 || h->reason >= PKT__NACK_REASONS)
+            return PKT_E_FIELD;
+        break;
+    default:
+        return PKT_E_TYPE;
+    }
+    return PKT_OK;
+}

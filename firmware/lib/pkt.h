@@ -1,0 +1,82 @@
+/*
+ * pkt.h - the NCP wire format (docs/wire-protocol.md is the prose): one fixed 48-byte header,
+ * then the payload. Bytes 0-1 are the destination node id, big-endian: the switch routes on them.
+ * Bytes 2-3 the source node id, big-endian; every other multi-byte field is little-endian.
+ * Portable: packs and validates byte buffers, never touches a register.
+ */
+#ifndef PKT_H
+#define PKT_H
+
+#include <stdint.h>
+
+#define PKT_HDR_BYTES 48u
+#define PKT_MAX_BUF_ID 0x00FFFFFFu /* buffer ids are 24-bit on the wire (CBH = pid + buffer id) */
+
+enum pkt_type {
+    PKT_WRITE = 1,     /* RDMA write data segment (sequenced) */
+    PKT_READ_REQ = 2,  /* RDMA read request (sequenced, no payload) */
+    PKT_READ_RESP = 3, /* RDMA read response data segment (sequenced, responder -> initiator) */
+    PKT_ACK = 4,       /* cumulative acknowledgement only (not sequenced) */
+    PKT_NACK = 5,      /* negative acknowledgement with a reason (not sequenced) */
+    PKT__TYPES
+};
+
+#define PKT_F_RESYNC 0x01u /* the sender restarted its sequence here after giving up on a peer */
+#define PKT_F_LAST 0x02u   /* last segment of its operation */
+
+enum pkt_nack_reason {
+    PKT_NACK_GAP = 1,        /* seq is not the next expected one: resend from `ack` */
+    PKT_NACK_MISS = 2,       /* translation miss at the receiver: packet `seq` dropped, retry soon */
+    PKT_NACK_PROTECTION = 3, /* packet `seq` of op `op` violated protection; status in `status` */
+    PKT_NACK_MALFORMED = 4,  /* packet `seq` was malformed for its type (not for the header) */
+    PKT_NACK_BUSY = 5,       /* receiver out of a bounded resource: packet `seq` dropped, retry soon */
+    PKT__NACK_REASONS
+};
+
+/* The decoded header. Field meaning per type: docs/wire-protocol.md. */
+struct pkt_hdr {
+    uint16_t dst, src;
+    uint8_t type, flags;
+    uint16_t len;    /* payload bytes after the header */
+    uint32_t seq;    /* sequenced types: per (src, dst) sequence number; NACK: the packet it refers to */
+    uint32_t ack;    /* cumulative: every sequenced packet from dst to src before `ack` was delivered */
+    uint32_t op;     /* initiator's operation id (write, read req/resp, protection NACK) */
+    uint16_t pid;    /* WRITE / READ_REQ: target process (with buf: the remote CBH) */
+    uint16_t reason; /* NACK: enum pkt_nack_reason */
+    uint32_t buf;    /* WRITE / READ_REQ: target buffer id */
+    uint32_t key;    /* WRITE / READ_REQ: the buffer's key */
+    int32_t status;  /* NACK protection: enum nic_status */
+    uint64_t off;    /* WRITE / READ_REQ: byte offset in the target buffer; READ_RESP: in the operation */
+    uint32_t xlen;   /* READ_REQ: bytes requested; WRITE: byte offset of this segment in its op */
+};
+
+enum pkt_err {
+    PKT_OK = 0,
+    PKT_E_SHORT,     /* frame shorter than the header */
+    PKT_E_LEN,       /* header length disagrees with the frame, or payload above the MTU */
+    PKT_E_DST,       /* not addressed to this node */
+    PKT_E_SRC,       /* source is this node or beyond the node count */
+    PKT_E_TYPE,      /* unknown type */
+    PKT_E_FIELD,     /* a per-type field out of range (reason, length, buffer id, offset) */
+    PKT__ERRS
+};
+
+extern const char *const pkt_err_name[PKT__ERRS];
+extern const char *const pkt_type_name[PKT__TYPES];
+
+void pkt_encode(uint8_t *frame, const struct pkt_hdr *h);
+void pkt_decode(const uint8_t *frame, struct pkt_hdr *h);
+
+/*
+ * Validates a received frame of `frame_len` bytes (without CRC) for node `me` of `nodes`, with
+ * payloads up to `mtu`, and decodes it into *h. Never trusts a length from the frame.
+ */
+enum pkt_err pkt_parse(const uint8_t *frame, uint32_t frame_len, uint16_t me, uint16_t nodes, uint32_t mtu,
+                       struct pkt_hdr *h);
+
+static inline int pkt_is_sequenced(uint8_t type)
+{
+    return type == PKT_WRITE || type == PKT_READ_REQ || type == PKT_READ_RESP;
+}
+
+#endif /* PKT_H */

@@ -1,0 +1,124 @@
+/*
+ * xport.h - the reliable transport, one connection per peer node: sequence numbers (32-bit,
+ * wrap-safe), cumulative ACKs, a go-back-N retransmit window of XP_WIN packets, a retransmission
+ * timer with exponential backoff and a retry limit, duplicate suppression, and NACK handling.
+ * Portable and passive: it decides, the caller (firmware send/receive paths, or a unit test)
+ * moves packets and calls xport_tick() with the time.
+ *
+ * What a window slot holds is a 32-bit cookie chosen by the caller (the NCP encodes the
+ * operation and segment, so a retransmission rebuilds the packet from host memory: no packet
+ * data is kept per packet in flight, see docs/firmware.md).
+ *
+ * Receiver: only the next expected packet is accepted (go-back-N); older ones are duplicates
+ * (dropped, ACK re-sent), newer ones reveal a gap (dropped, one NACK "gap" per expected value).
+ * The caller may refuse an accepted packet (translation miss, busy): then it does not call
+ * xport_rx_accept() and the sender resends it.
+ *
+ * Context: main loop only.
+ */
+#ifndef XPORT_H
+#define XPORT_H
+
+#include <stdint.h>
+
+#define XP_WIN 32u /* packets in flight per peer (power of two) */
+
+struct xport_cfg {
+    uint32_t rto;         /* first retransmission timeout, in timer ticks */
+    uint32_t nack_delay;  /* resend delay after a "miss"/"busy" NACK (much less than rto) */
+    uint8_t backoff_max;  /* rto doubles per timeout up to rto << backoff_max */
+    uint8_t max_retries;  /* timeouts in a row without progress before giving up */
+};
+
+struct xport_stats {
+    uint32_t sent, retransmits, timeouts, giveups, acks_bad, nacks_gap, nacks_retry;
+    uint32_t rx_new, rx_dup, rx_gap, resyncs;
+};
+
+struct xport_peer {
+    /* sender side */
+    uint32_t una;        /* oldest unacknowledged sequence number */
+    uint32_t nxt;        /* next sequence number to send */
+    uint32_t rexmit;     /* next sequence number to resend (== nxt: nothing to resend) */
+    uint32_t deadline;   /* timer expiry (valid while una != nxt) */
+    uint32_t resync_seq; /* first packet after a give-up: carries PKT_F_RESYNC until acked */
+    uint8_t backoff;
+    uint8_t retries;
+    uint8_t resync_on;
+    uint8_t nack_hold; /* the timer is a short NACK retry delay, not a timeout */
+    uint32_t cookie[XP_WIN];
+    /* receiver side */
+    uint32_t expected;     /* next sequence number to accept */
+    uint32_t nacked;       /* the expected value a gap NACK was last sent for */
+    uint8_t nack_valid;
+    uint8_t ack_pending;   /* an ACK should go out (piggy-backed or alone) */
+    uint8_t synced;        /* the first packet from this peer fixed `expected` */
+    uint8_t reserved1;
+    struct xport_stats st;
+};
+
+enum xport_rx_verdict {
+    XP_RX_NEW,      /* the next expected packet: process it, then xport_rx_accept() */
+    XP_RX_DUP,      /* already delivered: drop, re-ACK */
+    XP_RX_GAP,      /* ahead of expected: drop; NACK gap if *nack set */
+};
+
+enum xport_tick_action {
+    XP_TICK_NONE,
+    XP_TICK_RETRANSMIT, /* timer expired: resend from una (xport_rexmit_next()) */
+    XP_TICK_GIVEUP,     /* retry limit: fail every cookie in [una, nxt), then call xport_giveup() */
+};
+
+void xport_init(struct xport_peer *p, uint32_t isn);
+
+/* Sender. */
+static inline uint32_t xport_in_flight(const struct xport_peer *p)
+{
+    return p->nxt - p->una;
+}
+
+static inline int xport_has_room(const struct xport_peer *p)
+{
+    return p->nxt - p->una < XP_WIN;
+}
+
+/* Records a new packet (the caller checked xport_has_room), returns its sequence number. */
+uint32_t xport_tx_push(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t cookie, uint32_t now);
+
+static inline uint32_t xport_cookie(const struct xport_peer *p, uint32_t seq)
+{
+    return p->cookie[seq & (XP_WIN - 1u)];
+}
+
+/* Flags the sender must put on packet `seq` (PKT_F_RESYNC). */
+uint8_t xport_tx_flags(const struct xport_peer *p, uint32_t seq);
+
+/*
+ * A cumulative ACK `ack` (everything before it delivered). Returns how many packets it newly
+ * acknowledged; their cookies are xport_cookie(p, *first + i) until the next push. An ACK beyond
+ * nxt is counted as bad and ignored.
+ */
+uint32_t xport_on_ack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t ack, uint32_t now,
+                      uint32_t *first);
+
+/* NACK gap: the receiver expects `ack`; resend from there at once (ack processing included). */
+uint32_t xport_on_nack_gap(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t ack, uint32_t now,
+                           uint32_t *first);
+
+/* NACK miss/busy for packet `seq`: resend from `seq` after cfg->nack_delay instead of a timeout. */
+void xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now);
+
+/* Next packet to resend, if any: returns 1 with seq and cookie set, the cursor advanced. */
+int xport_rexmit_next(struct xport_peer *p, uint32_t *seq, uint32_t *cookie);
+
+/* Timer: call with the current time; see enum xport_tick_action. */
+enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now);
+
+/* After XP_TICK_GIVEUP and failing the cookies: drop the window; the next packet resynchronises. */
+void xport_giveup(struct xport_peer *p);
+
+/* Receiver. */
+enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint8_t flags, int *nack);
+void xport_rx_accept(struct xport_peer *p);
+
+#endif /* XPORT_H */

@@ -1,0 +1,295 @@
+/*
+ * Unit tests of the NCP transport (firmware/lib/xport.c), time driven by calling xport_tick():
+ * in-order delivery, loss, duplication, reordering, sequence wrap, timer-driven retransmission
+ * with backoff, the retry limit, gap and miss NACKs, and resynchronisation after a give-up.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ncp_util.h"
+#include "pkt.h"
+#include "xport.h"
+
+void ncp_on_assert(unsigned module, unsigned id)
+{
+    fail_msg("NCP_ASSERT module %u id %u", module, id);
+}
+
+static const struct xport_cfg cfg = {.rto = 100, .nack_delay = 10, .backoff_max = 3, .max_retries = 4};
+
+/* A one-way lossy channel for data (A -> B) and one for ACK/NACK (B -> A). */
+struct wire_pkt {
+    uint8_t type, flags;
+    uint16_t reason;
+    uint32_t seq, ack, cookie;
+};
+
+#define QN 4096
+struct chan {
+    struct wire_pkt q[QN];
+    unsigned n;
+};
+
+static struct xport_peer a, b;
+static struct chan ab, ba;
+static uint32_t now;
+static uint32_t delivered[8192], ndelivered;
+static uint32_t acked_cookies;
+static uint32_t rng = 12345;
+
+static uint32_t rnd(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return rng >> 16;
+}
+
+static void put(struct chan *c, const struct wire_pkt *p)
+{
+    assert_true(c->n < QN);
+    c->q[c->n++] = *p;
+}
+
+/* Takes a packet: in order, or (with reorder) a random one of the first few. */
+static int take(struct chan *c, struct wire_pkt *p, int reorder)
+{
+    if (!c->n)
+        return 0;
+    unsigned i = reorder ? rnd() % (c->n < 4 ? c->n : 4) : 0;
+    *p = c->q[i];
+    memmove(&c->q[i], &c->q[i + 1], (c->n - i - 1) * sizeof c->q[0]);
+    c->n--;
+    return 1;
+}
+
+static void send_data(uint32_t seq, uint32_t cookie)
+{
+    struct wire_pkt p = {PKT_WRITE, xport_tx_flags(&a, seq), 0, seq, 0, cookie};
+    put(&ab, &p);
+}
+
+/* Receiver B: classify, deliver in order, answer with ACK or NACK. `refuse` simulates a miss. */
+static void b_receive(const struct wire_pkt *p, int refuse)
+{
+    int nack;
+    enum xport_rx_verdict v = xport_rx_classify(&b, p->seq, p->flags, &nack);
+    struct wire_pkt r = {PKT_ACK, 0, 0, 0, 0, 0};
+
+    if (v == XP_RX_NEW && refuse) {
+        r.type = PKT_NACK;
+        r.reason = PKT_NACK_MISS;
+        r.seq = p->seq;
+        r.ack = b.expected;
+        put(&ba, &r);
+        return;
+    }
+    if (v == XP_RX_NEW) {
+        assert_true(ndelivered < 8192);
+        delivered[ndelivered++] = p->cookie;
+        xport_rx_accept(&b);
+    }
+    if (v == XP_RX_GAP && nack) {
+        r.type = PKT_NACK;
+        r.reason = PKT_NACK_GAP;
+    }
+    if (v == XP_RX_GAP && !nack)
+        return;
+    r.ack = b.expected;
+    put(&ba, &r);
+}
+
+static void a_receive(const struct wire_pkt *r)
+{
+    uint32_t first, n;
+
+    if (r->type == PKT_NACK && r->reason == PKT_NACK_MISS) {
+        n = xport_on_ack(&a, &cfg, r->ack, now, &first);
+        xport_on_nack_retry(&a, &cfg, r->seq, now);
+    } else if (r->type == PKT_NACK) {
+        n = xport_on_nack_gap(&a, &cfg, r->ack, now, &first);
+    } else {
+        n = xport_on_ack(&a, &cfg, r->ack, now, &first);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(xport_cookie(&a, first + i), 1000 + acked_cookies++);
+}
+
+struct faults {
+    unsigned drop, dup, reorder, refuse; /* per mille */
+};
+
+/* Sends `total` packets A -> B through the faulty channels; returns the ticks it took. */
+static uint32_t run(uint32_t isn, uint32_t total, struct faults f)
+{
+    uint32_t next = 0, seq, cookie;
+    struct wire_pkt p;
+
+    xport_init(&a, isn);
+    xport_init(&b, 0);
+    ab.n = ba.n = 0;
+    ndelivered = acked_cookies = 0;
+    for (now = 0; now < 2000000; now++) {
+        while (xport_rexmit_next(&a, &seq, &cookie))
+            send_data(seq, cookie);
+        if (next < total && xport_has_room(&a)) {
+            seq = xport_tx_push(&a, &cfg, 1000 + next, now);
+            send_data(seq, 1000 + next);
+            next++;
+        }
+        if (take(&ab, &p, f.reorder && rnd() % 1000 < f.reorder)) {
+            if (rnd() % 1000 >= f.drop) {
+                b_receive(&p, rnd() % 1000 < f.refuse);
+                if (rnd() % 1000 < f.dup)
+                    b_receive(&p, 0);
+            }
+        }
+        if (take(&ba, &p, 0) && rnd() % 1000 >= f.drop)
+            a_receive(&p);
+        enum xport_tick_action t = xport_tick(&a, &cfg, now);
+        assert_int_not_equal(t, XP_TICK_GIVEUP);
+        if (next == total && a.una == a.nxt && ab.n == 0 && ba.n == 0)
+            break;
+    }
+    assert_int_equal(ndelivered, total);
+    for (uint32_t i = 0; i < total; i++)
+        assert_int_equal(delivered[i], 1000 + i); /* in order, exactly once */
+    assert_int_equal(acked_cookies, total);
+    return now;
+}
+
+static void xport_clean_channel_delivers_in_order(void **state)
+{
+    (void)state;
+    run(1, 500, (struct faults){0, 0, 0, 0});
+    assert_int_equal(a.st.retransmits, 0);
+    assert_int_equal(b.st.rx_dup, 0);
+}
+
+static void xport_loss_is_recovered(void **state)
+{
+    (void)state;
+    run(77, 2000, (struct faults){.drop = 100});
+    assert_true(a.st.retransmits > 0);
+    assert_true(a.st.nacks_gap > 0);
+}
+
+static void xport_duplicates_are_suppressed(void **state)
+{
+    (void)state;
+    run(5, 1000, (struct faults){.dup = 300});
+    assert_true(b.st.rx_dup >= 200);
+}
+
+static void xport_reordering_is_recovered(void **state)
+{
+    (void)state;
+    run(9, 1500, (struct faults){.reorder = 300, .drop = 20, .dup = 20});
+    assert_true(b.st.rx_gap > 0);
+}
+
+static void xport_sequence_numbers_wrap(void **state)
+{
+    (void)state;
+    run(0xFFFFFF00u, 1000, (struct faults){.drop = 50});
+    assert_true(seq_lt(0xFFFFFF00u, a.nxt) && a.nxt < 0x1000u);
+}
+
+static void xport_miss_nack_retries_after_a_short_delay(void **state)
+{
+    (void)state;
+    uint32_t ticks_nack = run(3, 300, (struct faults){.refuse = 100});
+    assert_true(a.st.nacks_retry > 0);
+    assert_int_equal(a.st.timeouts, 0); /* no full timeout paid for a miss */
+    (void)ticks_nack;
+}
+
+static void xport_timer_backs_off_and_gives_up(void **state)
+{
+    uint32_t seq, cookie, deadlines[8];
+    (void)state;
+    xport_init(&a, 10);
+    xport_tx_push(&a, &cfg, 1, 0);
+    xport_tx_push(&a, &cfg, 2, 0);
+    assert_false(xport_rexmit_next(&a, &seq, &cookie));
+    assert_int_equal(xport_tick(&a, &cfg, 99), XP_TICK_NONE);
+    now = 0;
+    for (unsigned i = 0; i < cfg.max_retries; i++) {
+        now = a.deadline;
+        deadlines[i] = now;
+        assert_int_equal(xport_tick(&a, &cfg, now), XP_TICK_RETRANSMIT);
+        assert_true(xport_rexmit_next(&a, &seq, &cookie));
+        assert_int_equal(seq, 10);
+        assert_int_equal(cookie, 1);
+        assert_true(xport_rexmit_next(&a, &seq, &cookie));
+        assert_int_equal(cookie, 2);
+        assert_false(xport_rexmit_next(&a, &seq, &cookie));
+    }
+    /* exponential backoff, capped: 100, 200, 400, 800 ticks after each expiry */
+    assert_int_equal(deadlines[0], 100);
+    assert_int_equal(deadlines[1] - deadlines[0], 200);
+    assert_int_equal(deadlines[2] - deadlines[1], 400);
+    assert_int_equal(deadlines[3] - deadlines[2], 800);
+    assert_int_equal(xport_tick(&a, &cfg, a.deadline), XP_TICK_GIVEUP);
+    xport_giveup(&a);
+    assert_int_equal(xport_in_flight(&a), 0);
+    assert_int_equal(xport_tick(&a, &cfg, a.deadline + 100000), XP_TICK_NONE);
+    /* the next packet carries RESYNC and a fresh receiver state accepts it */
+    seq = xport_tx_push(&a, &cfg, 3, now);
+    assert_int_equal(seq, 12);
+    assert_int_equal(xport_tx_flags(&a, seq), PKT_F_RESYNC);
+}
+
+static void xport_resync_after_giveup_moves_the_receiver_forward(void **state)
+{
+    int nack;
+    (void)state;
+    xport_init(&b, 0);
+    assert_int_equal(xport_rx_classify(&b, 50, PKT_F_RESYNC, &nack), XP_RX_NEW);
+    xport_rx_accept(&b);
+    assert_int_equal(xport_rx_classify(&b, 51, 0, &nack), XP_RX_NEW);
+    xport_rx_accept(&b);
+    /* 52..59 lost, sender gave up; it restarts at 60 with RESYNC */
+    assert_int_equal(xport_rx_classify(&b, 61, 0, &nack), XP_RX_GAP);
+    assert_true(nack);
+    assert_int_equal(xport_rx_classify(&b, 62, 0, &nack), XP_RX_GAP);
+    assert_false(nack); /* one gap NACK per expected value */
+    assert_int_equal(xport_rx_classify(&b, 60, PKT_F_RESYNC, &nack), XP_RX_NEW);
+    xport_rx_accept(&b);
+    /* an old RESYNC duplicate does not move it back */
+    assert_int_equal(xport_rx_classify(&b, 50, PKT_F_RESYNC, &nack), XP_RX_DUP);
+    assert_int_equal(b.expected, 61);
+}
+
+static void xport_bogus_ack_is_ignored(void **state)
+{
+    uint32_t first;
+    (void)state;
+    xport_init(&a, 0);
+    xport_tx_push(&a, &cfg, 1, 0);
+    assert_int_equal(xport_on_ack(&a, &cfg, 5, 0, &first), 0);
+    assert_int_equal(a.st.acks_bad, 1);
+    assert_int_equal(xport_in_flight(&a), 1);
+    assert_int_equal(xport_on_ack(&a, &cfg, 1, 0, &first), 1);
+    assert_int_equal(xport_on_ack(&a, &cfg, 1, 0, &first), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(xport_clean_channel_delivers_in_order),
+        cmocka_unit_test(xport_loss_is_recovered),
+        cmocka_unit_test(xport_duplicates_are_suppressed),
+        cmocka_unit_test(xport_reordering_is_recovered),
+        cmocka_unit_test(xport_sequence_numbers_wrap),
+        cmocka_unit_test(xport_miss_nack_retries_after_a_short_delay),
+        cmocka_unit_test(xport_timer_backs_off_and_gives_up),
+        cmocka_unit_test(xport_resync_after_giveup_moves_the_receiver_forward),
+        cmocka_unit_test(xport_bogus_ack_is_ignored),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

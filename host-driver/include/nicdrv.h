@@ -1,9 +1,13 @@
 /*
- * nicdrv.h - the host driver stub: error codes and the firmware loader.
+ * nicdrv.h - the host driver stub: probe/remove, the interrupt top half, the miss thread's work,
+ * the host tables (VMH page tables, CBH registry, PCH contexts), pinning with a high-water mark,
+ * and the calls the user library makes (endpoints, registration). Protocol: docs/host-interface.md;
+ * layouts: nic_abi.h; the library on top: nic.h and docs/api.md.
  *
- * Status: the firmware loader (probe steps 1-3 of docs/host-interface.md) is here; the rest of
- * the driver (handshake, interrupts, miss thread, host tables, pinning) and the user library come
- * with the host-driver issue.
+ * Execution contexts (all cooperative, single-threaded; a call may block in the host services):
+ *   nicdrv_intr            the interrupt top half (after the MSI and the interrupt latency)
+ *   nicdrv_miss_pop/resolve the miss thread (one per driver)
+ *   everything else        process context (the library's "system calls") or the probe thread
  */
 #ifndef NICDRV_H
 #define NICDRV_H
@@ -15,11 +19,21 @@
 
 enum nicdrv_err {
     NICDRV_OK = 0,
-    NICDRV_EBUS = -1,      /* an MMIO access failed */
-    NICDRV_ENODEV = -2,    /* a register block's ID or major version is not the expected one */
-    NICDRV_EIMAGE = -3,    /* the firmware image is invalid (the message says why) */
-    NICDRV_EVERIFY = -4,   /* instruction memory does not read back what was written */
-    NICDRV_ETIMEDOUT = -5, /* the firmware did not reach the expected state in time */
+    NICDRV_EBUS = -1,       /* an MMIO access failed */
+    NICDRV_ENODEV = -2,     /* a register block's ID or major version is not the expected one */
+    NICDRV_EIMAGE = -3,     /* the firmware image is invalid (the message says why) */
+    NICDRV_EVERIFY = -4,    /* instruction memory does not read back what was written */
+    NICDRV_ETIMEDOUT = -5,  /* the firmware did not reach the expected state in time */
+    NICDRV_EPROTO = -6,     /* the firmware's info block or an answer breaks the protocol (ABI major) */
+    NICDRV_ENOMEM = -7,     /* a host-side bounded table or kernel memory is exhausted */
+    NICDRV_EINVAL = -8,     /* bad argument (range, rights, pid) */
+    NICDRV_ENORES = -9,     /* the NIC has no room (endpoints, static tables: NIC_ST_NO_RESOURCES) */
+    NICDRV_ESTATE = -10,    /* the driver is not probed, or the firmware stopped (fatal error) */
+    NICDRV_ENOENT = -11,    /* no such buffer, endpoint or process */
+    NICDRV_EFAULT = -12,    /* memory could not be pinned or translated */
+    NICDRV_ECANCELED = -13, /* the host is shutting down */
+    NICDRV_EBUSY = -14,     /* already open / in use */
+    NICDRV_EFW = -15,       /* the firmware answered a command with an error status */
 };
 
 struct nicdrv_fw_info {
@@ -38,5 +52,98 @@ int nicdrv_fw_load(const struct nicdrv_bus *bus, const void *image, size_t len, 
                    struct nicdrv_fw_info *info, char *err, size_t errlen);
 
 const char *nicdrv_strerror(int err);
+
+/* ---- the driver instance ---- */
+
+#include "nic_abi.h"
+#include "nicdrv_host.h"
+
+typedef struct nicdrv nicdrv_t;
+
+struct nicdrv_config {
+    uint16_t node_id, nodes;    /* this node and the cluster size, given to the NCP by INIT */
+    uint32_t max_procs;         /* processes with host tables (default 64) */
+    uint32_t max_bufs;          /* registered buffers per process = buffer ids 0..max_bufs-1 (256) */
+    uint64_t pin_hwm_pages;     /* high-water mark on pages pinned for VMH fills; 0 = none (4096) */
+    uint32_t miss_queue;        /* misses queued for the miss thread (64); beyond: counted, dropped
+                                   (the NCP re-posts: its request is still parked or retransmitted) */
+    uint32_t ev_log2;           /* event ring entries, log2 (7: 128 entries, one page) */
+    uint32_t cq_log2;           /* completion queue entries per endpoint, log2 (7: one page) */
+    uint64_t boot_timeout;      /* cycles to wait for fw_state ready (default 4,000,000 = 20 ms) */
+    uint64_t cmd_timeout;       /* cycles to wait for a command's answer (default 40,000,000) */
+    uint32_t key_seed;          /* remote keys are drawn from this (deterministic) */
+    uint32_t required_fw_major; /* 0 = any firmware version (the ABI major is always checked) */
+};
+
+struct nicdrv_stats {
+    uint64_t cmds, cmd_errors, events, irqs;
+    uint64_t misses, misses_merged, misses_dropped, fills, fills_rejected;
+    uint64_t pins, unpins;              /* page references taken / dropped by the driver */
+    uint64_t pinned_pages, pinned_peak; /* now (VMH lines + completion queues), peak */
+    uint64_t evictions, invalidations;  /* lines evicted at the high-water mark; INVALIDATEs sent */
+    uint64_t static_loads;
+    uint32_t procs, bufs, eps; /* live */
+};
+
+/* A miss event queued by the top half for the miss thread. raised_at = when the interrupt that
+ * brought it reached the host (the start of the seed's "miss delay"). */
+struct nicdrv_miss {
+    uint8_t cache, path;
+    uint16_t pid, epoch;
+    uint32_t key;
+    uint64_t raised_at;
+};
+
+void nicdrv_config_default(struct nicdrv_config *cfg);
+/* bus and host are copied; NULL cfg = defaults. NULL if out of memory or cfg invalid. */
+nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *host, const struct nicdrv_config *cfg);
+/* Removes first if probed. NULL is fine. */
+void nicdrv_destroy(nicdrv_t *d);
+
+/*
+ * Probe (docs/host-interface.md "Boot and handshake"): hold the core, check every register
+ * block's ID and major version, set mac.node_id, load the image (nicdrv_fw_load), wait for
+ * fw_state ready (boot_timeout), read and check the info block (magic, ABI major, geometry the
+ * driver can serve), allocate the event ring and the line-image buffers, INIT, unmask
+ * interrupts. On failure everything done so far is undone and `err` says why.
+ */
+int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t errlen);
+/* Symmetric: every process's tables are torn down (invalidate, unpin), SHUTDOWN (if the firmware
+ * is alive), core held in reset, rings freed. Safe to call twice or without a probe. */
+int nicdrv_remove(nicdrv_t *d);
+int nicdrv_probed(const nicdrv_t *d);                     /* 1 while probed and the firmware is alive */
+const struct nic_info *nicdrv_fw_info(const nicdrv_t *d); /* valid after a successful probe */
+const struct nicdrv_bus *nicdrv_bus_of(const nicdrv_t *d);
+const struct nicdrv_host *nicdrv_host_of(const nicdrv_t *d);
+const struct nicdrv_config *nicdrv_config_of(const nicdrv_t *d);
+
+/* Interrupt top half: acknowledge, drain the event ring (bounded laps), complete commands, queue
+ * misses (merging duplicates) and wake the miss thread; a fatal error fails every waiter. */
+void nicdrv_intr(nicdrv_t *d, uint64_t raised_at);
+
+/* Miss thread: take the oldest queued miss (NICDRV_OK) or NICDRV_ENOENT when none; then resolve
+ * it: look the line up in the host tables, make room under the high-water mark (invalidate, then
+ * unpin), pin missing pages, build the line image, FILL with the miss's epoch and wait for the
+ * answer. A fill the NCP rejects (raced an invalidation) is counted, not an error. */
+int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m);
+int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m);
+
+/* ---- process context (the library's system calls; each charges host->syscall) ---- */
+/* Endpoint for pid, completion queue = the page at cq_va in pid's memory (pinned here).
+ * *ep in 1..; *cq_entries gets the queue size. EBUSY: pid already has one (one per process). */
+int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint32_t *cq_entries);
+/* EP_CLOSE (the NCP flushes outstanding work into the CQ), forget the PCH entry, unpin the CQ. */
+int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep);
+/* Register [va, va+len) with NIC_RIGHT_* rights: *id = buffer id (the handle), *key = remote key.
+ * Static build: the lines are loaded into the NIC's tables now (ENORES when they are full). */
+int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_t rights, uint32_t *id, uint32_t *key);
+/* Invalidate the buffer's CBH line and the VMH lines it covers, then unpin, then forget it. */
+int nicdrv_mem_dereg(nicdrv_t *d, uint32_t pid, uint32_t id);
+/* Process exit: close its endpoint, deregister everything. */
+int nicdrv_proc_release(nicdrv_t *d, uint32_t pid);
+
+void nicdrv_stats(const nicdrv_t *d, struct nicdrv_stats *out);
+/* NIC_CMD_STATS: the NCP's counters. */
+int nicdrv_nic_stats(nicdrv_t *d, struct nic_stats *out);
 
 #endif /* NICDRV_H */

@@ -106,6 +106,26 @@ const char *nicdrv_strerror(int err)
         return "instruction memory readback mismatch";
     case NICDRV_ETIMEDOUT:
         return "firmware did not respond in time";
+    case NICDRV_EPROTO:
+        return "firmware broke the host interface protocol";
+    case NICDRV_ENOMEM:
+        return "out of host memory or host table space";
+    case NICDRV_EINVAL:
+        return "invalid argument";
+    case NICDRV_ENORES:
+        return "no room on the NIC";
+    case NICDRV_ESTATE:
+        return "driver not probed or firmware stopped";
+    case NICDRV_ENOENT:
+        return "no such object";
+    case NICDRV_EFAULT:
+        return "memory could not be pinned or translated";
+    case NICDRV_ECANCELED:
+        return "host shutting down";
+    case NICDRV_EBUSY:
+        return "busy or already open";
+    case NICDRV_EFW:
+        return "firmware answered with an error";
     default:
         return "unknown error";
     }

@@ -1,0 +1,124 @@
+/*
+ * nic.h - the user-level communication library: verbs-like RDMA write and read between processes
+ * on different nodes (docs/api.md has every call with an example).
+ *
+ * Model: a process opens the device (nic_dev_open: its handle to the driver, like opening
+ * /dev/nic), opens its one endpoint (doorbell page, send queue in NIC memory, completion queue in
+ * its own memory pinned by the driver), registers memory (a handle and a remote key to give to
+ * peers), posts work requests and polls or waits for completions.
+ *
+ * Errors: every call returns NIC_OK (>= 0 for counts) or a negative enum nic_err; a request that
+ * was accepted (NIC_OK) always ends in exactly one completion if it was signalled or failed,
+ * carrying an enum nic_wc_status. Nothing crashes on a bad handle, a closed endpoint or a bad
+ * range; nothing leaks: closing the endpoint and the device returns every pinned page and NIC
+ * resource.
+ *
+ * Contract: one process = one nic_dev; calls of one process are not re-entrant (cooperative
+ * host threads). nic_wait blocks (yields to the simulator).
+ */
+#ifndef NIC_H
+#define NIC_H
+
+#include <stdint.h>
+
+#include "nicdrv.h"
+
+enum nic_err {
+    NIC_OK = 0,
+    NIC_EINVAL = -1,     /* bad argument: length 0 or > NIC_MAX_XFER, unknown rights/flags, NULL */
+    NIC_EBADEP = -2,     /* the endpoint is not open (never opened, closed, or another's) */
+    NIC_EBADHANDLE = -3, /* no such registered memory handle in this process */
+    NIC_EBOUNDS = -4,    /* the local range is not inside one registered buffer */
+    NIC_ERIGHTS = -5,    /* the local buffer lacks the right the operation needs */
+    NIC_EQFULL = -6,     /* the send queue is full: poll completions, then retry */
+    NIC_EBUSY = -7,      /* the process already has an open endpoint */
+    NIC_ENORES = -8,     /* the NIC or the driver has no room (endpoints, static tables) */
+    NIC_ENOMEM = -9,     /* host memory or host tables exhausted */
+    NIC_EDEV = -10,      /* the device is not up or its firmware stopped */
+    NIC_ETIMEDOUT = -11, /* nic_wait: nothing completed in time */
+    NIC_EPEER = -12,     /* remote node id out of range */
+};
+
+/* Completion statuses (the NCP's enum nic_status, named for users). */
+enum nic_wc_status {
+    NIC_WC_SUCCESS = 0,
+    NIC_WC_BAD_DESC = -1,    /* the NCP found the request malformed */
+    NIC_WC_BAD_HANDLE = -2,  /* local address not registered / remote buffer unknown */
+    NIC_WC_BOUNDS = -3,      /* outside the remote buffer */
+    NIC_WC_RIGHTS = -4,      /* a buffer lacks the access right */
+    NIC_WC_KEY = -5,         /* wrong remote key */
+    NIC_WC_UNREACHABLE = -6, /* the peer did not answer within the retry limit */
+    NIC_WC_FLUSHED = -7,     /* the endpoint was closed with the request outstanding */
+    NIC_WC_HOST_ERROR = -8,  /* host DMA error */
+};
+
+#define NIC_ACCESS_LOCAL_READ NIC_RIGHT_LOCAL_READ     /* source of my RDMA writes */
+#define NIC_ACCESS_LOCAL_WRITE NIC_RIGHT_LOCAL_WRITE   /* destination of my RDMA reads */
+#define NIC_ACCESS_REMOTE_WRITE NIC_RIGHT_REMOTE_WRITE /* peers may RDMA-write into it */
+#define NIC_ACCESS_REMOTE_READ NIC_RIGHT_REMOTE_READ   /* peers may RDMA-read from it */
+
+#define NIC_CQ_VA_DEFAULT 0xFFFF0000u /* the page the library uses for the completion queue */
+
+typedef struct nic_dev nic_dev_t;
+typedef uint32_t nic_ep_t; /* generation << 16 | endpoint: a closed endpoint's handle stays invalid */
+
+struct nic_mr { /* what nic_reg returns; (node, pid, handle, rkey) is what a peer needs */
+    uint32_t handle;
+    uint32_t rkey;
+    uint16_t node, pid;
+    uint64_t va, len;
+};
+
+struct nic_remote { /* a peer's buffer, as the peer got it from nic_reg */
+    uint16_t node, pid;
+    uint32_t handle, rkey;
+};
+
+struct nic_wr {
+    uint64_t local_va;
+    uint32_t len;
+    struct nic_remote remote;
+    uint64_t remote_offset;
+    uint64_t wr_id;
+    int signaled; /* 1: a completion also on success (failures always complete) */
+};
+
+struct nic_wc {
+    uint64_t wr_id;
+    int status;     /* enum nic_wc_status */
+    uint32_t bytes; /* transferred */
+    uint8_t op;     /* NIC_OP_RDMA_WRITE / NIC_OP_RDMA_READ */
+};
+
+struct nic_dev_attr {
+    uint64_t cq_va; /* page-aligned address in the process for the completion queue (0: default) */
+};
+
+/* Open/close the device for process pid. close releases everything still open (endpoint,
+ * registrations) and frees the handle. */
+int nic_dev_open(nicdrv_t *drv, uint32_t pid, const struct nic_dev_attr *attr, nic_dev_t **dev);
+int nic_dev_close(nic_dev_t *dev);
+
+int nic_ep_open(nic_dev_t *dev, nic_ep_t *ep);
+/* Closes the endpoint; work still outstanding completes with NIC_WC_FLUSHED. Every completion
+ * not yet polled is returned in wc[0..max) (the rest are counted and dropped); returns how many. */
+int nic_ep_close(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, int max);
+
+/* Register [va, va+len) with NIC_ACCESS_* rights. */
+int nic_reg(nic_dev_t *dev, uint64_t va, uint64_t len, uint32_t access, struct nic_mr *mr);
+int nic_dereg(nic_dev_t *dev, uint32_t handle);
+
+int nic_post_write(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
+int nic_post_read(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
+
+/* Up to max completions (0 if none); never blocks. */
+int nic_poll(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, int max);
+/* One completion, waiting up to timeout_cycles (simulated NIC core cycles). */
+int nic_wait(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, uint64_t timeout_cycles);
+/* Requests posted and not yet retired. */
+int nic_outstanding(const nic_dev_t *dev, nic_ep_t ep);
+
+const char *nic_strerror(int err);
+const char *nic_wc_status_str(int status);
+
+#endif /* NIC_H */

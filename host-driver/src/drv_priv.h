@@ -1,0 +1,96 @@
+/*
+ * drv_priv.h - the driver's private state, shared by drv_core.c (probe, commands, interrupts)
+ * and drv_tables.c (host tables, misses, pinning, registration).
+ *
+ * Concurrency (cooperative: nothing runs between two statements, anything may run while a host
+ * service blocks):
+ *   - ring_lock serialises writers of the command ring (slot contents, then the producer count);
+ *   - tbl_lock serialises everything that changes host tables or pins (miss resolution, eviction,
+ *     registration, endpoints): an unpin can then never race a fill that uses the same page;
+ *   - the top half takes no lock and never blocks before it has consumed what it read.
+ */
+#ifndef DRV_PRIV_H
+#define DRV_PRIV_H
+
+#include <stdbool.h>
+
+#include "nicdrv.h"
+
+struct drv_buf { /* CBH registry entry */
+    bool used, dying;
+    uint64_t va, len;
+    uint32_t rights, key;
+};
+
+struct drv_line { /* a VMH line the driver filled (or loaded): the unit of pinning and eviction */
+    bool used;
+    uint16_t pid;
+    uint32_t line;
+    uint64_t filled_at; /* least recently filled = first victim */
+    uint32_t npinned;
+    uint8_t *pinned; /* L flags: page i of the line holds our pin reference */
+};
+
+struct drv_proc { /* per process: CBH registry, endpoint (PCH context) */
+    bool used;
+    uint32_t pid;
+    struct drv_buf *bufs;
+    uint32_t nbufs;
+    bool ep_open;
+    uint16_t ep;
+    uint64_t cq_va;
+};
+
+struct drv_slot { /* one command ring slot */
+    bool busy, done;
+    uint32_t seq;
+    int32_t status;
+    uint64_t img_pa; /* line image / stats buffer for this slot's command */
+};
+
+struct drv_mutex {
+    bool held;
+};
+
+struct nicdrv {
+    struct nicdrv_bus bus;
+    struct nicdrv_host host;
+    struct nicdrv_config cfg;
+    bool probed, dead, started;
+    struct nic_info info;
+    bool dynamic;
+    uint64_t ev_pa;
+    uint32_t ev_size, ev_ci;
+    struct drv_slot *slots;
+    uint32_t nslots, cmd_pi, cmd_answered;
+    struct drv_mutex ring_lock, tbl_lock;
+    struct nicdrv_miss *missq;
+    uint32_t miss_head, miss_count;
+    struct drv_proc *procs;
+    struct drv_line *lines;
+    uint32_t nlines;
+    uint8_t *ep_used; /* [max_procs of the NIC] */
+    uint64_t stats_pa;
+    uint32_t rng;
+    /* the miss being resolved: INVALIDATEs the miss thread itself sends to the same (cache, pid)
+     * while building its line (evictions) each add one to the epoch the fill must carry */
+    bool resolving;
+    uint8_t res_cache;
+    uint16_t res_pid, res_bump;
+    struct nicdrv_stats st;
+};
+
+/* drv_core.c */
+int drv_cmd(nicdrv_t *d, struct nic_cmd *c, const void *img, size_t imglen, int32_t *status);
+void drv_lock(nicdrv_t *d, struct drv_mutex *m);
+void drv_unlock(nicdrv_t *d, struct drv_mutex *m);
+int drv_map_status(int32_t st);
+
+/* drv_tables.c */
+int drv_tables_init(nicdrv_t *d);
+void drv_tables_fini(nicdrv_t *d);
+int drv_release_all(nicdrv_t *d);
+uint32_t drv_line_entries(const nicdrv_t *d, unsigned cache);
+size_t drv_entry_size(unsigned cache);
+
+#endif /* DRV_PRIV_H */

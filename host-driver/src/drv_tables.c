@@ -1,0 +1,694 @@
+/*
+ * drv_tables.c - the full lookup tables in host memory and everything that changes them: miss
+ * resolution (seed 000 section IV: look up, pin on demand, fill a whole line), the pinned-page
+ * high-water mark (invalidate, wait for the answer, then unpin), registration and deregistration,
+ * endpoints, and the static build's preloading (contract: nicdrv.h).
+ *
+ * Role map:
+ *   build_line          one line image from the host tables (VMH: pins the pages it maps)
+ *   nicdrv_miss_resolve the miss thread's work for one miss
+ *   make_room / evict   high-water mark: least recently filled line first
+ *   invalidate          NIC_CMD_INVALIDATE, and nothing is unpinned unless it was answered OK
+ *   nicdrv_mem_reg/dereg, nicdrv_ep_open/close, nicdrv_proc_release
+ *
+ * Invariant (what the DMA oracle checks): a page is unpinned only after every NIC cache line
+ * that could map it has been invalidated and the NCP has answered. Pages are pinned per VMH
+ * line record; a record's pages are unpinned only by unpin_line, called only after invalidate()
+ * returned OK for that line (or with the core held in reset, at remove).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "drv_priv.h"
+#include "nic_memmap.h"
+
+#define DRV_MAX_LINES 8192u /* VMH line records (pinning units) per driver */
+
+size_t drv_entry_size(unsigned cache)
+{
+    switch (cache) {
+    case NIC_CACHE_VMH:
+        return sizeof(struct nic_vmh_entry);
+    case NIC_CACHE_CBH:
+        return sizeof(struct nic_cbh_entry);
+    default:
+        return sizeof(struct nic_pch_entry);
+    }
+}
+
+uint32_t drv_line_entries(const nicdrv_t *d, unsigned cache)
+{
+    return d->info.cache[cache].line;
+}
+
+int drv_tables_init(nicdrv_t *d)
+{
+    d->procs = calloc(d->cfg.max_procs, sizeof *d->procs);
+    d->lines = calloc(DRV_MAX_LINES, sizeof *d->lines);
+    d->nlines = DRV_MAX_LINES;
+    return d->procs && d->lines ? NICDRV_OK : NICDRV_ENOMEM;
+}
+
+void drv_tables_fini(nicdrv_t *d)
+{
+    if (d->procs)
+        for (uint32_t i = 0; i < d->cfg.max_procs; i++)
+            free(d->procs[i].bufs);
+    if (d->lines)
+        for (uint32_t i = 0; i < d->nlines; i++)
+            free(d->lines[i].pinned);
+    free(d->procs);
+    free(d->lines);
+    d->procs = NULL;
+    d->lines = NULL;
+}
+
+static struct drv_proc *find_proc(nicdrv_t *d, uint32_t pid, bool create)
+{
+    struct drv_proc *free_p = NULL;
+
+    for (uint32_t i = 0; i < d->cfg.max_procs; i++) {
+        struct drv_proc *p = &d->procs[i];
+        if (p->used && p->pid == pid)
+            return p;
+        if (!p->used && !free_p)
+            free_p = p;
+    }
+    if (!create || !free_p)
+        return NULL;
+    if (!free_p->bufs) {
+        free_p->bufs = calloc(d->cfg.max_bufs, sizeof *free_p->bufs);
+        if (!free_p->bufs)
+            return NULL;
+    }
+    memset(free_p->bufs, 0, d->cfg.max_bufs * sizeof *free_p->bufs);
+    free_p->used = true;
+    free_p->pid = pid;
+    free_p->nbufs = 0;
+    free_p->ep_open = false;
+    d->st.procs++;
+    return free_p;
+}
+
+static struct drv_line *find_line(nicdrv_t *d, uint16_t pid, uint32_t line, bool create)
+{
+    struct drv_line *free_l = NULL;
+
+    for (uint32_t i = 0; i < d->nlines; i++) {
+        struct drv_line *l = &d->lines[i];
+        if (l->used && l->pid == pid && l->line == line)
+            return l;
+        if (!l->used && !free_l)
+            free_l = l;
+    }
+    if (!create || !free_l)
+        return NULL;
+    if (!free_l->pinned) {
+        free_l->pinned = calloc(NIC_DB_SQ_BYTES, 1); /* >= any servable VMH line (one page / 8 B) */
+        if (!free_l->pinned)
+            return NULL;
+    }
+    memset(free_l->pinned, 0, drv_line_entries(d, NIC_CACHE_VMH));
+    free_l->used = true;
+    free_l->pid = pid;
+    free_l->line = line;
+    free_l->npinned = 0;
+    free_l->filled_at = 0;
+    return free_l;
+}
+
+/* NIC_RIGHT_* of every live buffer of p covering the page at va (0: not registered) */
+static uint32_t page_rights(const nicdrv_t *d, const struct drv_proc *p, uint64_t va)
+{
+    uint32_t r = 0;
+
+    if (!p)
+        return 0;
+    for (uint32_t i = 0; i < d->cfg.max_bufs; i++) {
+        const struct drv_buf *b = &p->bufs[i];
+        if (b->used && !b->dying && va + NICDRV_PAGE_SIZE > (b->va & ~(uint64_t)(NICDRV_PAGE_SIZE - 1)) &&
+            va < b->va + b->len)
+            r |= b->rights;
+    }
+    return r;
+}
+
+static int invalidate(nicdrv_t *d, unsigned cache, uint16_t pid, uint32_t key, uint32_t lines)
+{
+    struct nic_cmd c = { .op = NIC_CMD_INVALIDATE, .cache = (uint8_t)cache, .pid = pid, .key = key, .c = lines };
+    int32_t st;
+    int rc = drv_cmd(d, &c, NULL, 0, &st);
+
+    if (rc)
+        return rc;
+    d->st.invalidations++;
+    if (d->resolving && cache == d->res_cache && pid == d->res_pid && st == NIC_ST_OK)
+        d->res_bump++; /* the image is built after this invalidation: its epoch is ours */
+    return drv_map_status(st);
+}
+
+static void unpin_line(nicdrv_t *d, struct drv_line *l)
+{
+    uint32_t L = drv_line_entries(d, NIC_CACHE_VMH);
+
+    for (uint32_t i = 0; i < L;) { /* contiguous runs: one call each */
+        uint32_t j = i;
+        if (!l->pinned[i]) {
+            i++;
+            continue;
+        }
+        while (j < L && l->pinned[j])
+            j++;
+        uint64_t va = ((uint64_t)l->line * L + i) << NICDRV_PAGE_SHIFT;
+        if (d->host.unpin(d->host.ctx, l->pid, va, (uint64_t)(j - i) << NICDRV_PAGE_SHIFT) == NICDRV_OK) {
+            d->st.unpins += j - i;
+            d->st.pinned_pages -= j - i;
+        }
+        memset(l->pinned + i, 0, j - i);
+        i = j;
+    }
+    l->npinned = 0;
+    l->used = false;
+}
+
+/* High-water mark: evict least recently filled lines (not `keep`) until `need` more pages fit. */
+static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
+{
+    while (d->dynamic && d->cfg.pin_hwm_pages && d->st.pinned_pages + need > d->cfg.pin_hwm_pages) {
+        struct drv_line *v = NULL;
+        int rc;
+        for (uint32_t i = 0; i < d->nlines; i++) {
+            struct drv_line *l = &d->lines[i];
+            if (l->used && l != keep && l->npinned && (!v || l->filled_at < v->filled_at))
+                v = l;
+        }
+        if (!v)
+            return NICDRV_OK; /* one line bigger than the mark: allowed to exceed it */
+        rc = invalidate(d, NIC_CACHE_VMH, v->pid, v->line, 1);
+        if (rc)
+            return rc; /* not answered: the pages stay pinned */
+        unpin_line(d, v);
+        d->st.evictions++;
+    }
+    return NICDRV_OK;
+}
+
+/* VMH line image; pins the pages it maps (charged by host->pin). */
+static int build_vmh(nicdrv_t *d, struct drv_proc *p, uint16_t pid, uint32_t key, struct nic_vmh_entry *e)
+{
+    uint32_t L = drv_line_entries(d, NIC_CACHE_VMH), need = 0;
+    uint32_t rights[NIC_DB_SQ_BYTES];
+    struct drv_line *l = NULL;
+    int rc;
+
+    for (uint32_t i = 0; i < L; i++) {
+        rights[i] = page_rights(d, p, ((uint64_t)key * L + i) << NICDRV_PAGE_SHIFT);
+        need += rights[i] != 0;
+    }
+    if (need) {
+        l = find_line(d, pid, key, true);
+        if (!l)
+            return NICDRV_ENOMEM;
+        for (uint32_t i = 0; i < L; i++)
+            need -= rights[i] && l->pinned[i];
+        rc = make_room(d, need, l);
+        if (rc)
+            return rc;
+        for (uint32_t i = 0; i < L;) {
+            uint32_t j = i;
+            if (!rights[i] || l->pinned[i]) {
+                i++;
+                continue;
+            }
+            while (j < L && rights[j] && !l->pinned[j])
+                j++;
+            uint64_t va = ((uint64_t)key * L + i) << NICDRV_PAGE_SHIFT;
+            rc = d->host.pin(d->host.ctx, pid, va, (uint64_t)(j - i) << NICDRV_PAGE_SHIFT);
+            if (rc)
+                return NICDRV_EFAULT;
+            memset(l->pinned + i, 1, j - i);
+            l->npinned += j - i;
+            d->st.pins += j - i;
+            d->st.pinned_pages += j - i;
+            if (d->st.pinned_pages > d->st.pinned_peak)
+                d->st.pinned_peak = d->st.pinned_pages;
+            i = j;
+        }
+        l->filled_at = d->host.now(d->host.ctx);
+    }
+    for (uint32_t i = 0; i < L; i++) {
+        uint64_t pa;
+        e[i].ppn = 0;
+        e[i].flags = 0;
+        if (!rights[i])
+            continue;
+        if (d->host.translate(d->host.ctx, pid, ((uint64_t)key * L + i) << NICDRV_PAGE_SHIFT, &pa))
+            return NICDRV_EFAULT;
+        e[i].ppn = (uint32_t)(pa >> NICDRV_PAGE_SHIFT);
+        e[i].flags = NIC_ENTRY_VALID | rights[i];
+    }
+    if (l && !l->npinned)
+        l->used = false;
+    return NICDRV_OK;
+}
+
+static int build_line(nicdrv_t *d, unsigned cache, uint16_t pid, uint32_t key, void *img, size_t *len)
+{
+    uint32_t L = drv_line_entries(d, cache);
+    struct drv_proc *p = find_proc(d, pid, false);
+
+    *len = L * drv_entry_size(cache);
+    memset(img, 0, *len);
+    if (cache == NIC_CACHE_VMH)
+        return build_vmh(d, p, pid, key, img);
+    if (cache == NIC_CACHE_CBH) {
+        struct nic_cbh_entry *e = img;
+        for (uint32_t i = 0; p && i < L; i++) {
+            uint64_t id = (uint64_t)key * L + i;
+            const struct drv_buf *b = id < d->cfg.max_bufs ? &p->bufs[id] : NULL;
+            if (!b || !b->used || b->dying)
+                continue;
+            e[i].flags = NIC_ENTRY_VALID | b->rights;
+            e[i].key = b->key;
+            e[i].va_lo = (uint32_t)b->va;
+            e[i].va_hi = (uint32_t)(b->va >> 32);
+            e[i].len_lo = (uint32_t)b->len;
+            e[i].len_hi = (uint32_t)(b->len >> 32);
+            e[i].owner_pid = pid;
+        }
+        return NICDRV_OK;
+    }
+    struct nic_pch_entry *e = img; /* PCH: the line holds pids key*L .. key*L+L-1 */
+    for (uint32_t i = 0; i < L; i++) {
+        const struct drv_proc *q = find_proc(d, key * L + i, false);
+        if (q && q->ep_open) {
+            e[i].flags = NIC_ENTRY_VALID;
+            e[i].ep = q->ep;
+        }
+    }
+    return NICDRV_OK;
+}
+
+static uint32_t line_of(const nicdrv_t *d, unsigned cache, uint16_t pid, uint64_t n)
+{
+    (void)pid;
+    return (uint32_t)(n / drv_line_entries(d, cache));
+}
+
+/* Static build: (re)load one line into the NIC's full table. */
+static int static_load(nicdrv_t *d, unsigned cache, uint16_t pid, uint32_t key)
+{
+    uint8_t img[NICDRV_PAGE_SIZE];
+    struct nic_cmd c = { .op = NIC_CMD_STATIC_LOAD, .cache = (uint8_t)cache, .pid = pid, .key = key };
+    size_t len;
+    int32_t st;
+    int rc = build_line(d, cache, pid, key, img, &len);
+
+    if (rc)
+        return rc;
+    rc = drv_cmd(d, &c, img, len, &st);
+    if (rc)
+        return rc;
+    d->st.static_loads++;
+    return drv_map_status(st);
+}
+
+/* ---- the miss thread ---- */
+
+int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m)
+{
+    if (!d->miss_count)
+        return NICDRV_ENOENT;
+    *m = d->missq[d->miss_head];
+    d->miss_head = (d->miss_head + 1) % d->cfg.miss_queue;
+    d->miss_count--;
+    return NICDRV_OK;
+}
+
+int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
+{
+    uint8_t img[NICDRV_PAGE_SIZE];
+    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = m->cache, .pid = m->pid, .key = m->key, .epoch = m->epoch };
+    size_t len;
+    int32_t st;
+    int rc;
+
+    if (!nicdrv_probed(d))
+        return NICDRV_ESTATE;
+    if (m->cache >= NIC_CACHE__COUNT)
+        return NICDRV_EINVAL;
+    drv_lock(d, &d->tbl_lock);
+    /* Every invalidation is sent under tbl_lock, so while we hold it only our own evictions can
+     * move this (cache, pid)'s epoch; one that came before the lock keeps the fill stale (the
+     * NCP rejects it and misses again), which is the conservative answer. */
+    d->resolving = true;
+    d->res_cache = m->cache;
+    d->res_pid = m->pid;
+    d->res_bump = 0;
+    rc = build_line(d, m->cache, m->pid, m->key, img, &len);
+    d->resolving = false;
+    c.epoch = (uint16_t)(m->epoch + d->res_bump);
+    if (!rc)
+        rc = drv_cmd(d, &c, img, len, &st);
+    if (!rc) {
+        if (st == NIC_ST_OK)
+            d->st.fills++;
+        else if (st == NIC_ST_NO_RESOURCES)
+            d->st.fills_rejected++; /* raced an invalidation: the next lookup misses again */
+        else
+            rc = NICDRV_EFW;
+    }
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+/* ---- registration ---- */
+
+static uint32_t next_key(nicdrv_t *d)
+{
+    uint32_t x = d->rng; /* xorshift32: keys only need to be unguessable by accident, not crypto */
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    d->rng = x;
+    return x ? x : 1;
+}
+
+/* VMH lines covering [va, va+len) */
+static void vmh_span(const nicdrv_t *d, uint64_t va, uint64_t len, uint32_t *first, uint32_t *count)
+{
+    uint32_t L = drv_line_entries(d, NIC_CACHE_VMH);
+    uint64_t f = (va >> NICDRV_PAGE_SHIFT) / L, l = ((va + len - 1) >> NICDRV_PAGE_SHIFT) / L;
+    *first = (uint32_t)f;
+    *count = (uint32_t)(l - f + 1);
+}
+
+static void unpin_span(nicdrv_t *d, uint16_t pid, uint32_t first, uint32_t count)
+{
+    for (uint32_t i = 0; i < d->nlines; i++) {
+        struct drv_line *l = &d->lines[i];
+        if (l->used && l->pid == pid && l->line >= first && l->line - first < count)
+            unpin_line(d, l);
+    }
+}
+
+static int dereg_locked(nicdrv_t *d, struct drv_proc *p, uint32_t id)
+{
+    struct drv_buf *b = &p->bufs[id];
+    uint32_t first, count;
+    int rc;
+
+    b->dying = true; /* from here every line image shows it invalid */
+    vmh_span(d, b->va, b->len, &first, &count);
+    if (!d->dead) {
+        rc = invalidate(d, NIC_CACHE_CBH, (uint16_t)p->pid, line_of(d, NIC_CACHE_CBH, 0, id), 1);
+        if (!rc)
+            rc = invalidate(d, NIC_CACHE_VMH, (uint16_t)p->pid, first, count);
+        if (rc)
+            return rc; /* unanswered: keep the pages pinned (a leak beats a wild DMA) */
+    }
+    unpin_span(d, (uint16_t)p->pid, first, count);
+    b->used = false;
+    b->dying = false;
+    p->nbufs--;
+    d->st.bufs--;
+    if (!d->dynamic && !d->dead) { /* neighbours sharing the lines go back into the full tables */
+        rc = static_load(d, NIC_CACHE_CBH, (uint16_t)p->pid, line_of(d, NIC_CACHE_CBH, 0, id));
+        for (uint32_t k = 0; !rc && k < count; k++) {
+            uint32_t L = drv_line_entries(d, NIC_CACHE_VMH);
+            bool shared = false;
+            for (uint32_t i = 0; i < L && !shared; i++)
+                shared = page_rights(d, p, ((uint64_t)(first + k) * L + i) << NICDRV_PAGE_SHIFT) != 0;
+            if (shared)
+                rc = static_load(d, NIC_CACHE_VMH, (uint16_t)p->pid, first + k);
+        }
+        return rc;
+    }
+    return NICDRV_OK;
+}
+
+static int check_call(nicdrv_t *d, uint32_t pid)
+{
+    if (d->host.syscall)
+        d->host.syscall(d->host.ctx);
+    if (!nicdrv_probed(d))
+        return NICDRV_ESTATE;
+    return pid == 0 || pid > 0xFFFF ? NICDRV_EINVAL : NICDRV_OK;
+}
+
+int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_t rights, uint32_t *id, uint32_t *key)
+{
+    const uint32_t all = NIC_RIGHT_LOCAL_READ | NIC_RIGHT_LOCAL_WRITE | NIC_RIGHT_REMOTE_WRITE | NIC_RIGHT_REMOTE_READ;
+    uint32_t L, first, count, n;
+    struct drv_proc *p;
+    struct drv_buf *b;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    L = drv_line_entries(d, NIC_CACHE_VMH);
+    if (!len || !rights || (rights & ~all) || va + len < va || ((va + len - 1) >> NICDRV_PAGE_SHIFT) / L > UINT32_MAX)
+        return NICDRV_EINVAL;
+    drv_lock(d, &d->tbl_lock);
+    p = find_proc(d, pid, true);
+    rc = NICDRV_ENOMEM;
+    if (!p)
+        goto out;
+    for (n = 0; n < d->cfg.max_bufs && p->bufs[n].used; n++)
+        ;
+    if (n == d->cfg.max_bufs)
+        goto out;
+    b = &p->bufs[n];
+    b->used = true;
+    b->dying = false;
+    b->va = va;
+    b->len = len;
+    b->rights = rights;
+    b->key = next_key(d);
+    p->nbufs++;
+    d->st.bufs++;
+    vmh_span(d, va, len, &first, &count);
+    if (d->dynamic) { /* lines cached before this registration show these entries invalid: drop them */
+        rc = invalidate(d, NIC_CACHE_CBH, (uint16_t)pid, line_of(d, NIC_CACHE_CBH, 0, n), 1);
+        if (!rc)
+            rc = invalidate(d, NIC_CACHE_VMH, (uint16_t)pid, first, count);
+    } else { /* static build: everything goes into the NIC's tables now, pinned for good */
+        rc = NICDRV_OK;
+        for (uint32_t k = 0; !rc && k < count; k++)
+            rc = static_load(d, NIC_CACHE_VMH, (uint16_t)pid, first + k);
+        if (!rc)
+            rc = static_load(d, NIC_CACHE_CBH, (uint16_t)pid, line_of(d, NIC_CACHE_CBH, 0, n));
+    }
+    if (rc) {
+        int rc2 = dereg_locked(d, p, n);
+        (void)rc2; /* the registration's error is the one to report */
+        goto out;
+    }
+    *id = n;
+    *key = b->key;
+out:
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+int nicdrv_mem_dereg(nicdrv_t *d, uint32_t pid, uint32_t id)
+{
+    struct drv_proc *p;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    drv_lock(d, &d->tbl_lock);
+    p = find_proc(d, pid, false);
+    if (!p || id >= d->cfg.max_bufs || !p->bufs[id].used || p->bufs[id].dying)
+        rc = NICDRV_ENOENT;
+    else
+        rc = dereg_locked(d, p, id);
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+/* ---- endpoints ---- */
+
+static int pch_update(nicdrv_t *d, uint16_t pid)
+{
+    uint32_t key = line_of(d, NIC_CACHE_PCH, 0, pid);
+    int rc = invalidate(d, NIC_CACHE_PCH, pid, key, 1);
+
+    if (!rc && !d->dynamic)
+        rc = static_load(d, NIC_CACHE_PCH, pid, key);
+    return rc;
+}
+
+static void unpin_cq(nicdrv_t *d, struct drv_proc *p)
+{
+    if (d->host.unpin(d->host.ctx, p->pid, p->cq_va, NICDRV_PAGE_SIZE) == NICDRV_OK) {
+        d->st.unpins++;
+        d->st.pinned_pages--;
+    }
+}
+
+int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint32_t *cq_entries)
+{
+    uint8_t zero[NICDRV_PAGE_SIZE] = { 0 };
+    struct nic_cmd c = { .op = NIC_CMD_EP_OPEN };
+    uint32_t nep, e;
+    struct drv_proc *p;
+    uint64_t pa;
+    int32_t st;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    if (cq_va % NICDRV_PAGE_SIZE)
+        return NICDRV_EINVAL;
+    nep = d->info.max_procs < NIC_SENDQ_SLOTS ? d->info.max_procs : NIC_SENDQ_SLOTS;
+    drv_lock(d, &d->tbl_lock);
+    p = find_proc(d, pid, true);
+    rc = !p ? NICDRV_ENOMEM : p->ep_open ? NICDRV_EBUSY : NICDRV_OK;
+    if (rc)
+        goto out;
+    for (e = 1; e < nep && d->ep_used[e]; e++)
+        ;
+    rc = NICDRV_ENORES;
+    if (e == nep)
+        goto out;
+    rc = NICDRV_EFAULT;
+    if (d->host.pin(d->host.ctx, pid, cq_va, NICDRV_PAGE_SIZE))
+        goto out;
+    d->st.pins++;
+    if (++d->st.pinned_pages > d->st.pinned_peak)
+        d->st.pinned_peak = d->st.pinned_pages;
+    p->cq_va = cq_va;
+    if (d->host.translate(d->host.ctx, pid, cq_va, &pa) ||
+        d->host.proc_write(d->host.ctx, pid, cq_va, zero, sizeof zero))
+        goto fail_pin;
+    c.ep = (uint16_t)e;
+    c.pid = (uint16_t)pid;
+    c.a = (uint32_t)pa;
+    c.b = (uint32_t)(pa >> 32);
+    c.c = d->cfg.cq_log2;
+    rc = drv_cmd(d, &c, NULL, 0, &st);
+    if (!rc)
+        rc = drv_map_status(st);
+    if (rc)
+        goto fail_pin;
+    d->ep_used[e] = 1;
+    p->ep_open = true;
+    p->ep = (uint16_t)e;
+    d->st.eps++;
+    rc = pch_update(d, (uint16_t)pid);
+    if (rc) {
+        struct nic_cmd cl = { .op = NIC_CMD_EP_CLOSE, .ep = (uint16_t)e };
+        p->ep_open = false;
+        d->ep_used[e] = 0;
+        d->st.eps--;
+        if (drv_cmd(d, &cl, NULL, 0, &st) || pch_update(d, (uint16_t)pid))
+            goto out; /* the NCP may still write the CQ: leave it pinned */
+        goto fail_pin;
+    }
+    *ep = (uint16_t)e;
+    *cq_entries = 1u << d->cfg.cq_log2;
+    goto out;
+fail_pin:
+    unpin_cq(d, p);
+out:
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EP_CLOSE, .ep = p->ep, .pid = (uint16_t)p->pid };
+    int32_t st;
+    int rc = NICDRV_OK;
+
+    if (!d->dead) {
+        rc = drv_cmd(d, &c, NULL, 0, &st); /* the NCP flushes outstanding work into the CQ first */
+        if (!rc)
+            rc = drv_map_status(st);
+        if (rc)
+            return rc;
+    }
+    p->ep_open = false;
+    if (!d->dead) {
+        rc = pch_update(d, (uint16_t)p->pid);
+        if (rc)
+            return rc;
+    }
+    d->ep_used[p->ep] = 0;
+    d->st.eps--;
+    unpin_cq(d, p);
+    return NICDRV_OK;
+}
+
+int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep)
+{
+    struct drv_proc *p;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    drv_lock(d, &d->tbl_lock);
+    p = find_proc(d, pid, false);
+    if (!p || !p->ep_open || p->ep != ep)
+        rc = NICDRV_ENOENT;
+    else
+        rc = ep_close_locked(d, p);
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+static int release_locked(nicdrv_t *d, struct drv_proc *p)
+{
+    int rc = NICDRV_OK;
+
+    if (p->ep_open)
+        rc = ep_close_locked(d, p);
+    for (uint32_t i = 0; !rc && i < d->cfg.max_bufs; i++)
+        if (p->bufs[i].used)
+            rc = dereg_locked(d, p, i);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < d->nlines; i++) /* lines pinned for addresses no longer registered */
+        if (d->lines[i].used && d->lines[i].pid == p->pid) {
+            if (!d->dead && (rc = invalidate(d, NIC_CACHE_VMH, (uint16_t)p->pid, d->lines[i].line, 1)))
+                return rc;
+            unpin_line(d, &d->lines[i]);
+        }
+    p->used = false;
+    d->st.procs--;
+    return NICDRV_OK;
+}
+
+int nicdrv_proc_release(nicdrv_t *d, uint32_t pid)
+{
+    struct drv_proc *p;
+    int rc;
+
+    if (d->host.syscall)
+        d->host.syscall(d->host.ctx);
+    if (!d->probed)
+        return NICDRV_ESTATE;
+    drv_lock(d, &d->tbl_lock);
+    p = find_proc(d, pid, false);
+    rc = p ? release_locked(d, p) : NICDRV_ENOENT;
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+/* Remove: with a live NCP everything is invalidated first; with a dead one the caller has held
+ * the core in reset (no DMA can happen), so unpinning directly is safe. Stops at the first
+ * failure (the NCP stopped answering) and returns it: the caller then holds the core and calls
+ * again with d->dead set. */
+int drv_release_all(nicdrv_t *d)
+{
+    int rc = NICDRV_OK;
+
+    drv_lock(d, &d->tbl_lock);
+    for (uint32_t i = 0; !rc && i < d->cfg.max_procs; i++)
+        if (d->procs[i].used)
+            rc = release_locked(d, &d->procs[i]);
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}

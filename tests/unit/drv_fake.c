@@ -1,0 +1,764 @@
+/*
+ * drv_fake.c - the fake NIC and host for the driver/library unit tests (contract: drv_fake.h).
+ *
+ * Role map: bus (registers, window, doorbells) -> cmd_process / sq_process; the scripted NCP:
+ * lookup (hit, miss event, park), exec (one send queue entry, loopback copy through the DMA
+ * oracle), post_event / cqe; the host services over sim_os and sim_hostmem; fake_run delivers
+ * answers and interrupts and plays the miss thread.
+ */
+#include "drv_fake.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nic_fwimage.h"
+#include "nic_memmap.h"
+#include "nic_regs.h"
+
+#define INFO_OFF 0x100u
+#define CMD_RING_OFF 0x200u
+#define CMD_ENTRIES 8u
+#define SQ_ENTRIES 32u
+#define MAX_PROCS 16u
+
+enum { HIT = 0, MISS = 1 };
+
+static const uint32_t block_off[] = { NIC_HOSTIF_OFFSET,  NIC_INTC_OFFSET,   NIC_TIMER_OFFSET,
+                                      NIC_DMA_OFFSET,     NIC_MAC_OFFSET,    NIC_PERF_OFFSET,
+                                      NIC_CONSOLE_OFFSET, NIC_TESTMB_OFFSET, NIC_DOORBELL_OFFSET };
+static const uint32_t block_id[] = { NIC_HOSTIF_ID_VALUE,  NIC_INTC_ID_VALUE,   NIC_TIMER_ID_VALUE,
+                                     NIC_DMA_ID_VALUE,     NIC_MAC_ID_VALUE,    NIC_PERF_ID_VALUE,
+                                     NIC_CONSOLE_ID_VALUE, NIC_TESTMB_ID_VALUE, NIC_DOORBELL_ID_VALUE };
+
+static void raise_irq(struct fake *f, uint32_t bits)
+{
+    f->irq_cause |= bits;
+    if (f->irq_cause & f->irq_mask)
+        f->irq_pending = true;
+}
+
+static void post_event(struct fake *f, struct nic_event *e)
+{
+    if (!f->ev_pa || f->ev_pi - f->ev_ci >= f->ev_size)
+        return; /* the real NCP holds it; the fake's rings never fill in these tests */
+    e->phase = (uint8_t)(((f->ev_pi / f->ev_size) & 1u) ^ 1u);
+    hostmem_dma_write(f->mem, 0, f->ev_pa + (f->ev_pi % f->ev_size) * sizeof *e, e, sizeof *e);
+    f->ev_pi++;
+    raise_irq(f, e->type == NIC_EV_MISS ? NIC_HOSTIF_IRQ_CAUSE_MISS_MASK : NIC_HOSTIF_IRQ_CAUSE_CMPL_MASK);
+}
+
+/* ---- the caches ---- */
+
+static uint32_t line_len(unsigned cache)
+{
+    return cache == NIC_CACHE_VMH ? FAKE_VMH_L : cache == NIC_CACHE_CBH ? FAKE_CBH_L : FAKE_PCH_L;
+}
+
+static struct fake_line *find(struct fake *f, unsigned cache, uint16_t pid, uint32_t key)
+{
+    for (unsigned i = 0; i < FAKE_LINES; i++) {
+        struct fake_line *l = &f->lines[cache][i];
+        if (l->used && l->pid == pid && l->key == key)
+            return l;
+    }
+    return NULL;
+}
+
+static struct fake_line *victim(struct fake *f, unsigned cache, bool evict)
+{
+    struct fake_line *v = NULL;
+    for (unsigned i = 0; i < FAKE_LINES; i++) {
+        struct fake_line *l = &f->lines[cache][i];
+        if (!l->used)
+            return l;
+        if (!v || l->stamp < v->stamp)
+            v = l;
+    }
+    return evict ? v : NULL;
+}
+
+/* HIT with *entry pointing at the entry, or MISS (miss event posted once per line). */
+static int lookup(struct fake *f, unsigned cache, uint16_t pid, uint64_t n, const uint8_t **entry)
+{
+    uint32_t key = (uint32_t)(n / line_len(cache));
+    struct fake_line *l = find(f, cache, pid, key);
+    size_t esz = cache == NIC_CACHE_VMH ? 8 : cache == NIC_CACHE_CBH ? 32 : 8;
+    unsigned i;
+
+    if (l) {
+        l->stamp = ++f->stamp;
+        *entry = l->data + (n % line_len(cache)) * esz;
+        return HIT;
+    }
+    if (!f->dynamic) {
+        static const uint8_t none[32];
+        *entry = none; /* static: absent = invalid */
+        return HIT;
+    }
+    for (i = 0; i < 16; i++)
+        if (f->miss_out[i].used && f->miss_out[i].cache == cache && f->miss_out[i].pid == pid &&
+            f->miss_out[i].key == key)
+            return MISS;
+    for (i = 0; i < 16 && f->miss_out[i].used; i++)
+        ;
+    if (i < 16) {
+        struct nic_event e = { .type = NIC_EV_MISS, .cache = (uint8_t)cache, .pid = pid, .key = key };
+        e.epoch = f->epoch[cache][pid & 0xFF];
+        f->miss_out[i].used = true;
+        f->miss_out[i].cache = (uint8_t)cache;
+        f->miss_out[i].pid = pid;
+        f->miss_out[i].key = key;
+        f->misses_posted++;
+        post_event(f, &e);
+    }
+    return MISS;
+}
+
+int fake_lookup(struct fake *f, unsigned cache, uint16_t pid, uint64_t n, const uint8_t **entry)
+{
+    return lookup(f, cache, pid, n, entry);
+}
+
+bool fake_vmh_cached(const struct fake *f, uint16_t pid, uint64_t va)
+{
+    uint64_t vpn = va >> 12;
+    for (unsigned i = 0; i < FAKE_LINES; i++) {
+        const struct fake_line *l = &f->lines[NIC_CACHE_VMH][i];
+        const struct nic_vmh_entry *e = (const void *)l->data;
+        if (l->used && l->pid == pid && l->key == vpn / FAKE_VMH_L && (e[vpn % FAKE_VMH_L].flags & NIC_ENTRY_VALID))
+            return true;
+    }
+    return false;
+}
+
+uint32_t fake_lines_used(const struct fake *f, unsigned cache)
+{
+    uint32_t n = 0;
+    for (unsigned i = 0; i < FAKE_LINES; i++)
+        n += f->lines[cache][i].used;
+    return n;
+}
+
+/* ---- send queues ---- */
+
+static void cqe(struct fake *f, struct fake_ep *ep, const struct nic_sq_entry *s, int32_t st, uint32_t bytes)
+{
+    struct nic_cqe c;
+
+    if (st == NIC_ST_OK && !(s->flags & NIC_WR_SIGNALED))
+        return;
+    memset(&c, 0, sizeof c);
+    c.wr_id_lo = s->wr_id_lo;
+    c.wr_id_hi = s->wr_id_hi;
+    c.status = st;
+    c.bytes = bytes;
+    c.op = s->op;
+    c.sq_ci = (uint16_t)ep->sq_ci;
+    c.phase = (uint8_t)(((ep->cq_pi / ep->cq_n) & 1u) ^ 1u);
+    hostmem_dma_write(f->mem, 0, ep->cq_pa + (ep->cq_pi % ep->cq_n) * sizeof c, &c, sizeof c);
+    ep->cq_pi++;
+    f->cqes++;
+}
+
+/* Checks a VMH page: HIT and *pa, MISS, or a status. */
+static int page(struct fake *f, uint16_t pid, uint64_t va, uint32_t right, uint64_t *pa, int32_t *st)
+{
+    const struct nic_vmh_entry *e;
+    if (lookup(f, NIC_CACHE_VMH, pid, va >> 12, (const uint8_t **)&e) == MISS)
+        return MISS;
+    if (!(e->flags & NIC_ENTRY_VALID))
+        *st = NIC_ST_BAD_HANDLE;
+    else if (!(e->flags & right))
+        *st = NIC_ST_RIGHTS;
+    *pa = ((uint64_t)e->ppn << 12) | (va & 0xFFF);
+    return HIT;
+}
+
+/* One request: MISS (parked) or done with *st. */
+static int exec(struct fake *f, unsigned epi, const struct nic_sq_entry *s, int32_t *st, uint32_t *bytes)
+{
+    struct fake_ep *ep = &f->ep[epi];
+    const struct nic_pch_entry *pc;
+    const struct nic_cbh_entry *cb;
+    uint64_t la = (uint64_t)s->laddr_hi << 32 | s->laddr_lo, roff = (uint64_t)s->roff_hi << 32 | s->roff_lo;
+    uint64_t rva, rlen;
+    bool wr = s->op == NIC_OP_RDMA_WRITE;
+    uint8_t buf[NICDRV_PAGE_SIZE];
+
+    *st = NIC_ST_OK;
+    *bytes = 0;
+    if ((s->op != NIC_OP_RDMA_WRITE && s->op != NIC_OP_RDMA_READ) || !s->len || s->len > NIC_MAX_XFER) {
+        *st = NIC_ST_BAD_DESC;
+        return HIT;
+    }
+    if (lookup(f, NIC_CACHE_PCH, ep->pid, ep->pid, (const uint8_t **)&pc) == MISS)
+        return MISS;
+    if (!(pc->flags & NIC_ENTRY_VALID) || pc->ep != epi) {
+        *st = NIC_ST_BAD_HANDLE;
+        return HIT;
+    }
+    if (s->rnode != f->node_id) {
+        *st = NIC_ST_UNREACHABLE; /* node 1 never answers: as after the retry limit */
+        return HIT;
+    }
+    if (lookup(f, NIC_CACHE_CBH, s->rpid, s->rbuf, (const uint8_t **)&cb) == MISS)
+        return MISS;
+    rva = (uint64_t)cb->va_hi << 32 | cb->va_lo;
+    rlen = (uint64_t)cb->len_hi << 32 | cb->len_lo;
+    if (!(cb->flags & NIC_ENTRY_VALID) || cb->owner_pid != s->rpid)
+        *st = NIC_ST_BAD_HANDLE;
+    else if (cb->key != s->rkey)
+        *st = NIC_ST_KEY;
+    else if (!(cb->flags & (wr ? NIC_RIGHT_REMOTE_WRITE : NIC_RIGHT_REMOTE_READ)))
+        *st = NIC_ST_RIGHTS;
+    else if (roff > rlen || s->len > rlen - roff)
+        *st = NIC_ST_BOUNDS;
+    if (*st)
+        return HIT;
+    /* translate everything first (a miss parks the whole request; nothing moved yet) */
+    for (uint64_t o = 0; o < s->len; o = (o | 0xFFF) + 1) {
+        uint64_t pa;
+        if (page(f, ep->pid, la + o, wr ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE, &pa, st) == MISS ||
+            page(f, s->rpid, rva + roff + o, wr ? NIC_RIGHT_REMOTE_WRITE : NIC_RIGHT_REMOTE_READ, &pa, st) == MISS)
+            return MISS;
+        if (*st)
+            return HIT;
+    }
+    for (uint64_t o = 0; o < s->len;) { /* copy in pieces that cross no page on either side */
+        uint64_t src = wr ? la + o : rva + roff + o, dst = wr ? rva + roff + o : la + o, spa, dpa;
+        uint16_t spid = wr ? ep->pid : s->rpid, dpid = wr ? s->rpid : ep->pid;
+        uint64_t n = s->len - o;
+        if (n > 0x1000 - (src & 0xFFF))
+            n = 0x1000 - (src & 0xFFF);
+        if (n > 0x1000 - (dst & 0xFFF))
+            n = 0x1000 - (dst & 0xFFF);
+        page(f, spid, src, 0xF0, &spa, st);
+        page(f, dpid, dst, 0xF0, &dpa, st);
+        *st = NIC_ST_OK;
+        if (hostmem_dma_read(f->mem, 0, spa, buf, n) || hostmem_dma_write(f->mem, 0, dpa, buf, n)) {
+            *st = NIC_ST_HOST_ERROR;
+            return HIT;
+        }
+        o += n;
+    }
+    *bytes = s->len;
+    return HIT;
+}
+
+static void sq_process(struct fake *f, unsigned epi)
+{
+    struct fake_ep *ep = &f->ep[epi];
+
+    while (ep->open && ep->sq_ci != ep->sq_pi) {
+        struct nic_sq_entry s;
+        int32_t st;
+        uint32_t bytes;
+        memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
+               sizeof s);
+        if (exec(f, epi, &s, &st, &bytes) == MISS)
+            return;
+        ep->sq_ci++;
+        cqe(f, ep, &s, st, bytes);
+    }
+}
+
+static void sq_all(struct fake *f)
+{
+    for (unsigned i = 1; i < MAX_PROCS; i++)
+        sq_process(f, i);
+}
+
+/* ---- commands ---- */
+
+static int32_t install(struct fake *f, const struct nic_cmd *c, bool fill)
+{
+    uint64_t pa = (uint64_t)c->b << 32 | c->a;
+    struct fake_line *l;
+    size_t len = line_len(c->cache) * (c->cache == NIC_CACHE_CBH ? 32u : 8u);
+
+    if (fill && c->epoch != f->epoch[c->cache][c->pid & 0xFF]) {
+        f->fills_rejected++;
+        for (unsigned i = 0; i < 16; i++) /* the next lookup misses (and posts) again */
+            if (f->miss_out[i].used && f->miss_out[i].cache == c->cache && f->miss_out[i].pid == c->pid &&
+                f->miss_out[i].key == c->key)
+                f->miss_out[i].used = false;
+        return NIC_ST_NO_RESOURCES;
+    }
+    l = find(f, c->cache, c->pid, c->key);
+    if (!l)
+        l = victim(f, c->cache, fill);
+    if (!l)
+        return NIC_ST_NO_RESOURCES; /* static table full */
+    if (hostmem_dma_read(f->mem, 0, pa, l->data, len))
+        return NIC_ST_HOST_ERROR;
+    l->used = true;
+    l->pid = c->pid;
+    l->key = c->key;
+    l->stamp = ++f->stamp;
+    for (unsigned i = 0; i < 16; i++)
+        if (f->miss_out[i].used && f->miss_out[i].cache == c->cache && f->miss_out[i].pid == c->pid &&
+            f->miss_out[i].key == c->key)
+            f->miss_out[i].used = false;
+    return NIC_ST_OK;
+}
+
+static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
+{
+    struct fake_ep *ep;
+
+    if (c->op < 16)
+        f->cmds[c->op]++;
+    switch (c->op) {
+    case NIC_CMD_INIT:
+        f->ev_pa = (uint64_t)c->b << 32 | c->a;
+        f->ev_size = 1u << c->c;
+        f->ev_pi = f->ev_ci = 0;
+        return NIC_ST_OK;
+    case NIC_CMD_EP_OPEN:
+        if (!c->ep || c->ep >= MAX_PROCS || f->ep[c->ep].open)
+            return NIC_ST_BAD_CMD;
+        ep = &f->ep[c->ep];
+        memset(ep, 0, sizeof *ep);
+        ep->open = true;
+        ep->pid = c->pid;
+        ep->cq_pa = (uint64_t)c->b << 32 | c->a;
+        ep->cq_n = 1u << c->c;
+        return NIC_ST_OK;
+    case NIC_CMD_EP_CLOSE:
+        if (!c->ep || c->ep >= MAX_PROCS || !f->ep[c->ep].open)
+            return NIC_ST_BAD_CMD;
+        ep = &f->ep[c->ep];
+        while (ep->sq_ci != ep->sq_pi) { /* flush: every outstanding request, in order */
+            struct nic_sq_entry s;
+            memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + c->ep * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
+                   sizeof s);
+            ep->sq_ci++;
+            cqe(f, ep, &s, NIC_ST_FLUSHED, 0);
+        }
+        ep->open = false;
+        return NIC_ST_OK;
+    case NIC_CMD_FILL:
+        if (c->cache >= NIC_CACHE__COUNT || !f->dynamic)
+            return NIC_ST_BAD_CMD;
+        return install(f, c, true);
+    case NIC_CMD_STATIC_LOAD:
+        if (c->cache >= NIC_CACHE__COUNT || f->dynamic)
+            return NIC_ST_BAD_CMD;
+        return install(f, c, false);
+    case NIC_CMD_INVALIDATE:
+        if (c->cache >= NIC_CACHE__COUNT)
+            return NIC_ST_BAD_CMD;
+        for (uint32_t k = 0; k < c->c; k++) {
+            struct fake_line *l = find(f, c->cache, c->pid, c->key + k);
+            if (l)
+                l->used = false;
+        }
+        f->epoch[c->cache][c->pid & 0xFF]++;
+        return NIC_ST_OK;
+    case NIC_CMD_STATS: {
+        struct nic_stats s;
+        memset(&s, 0, sizeof s);
+        s.drops_miss = f->misses_posted;
+        hostmem_dma_write(f->mem, 0, (uint64_t)c->b << 32 | c->a, &s, sizeof s);
+        return NIC_ST_OK;
+    }
+    case NIC_CMD_SHUTDOWN:
+        f->fw_state = 3;
+        return NIC_ST_OK;
+    default:
+        return NIC_ST_BAD_CMD;
+    }
+}
+
+static void cmd_process(struct fake *f, uint32_t pi)
+{
+    while (f->cmd_ci != pi && f->boot != FAKE_BOOT_NO_INIT) {
+        struct nic_cmd c;
+        struct fake_answer *a;
+        memcpy(&c, f->sram + CMD_RING_OFF + (f->cmd_ci % CMD_ENTRIES) * sizeof c, sizeof c);
+        f->cmd_ci++;
+        a = &f->answers[f->nanswers++ % 64];
+        a->seq = c.seq;
+        a->status = cmd_exec(f, &c);
+        a->op = c.op;
+        a->cache = c.cache;
+        a->pid = c.pid;
+        a->key = c.key;
+        a->lines = c.c;
+        if (c.op == NIC_CMD_FILL || c.op == NIC_CMD_STATIC_LOAD || c.op == NIC_CMD_EP_OPEN)
+            sq_all(f);
+    }
+}
+
+/* ---- bus ---- */
+
+static void boot(struct fake *f)
+{
+    struct nic_info in;
+
+    memset(&in, 0, sizeof in);
+    in.magic = f->boot == FAKE_BOOT_NO_INFO ? 0 : NIC_INFO_MAGIC;
+    in.abi_version = f->boot == FAKE_BOOT_ABI_MAJOR ? (NIC_ABI_VERSION_MAJOR + 1) << 16 : NIC_ABI_VERSION;
+    in.fw_version = 0x00010000;
+    in.caps = f->dynamic ? NIC_CAP_DYNAMIC_LOOKUP | NIC_CAP_NACK : 0;
+    in.mtu = 4096;
+    in.max_procs = MAX_PROCS;
+    in.sq_entries = SQ_ENTRIES;
+    in.cmd_entries = CMD_ENTRIES;
+    in.max_peers = 2;
+    in.cmd_ring = CMD_RING_OFF;
+    in.sq_base = NIC_SRAM_SENDQ_OFFSET;
+    in.sq_stride = NIC_SENDQ_STRIDE;
+    in.cache[NIC_CACHE_VMH] = (struct nic_cache_geom){ FAKE_LINES * FAKE_VMH_L, FAKE_VMH_L, 4 };
+    in.cache[NIC_CACHE_CBH] = (struct nic_cache_geom){ FAKE_LINES * FAKE_CBH_L, FAKE_CBH_L, 4 };
+    in.cache[NIC_CACHE_PCH] = (struct nic_cache_geom){ FAKE_LINES * FAKE_PCH_L, FAKE_PCH_L, 4 };
+    memcpy(f->sram + INFO_OFF, &in, sizeof in);
+    f->fw_info = INFO_OFF;
+    f->fw_state = f->boot == FAKE_BOOT_NEVER ? 0 : f->boot == FAKE_BOOT_TRAP ? (0x5u << 8 | 2u) : 1u;
+}
+
+static int fk_wr32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t val)
+{
+    struct fake *f = ctx;
+
+    if (bar == NICDRV_BAR_REGS) {
+        switch (off) {
+        case NIC_HOSTIF_OFFSET + NIC_HOSTIF_CTRL:
+            if ((f->ctrl & NIC_HOSTIF_CTRL_CORE_RESET_MASK) && !(val & NIC_HOSTIF_CTRL_CORE_RESET_MASK))
+                boot(f);
+            if (val & NIC_HOSTIF_CTRL_CORE_RESET_MASK) { /* the core stops: no more DMA */
+                f->fw_state = 0;
+                f->ev_pa = 0;
+            }
+            f->ctrl = val;
+            break;
+        case NIC_HOSTIF_OFFSET + NIC_HOSTIF_IRQ_CAUSE:
+            f->irq_cause &= ~val;
+            break;
+        case NIC_HOSTIF_OFFSET + NIC_HOSTIF_IRQ_MASK:
+            f->irq_mask = val;
+            break;
+        case NIC_HOSTIF_OFFSET + NIC_HOSTIF_WIN_BASE:
+            f->win_base = val;
+            break;
+        case NIC_MAC_OFFSET + NIC_MAC_NODE_ID:
+            f->node_id = val;
+            break;
+        default:
+            break;
+        }
+        return 0;
+    }
+    if (bar == NICDRV_BAR_WINDOW) {
+        uint32_t at = f->win_base + off;
+        if (f->ctrl & NIC_HOSTIF_CTRL_WIN_IMEM_MASK) {
+            if (at + 4 <= NIC_IMEM_SIZE && (f->ctrl & NIC_HOSTIF_CTRL_CORE_RESET_MASK))
+                memcpy(f->imem + at, &val, 4);
+        } else if (at + 4 <= NIC_SRAM_SIZE) {
+            memcpy(f->sram + at, &val, 4);
+        }
+        return 0;
+    }
+    if (bar == NICDRV_BAR_DOORBELL) {
+        uint32_t pg = off / 4096, o = off % 4096;
+        if (pg == 0 && o == NIC_DB_CMD_PI)
+            cmd_process(f, val);
+        else if (pg == 0 && o == NIC_DB_EV_CI)
+            f->ev_ci = val;
+        else if (pg && pg < MAX_PROCS && o < NIC_DB_SQ_BYTES)
+            memcpy(f->sram + NIC_SRAM_SENDQ_OFFSET + pg * NIC_SENDQ_STRIDE + o, &val, 4);
+        else if (pg && pg < MAX_PROCS && o == NIC_DB_SQ_PI && f->ep[pg].open) {
+            f->ep[pg].sq_pi = val;
+            sq_process(f, pg);
+        }
+        return 0;
+    }
+    return NICDRV_EBUS;
+}
+
+static int fk_rd32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t *val)
+{
+    struct fake *f = ctx;
+
+    if (bar == NICDRV_BAR_REGS) {
+        for (unsigned i = 0; i < sizeof block_off / sizeof block_off[0]; i++) {
+            if (off == block_off[i]) {
+                *val = block_id[i] ^ ((int)i == f->bad_block ? 0x01000000u : 0);
+                return 0;
+            }
+            if (off == block_off[i] + 4) {
+                *val = 0x00010000;
+                return 0;
+            }
+        }
+        switch (off) {
+        case NIC_HOSTIF_OFFSET + NIC_HOSTIF_FW_STATE:
+            *val = f->fw_state;
+            return 0;
+        case NIC_HOSTIF_OFFSET + NIC_HOSTIF_FW_INFO:
+            *val = f->fw_info;
+            return 0;
+        case NIC_HOSTIF_OFFSET + NIC_HOSTIF_IRQ_CAUSE:
+            *val = f->irq_cause;
+            return 0;
+        default:
+            *val = 0;
+            return 0;
+        }
+    }
+    if (bar == NICDRV_BAR_WINDOW) {
+        uint32_t at = f->win_base + off;
+        const uint8_t *m = (f->ctrl & NIC_HOSTIF_CTRL_WIN_IMEM_MASK) ? f->imem : f->sram;
+        uint32_t lim = (f->ctrl & NIC_HOSTIF_CTRL_WIN_IMEM_MASK) ? NIC_IMEM_SIZE : NIC_SRAM_SIZE;
+        *val = 0xFFFFFFFFu;
+        if (at + 4 <= lim)
+            memcpy(val, m + at, 4);
+        return 0;
+    }
+    return NICDRV_EBUS;
+}
+
+/* ---- the world ---- */
+
+void fake_run(struct fake *f)
+{
+    if (f->in_run)
+        return;
+    f->in_run = true;
+    for (int round = 0; round < 64; round++) {
+        bool did = false;
+        for (uint32_t i = 0; i < f->nanswers; i++) { /* answers, in order */
+            struct fake_answer *a = &f->answers[i % 64];
+            struct nic_event e = { .type = NIC_EV_CMD_DONE, .status = a->status, .a = a->seq };
+            post_event(f, &e);
+            if (f->trace_len + 1 < sizeof f->trace)
+                f->trace[f->trace_len++] = a->op == NIC_CMD_INVALIDATE ? 'I' : a->op == NIC_CMD_FILL ? 'F' : 'c';
+        }
+        did = f->nanswers != 0;
+        f->nanswers = 0;
+        if (f->irq_pending) {
+            f->irq_pending = false;
+            nicdrv_intr(f->drv, f->now);
+            did = true;
+        }
+        if (f->auto_miss && !f->in_miss && f->drv) {
+            struct nicdrv_miss m;
+            f->in_miss = true;
+            while (nicdrv_miss_pop(f->drv, &m) == NICDRV_OK) {
+                f->in_run = false; /* the fill's own wait runs the world again */
+                nicdrv_miss_resolve(f->drv, &m);
+                f->in_run = true;
+                did = true;
+            }
+            f->in_miss = false;
+        }
+        if (!did)
+            break;
+    }
+    f->in_run = false;
+}
+
+/* ---- host services ---- */
+
+static int h_pin(void *ctx, uint32_t pid, uint64_t va, uint64_t len)
+{
+    struct fake *f = ctx;
+    f->pin_calls++;
+    return os_pin(f->os, pid, 0, va, len, NULL) ? NICDRV_EFAULT : NICDRV_OK;
+}
+
+static int h_unpin(void *ctx, uint32_t pid, uint64_t va, uint64_t len)
+{
+    struct fake *f = ctx;
+
+    f->unpin_calls++;
+    for (uint64_t o = 0; o < len; o += 4096) {
+        uint32_t line = (uint32_t)(((va + o) >> 12) / FAKE_VMH_L);
+        if (fake_vmh_cached(f, (uint16_t)pid, va + o))
+            f->order_violations++;
+        for (uint32_t i = 0; i < f->nanswers; i++) { /* invalidated but not yet answered */
+            const struct fake_answer *a = &f->answers[i % 64];
+            if (a->op == NIC_CMD_INVALIDATE && a->cache == NIC_CACHE_VMH && a->pid == pid && line >= a->key &&
+                line - a->key < a->lines)
+                f->order_violations++;
+        }
+    }
+    if (f->trace_len + 1 < sizeof f->trace)
+        f->trace[f->trace_len++] = 'U';
+    return os_unpin(f->os, pid, 0, va, len, NULL) ? NICDRV_EFAULT : NICDRV_OK;
+}
+
+static int h_translate(void *ctx, uint32_t pid, uint64_t va, uint64_t *pa)
+{
+    struct fake *f = ctx;
+    return os_translate(f->os, pid, va, pa) ? NICDRV_EFAULT : NICDRV_OK;
+}
+
+static int h_proc_read(void *ctx, uint32_t pid, uint64_t va, void *buf, size_t len)
+{
+    struct fake *f = ctx;
+    return os_read(f->os, pid, va, buf, len) ? NICDRV_EFAULT : NICDRV_OK;
+}
+
+static int h_proc_write(void *ctx, uint32_t pid, uint64_t va, const void *buf, size_t len)
+{
+    struct fake *f = ctx;
+    return os_write(f->os, pid, va, buf, len) ? NICDRV_EFAULT : NICDRV_OK;
+}
+
+static int h_dma_alloc(void *ctx, uint64_t *pa)
+{
+    struct fake *f = ctx;
+    static const uint8_t zero[4096];
+    uint64_t pfn;
+    if (hostmem_frame_alloc(f->mem, &pfn) || hostmem_pin(f->mem, 0, pfn))
+        return NICDRV_ENOMEM;
+    *pa = pfn << 12;
+    hostmem_cpu_write(f->mem, *pa, zero, sizeof zero);
+    return NICDRV_OK;
+}
+
+static void h_dma_free(void *ctx, uint64_t pa)
+{
+    struct fake *f = ctx;
+    hostmem_unpin(f->mem, 0, pa >> 12);
+    hostmem_frame_free(f->mem, pa >> 12);
+}
+
+static int h_phys_read(void *ctx, uint64_t pa, void *buf, size_t len)
+{
+    struct fake *f = ctx;
+    return hostmem_cpu_read(f->mem, pa, buf, len) ? NICDRV_EFAULT : NICDRV_OK;
+}
+
+static int h_phys_write(void *ctx, uint64_t pa, const void *buf, size_t len)
+{
+    struct fake *f = ctx;
+    return hostmem_cpu_write(f->mem, pa, buf, len) ? NICDRV_EFAULT : NICDRV_OK;
+}
+
+static uint64_t h_now(void *ctx)
+{
+    return ((struct fake *)ctx)->now;
+}
+
+static int h_sleep(void *ctx, uint64_t cycles)
+{
+    struct fake *f = ctx;
+    f->now += cycles;
+    fake_run(f);
+    return NICDRV_OK;
+}
+
+static uint64_t evc[NICDRV_WQ__COUNT];
+
+static uint64_t h_ev_count(void *ctx, enum nicdrv_waitq q)
+{
+    (void)ctx;
+    return evc[q];
+}
+
+static void h_ev_signal(void *ctx, enum nicdrv_waitq q)
+{
+    (void)ctx;
+    evc[q]++;
+}
+
+static int h_ev_wait(void *ctx, enum nicdrv_waitq q, uint64_t seen, uint64_t deadline)
+{
+    struct fake *f = ctx;
+
+    fake_run(f);
+    if (evc[q] != seen)
+        return NICDRV_OK;
+    f->now = deadline == NICDRV_NEVER ? f->now + 1000 : deadline; /* nothing else can happen */
+    return NICDRV_ETIMEDOUT;
+}
+
+static void on_violation(void *ctx, const struct hostmem_violation *v, const char *msg)
+{
+    (void)v;
+    (void)msg;
+    ((struct fake *)ctx)->oracle_violations++;
+}
+
+struct fake *fake_create(bool dynamic)
+{
+    struct fake *f = calloc(1, sizeof *f);
+    struct hostmem_config mc;
+
+    hostmem_config_default(&mc);
+    mc.max_frames = 8192;
+    f->mem = hostmem_create(&mc);
+    f->os = os_create(NULL, f->mem, NULL);
+    f->sram = calloc(1, NIC_SRAM_SIZE);
+    f->imem = calloc(1, NIC_IMEM_SIZE);
+    hostmem_set_fail_hook(f->mem, on_violation, f);
+    f->dynamic = dynamic;
+    f->bad_block = -1;
+    f->auto_miss = true;
+    f->ctrl = NIC_HOSTIF_CTRL_CORE_RESET_MASK;
+    f->bus = (struct nicdrv_bus){ f, fk_wr32, fk_rd32 };
+    f->host = (struct nicdrv_host){ .ctx = f,
+                                    .pin = h_pin,
+                                    .unpin = h_unpin,
+                                    .translate = h_translate,
+                                    .proc_read = h_proc_read,
+                                    .proc_write = h_proc_write,
+                                    .dma_alloc = h_dma_alloc,
+                                    .dma_free = h_dma_free,
+                                    .phys_read = h_phys_read,
+                                    .phys_write = h_phys_write,
+                                    .now = h_now,
+                                    .sleep = h_sleep,
+                                    .ev_count = h_ev_count,
+                                    .ev_signal = h_ev_signal,
+                                    .ev_wait = h_ev_wait };
+    return f;
+}
+
+nicdrv_t *fake_driver(struct fake *f, const struct nicdrv_config *cfg)
+{
+    struct nicdrv_config c;
+
+    if (!cfg) {
+        nicdrv_config_default(&c);
+        c.nodes = 2;
+        c.boot_timeout = 100000;
+        c.cmd_timeout = 1000000;
+        cfg = &c;
+    }
+    f->drv = nicdrv_create(&f->bus, &f->host, cfg);
+    return f->drv;
+}
+
+void fake_destroy(struct fake *f)
+{
+    nicdrv_destroy(f->drv);
+    os_destroy(f->os);
+    hostmem_destroy(f->mem);
+    free(f->sram);
+    free(f->imem);
+    free(f);
+}
+
+const uint8_t *fake_image(size_t *len)
+{
+    static uint8_t img[NIC_FWIMG_HEADER_SIZE + 256];
+    struct nic_fwimg_info info = {
+        .fw_version = 0x00010000, .load_addr = NIC_IMEM_BASE, .entry = NIC_IMEM_BASE, .length = 256
+    };
+
+    for (size_t i = NIC_FWIMG_HEADER_SIZE; i < sizeof img; i++)
+        img[i] = (uint8_t)(i * 13 + 1);
+    nic_fwimg_make_header(img, &info, img + NIC_FWIMG_HEADER_SIZE);
+    *len = sizeof img;
+    return img;
+}
+
+uint32_t fake_proc(struct fake *f)
+{
+    uint32_t pid = 0;
+    os_proc_create(f->os, 48, &pid);
+    return pid;
+}

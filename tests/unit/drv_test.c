@@ -1,0 +1,296 @@
+/*
+ * drv_test.c - unit tests of the driver stub against the fake NIC (drv_fake.h): probe and its
+ * failures, symmetric remove, miss -> table lookup -> pin -> fill, the high-water mark with
+ * invalidate-before-unpin order, deregistration, a fill racing an invalidation, the static build.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drv_fake.h"
+
+#define VA 0x10000000ull /* line-aligned for L = 16 pages */
+
+static struct fake *up(bool dynamic, const struct nicdrv_config *cfg)
+{
+    struct fake *f = fake_create(dynamic);
+    size_t len;
+    const uint8_t *img = fake_image(&len);
+    char err[200] = "";
+
+    assert_non_null(fake_driver(f, cfg));
+    assert_int_equal(nicdrv_probe(f->drv, img, len, err, sizeof err), NICDRV_OK);
+    return f;
+}
+
+static void probe_ok_remove_twice(void **state)
+{
+    struct fake *f = up(true, NULL);
+    struct nicdrv_stats st;
+    (void)state;
+
+    assert_true(nicdrv_probed(f->drv));
+    assert_int_equal(nicdrv_fw_info(f->drv)->sq_entries, 32);
+    assert_int_equal(f->cmds[NIC_CMD_INIT], 1);
+    assert_int_equal(f->node_id, 0);
+    assert_true(hostmem_counters(f->mem)->frames_in_use > 0); /* event ring + line images */
+    assert_int_equal(nicdrv_remove(f->drv), NICDRV_OK);
+    assert_int_equal(f->cmds[NIC_CMD_SHUTDOWN], 1);
+    assert_true(f->ctrl & 1u); /* core held */
+    assert_int_equal(hostmem_counters(f->mem)->frames_in_use, 0);
+    assert_int_equal(nicdrv_remove(f->drv), NICDRV_OK);
+    assert_int_equal(f->cmds[NIC_CMD_SHUTDOWN], 1);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.pinned_pages, 0);
+    fake_destroy(f);
+}
+
+static void probe_fails(enum fake_boot boot, int bad_block, bool corrupt, int want)
+{
+    struct fake *f = fake_create(true);
+    size_t len;
+    const uint8_t *img = fake_image(&len);
+    uint8_t bad[512];
+    char err[200] = "";
+
+    f->boot = boot;
+    f->bad_block = bad_block;
+    memcpy(bad, img, len);
+    if (corrupt)
+        bad[len - 1] ^= 0x40;
+    assert_non_null(fake_driver(f, NULL));
+    assert_int_equal(nicdrv_probe(f->drv, bad, len, err, sizeof err), want);
+    assert_true(err[0] != 0); /* says why */
+    assert_false(nicdrv_probed(f->drv));
+    assert_true(f->ctrl & 1u);                                    /* core back in reset */
+    assert_int_equal(hostmem_counters(f->mem)->frames_in_use, 0); /* nothing left allocated */
+    assert_int_equal(nicdrv_remove(f->drv), NICDRV_OK);
+    fake_destroy(f);
+}
+
+static void probe_errors(void **state)
+{
+    (void)state;
+    probe_fails(FAKE_BOOT_OK, 3, false, NICDRV_ENODEV);          /* dma block ID wrong */
+    probe_fails(FAKE_BOOT_OK, -1, true, NICDRV_EIMAGE);          /* payload CRC */
+    probe_fails(FAKE_BOOT_NEVER, -1, false, NICDRV_ETIMEDOUT);   /* never ready */
+    probe_fails(FAKE_BOOT_TRAP, -1, false, NICDRV_EFW);          /* fatal trap */
+    probe_fails(FAKE_BOOT_NO_INFO, -1, false, NICDRV_EPROTO);    /* no info block */
+    probe_fails(FAKE_BOOT_ABI_MAJOR, -1, false, NICDRV_EPROTO);  /* other ABI major */
+    probe_fails(FAKE_BOOT_NO_INIT, -1, false, NICDRV_ETIMEDOUT); /* INIT never answered */
+}
+
+static void miss_pins_and_fills_whole_line(void **state)
+{
+    struct fake *f = up(true, NULL);
+    uint32_t pid = fake_proc(f), id, key;
+    const struct nic_vmh_entry *e;
+    struct nicdrv_stats st;
+    uint64_t pa;
+    (void)state;
+
+    /* 3 pages registered in the middle of a 16-page line */
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA + 4 * 4096, 3 * 4096, NIC_RIGHT_REMOTE_WRITE, &id, &key), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 0); /* dynamic: nothing pinned until a miss */
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + 5, (const uint8_t **)&e), 1);
+    fake_run(f); /* interrupt -> top half -> miss thread -> FILL */
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + 5, (const uint8_t **)&e), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 3);
+    e -= 5; /* the whole line */
+    for (unsigned i = 0; i < FAKE_VMH_L; i++) {
+        if (i >= 4 && i < 7) {
+            assert_int_equal(os_translate(f->os, pid, VA + i * 4096ull, &pa), 0);
+            assert_int_equal(e[i].ppn, pa >> 12);
+            assert_int_equal(e[i].flags, NIC_ENTRY_VALID | NIC_RIGHT_REMOTE_WRITE);
+        } else {
+            assert_int_equal(e[i].flags, 0); /* not registered: invalid, not another miss */
+        }
+    }
+    /* CBH: the buffer's line */
+    const struct nic_cbh_entry *c;
+    assert_int_equal(fake_lookup(f, NIC_CACHE_CBH, (uint16_t)pid, id, (const uint8_t **)&c), 1);
+    fake_run(f);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_CBH, (uint16_t)pid, id, (const uint8_t **)&c), 0);
+    assert_int_equal(c->flags, NIC_ENTRY_VALID | NIC_RIGHT_REMOTE_WRITE);
+    assert_int_equal(c->key, key);
+    assert_int_equal(c->len_lo, 3 * 4096);
+    assert_int_equal(c->owner_pid, pid);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.fills, 2);
+    assert_int_equal(st.pins, 3);
+    /* process exit returns everything */
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
+    fake_destroy(f);
+}
+
+static void hwm_evicts_lrf_invalidate_before_unpin(void **state)
+{
+    struct nicdrv_config cfg;
+    struct fake *f;
+    uint32_t pid, id, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    nicdrv_config_default(&cfg);
+    cfg.nodes = 2;
+    cfg.pin_hwm_pages = 2 * FAKE_VMH_L;
+    f = up(true, &cfg);
+    pid = fake_proc(f);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 4 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id, &key), 0);
+    f->trace_len = 0;
+    for (unsigned line = 0; line < 4; line++) {
+        uint64_t vpn = (VA >> 12) + line * FAKE_VMH_L;
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, vpn, &e), 1);
+        fake_run(f);
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, vpn, &e), 0);
+        assert_true(os_pinned_pages(f->os, pid) <= cfg.pin_hwm_pages);
+    }
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.evictions, 2);
+    assert_int_equal(st.pinned_pages, 2 * FAKE_VMH_L);
+    assert_int_equal(st.pinned_peak, 2 * FAKE_VMH_L);
+    /* victims were the least recently filled lines (0 and 1), gone from the NIC cache too */
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA + FAKE_VMH_L * 4096ull));
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA + 3 * FAKE_VMH_L * 4096ull));
+    /* order: each eviction's INVALIDATE answered before its unpin */
+    f->trace[f->trace_len] = 0;
+    assert_non_null(strstr(f->trace, "IU"));
+    assert_null(strstr(f->trace, "FU")); /* no unpin right after a fill without an invalidate */
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    assert_int_equal(f->order_violations, 0);
+    fake_destroy(f);
+}
+
+static void dereg_invalidates_then_unpins(void **state)
+{
+    struct fake *f = up(true, NULL);
+    uint32_t pid = fake_proc(f), id, key;
+    const uint8_t *e;
+    (void)state;
+
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 8192, NIC_RIGHT_REMOTE_READ, &id, &key), 0);
+    fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e);
+    fake_lookup(f, NIC_CACHE_CBH, (uint16_t)pid, id, &e);
+    fake_run(f);
+    assert_int_equal(os_pinned_pages(f->os, pid), 2);
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 0);
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_int_equal(fake_lookup(f, NIC_CACHE_CBH, (uint16_t)pid, id, &e), 1); /* CBH line gone too */
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id), NICDRV_ENOENT); /* twice */
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, 9999), NICDRV_ENOENT);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 0, NIC_RIGHT_REMOTE_READ, &id, &key), NICDRV_EINVAL);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 4096, 0x1, &id, &key), NICDRV_EINVAL);
+    fake_destroy(f);
+}
+
+static void fill_racing_invalidation_is_rejected(void **state)
+{
+    struct fake *f = up(true, NULL);
+    uint32_t pid = fake_proc(f), id, key, id2;
+    struct nicdrv_stats st;
+    const uint8_t *e;
+    (void)state;
+
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 4096, NIC_RIGHT_REMOTE_READ, &id, &key), 0);
+    f->auto_miss = false;
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1);
+    fake_run(f); /* miss queued, not resolved */
+    /* a registration in the same line invalidates it (epoch + 1) before the miss thread runs */
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA + 4096, 4096, NIC_RIGHT_REMOTE_READ, &id2, &key), 0);
+    struct nicdrv_miss m;
+    assert_int_equal(nicdrv_miss_pop(f->drv, &m), 0);
+    assert_int_equal(nicdrv_miss_resolve(f->drv, &m), 0);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.fills_rejected, 1);
+    assert_int_equal(f->fills_rejected, 1);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1); /* misses again */
+    f->auto_miss = true;
+    fake_run(f);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 0);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    fake_destroy(f);
+}
+
+static void static_build_preloads_and_fails_when_full(void **state)
+{
+    struct fake *f = up(false, NULL);
+    uint32_t pid = fake_proc(f), id, key, n;
+    struct nicdrv_stats st;
+    const struct nic_vmh_entry *e;
+    int rc = 0;
+    (void)state;
+
+    /* each buffer in its own VMH line: the 33rd VMH line does not fit the fake's 32 */
+    for (n = 0; n < 40; n++) {
+        rc = nicdrv_mem_reg(f->drv, pid, VA + n * FAKE_VMH_L * 4096ull, 4096, NIC_RIGHT_REMOTE_WRITE, &id, &key);
+        if (rc)
+            break;
+        assert_int_equal(id, n);
+    }
+    assert_int_equal(rc, NICDRV_ENORES);
+    assert_int_equal(n, FAKE_LINES);
+    assert_int_equal(os_pinned_pages(f->os, pid), FAKE_LINES); /* the failed one was rolled back */
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.bufs, FAKE_LINES);
+    assert_true(st.static_loads >= FAKE_LINES + 4);
+    assert_int_equal(st.misses, 0);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, (const uint8_t **)&e), 0);
+    assert_int_equal(e->flags, NIC_ENTRY_VALID | NIC_RIGHT_REMOTE_WRITE);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    assert_int_equal(fake_lines_used(f, NIC_CACHE_VMH), 0);
+    assert_int_equal(f->order_violations, 0);
+    fake_destroy(f);
+}
+
+static void nic_stats_and_calls_before_probe(void **state)
+{
+    struct fake *f = fake_create(true);
+    struct nic_stats ns;
+    uint32_t id, key;
+    uint16_t ep;
+    uint32_t n;
+    (void)state;
+
+    assert_non_null(fake_driver(f, NULL));
+    assert_int_equal(nicdrv_mem_reg(f->drv, 1, VA, 4096, NIC_RIGHT_REMOTE_READ, &id, &key), NICDRV_ESTATE);
+    assert_int_equal(nicdrv_ep_open(f->drv, 1, 0xFFFF0000u, &ep, &n), NICDRV_ESTATE);
+    assert_int_equal(nicdrv_nic_stats(f->drv, &ns), NICDRV_ESTATE);
+    fake_destroy(f);
+    f = up(true, NULL);
+    f->misses_posted = 7;
+    assert_int_equal(nicdrv_nic_stats(f->drv, &ns), 0);
+    assert_int_equal(ns.drops_miss, 7);
+    fake_destroy(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(probe_ok_remove_twice),
+        cmocka_unit_test(probe_errors),
+        cmocka_unit_test(miss_pins_and_fills_whole_line),
+        cmocka_unit_test(hwm_evicts_lrf_invalidate_before_unpin),
+        cmocka_unit_test(dereg_invalidates_then_unpins),
+        cmocka_unit_test(fill_racing_invalidation_is_rejected),
+        cmocka_unit_test(static_build_preloads_and_fails_when_full),
+        cmocka_unit_test(nic_stats_and_calls_before_probe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -520,7 +520,9 @@ static int fk_rd32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t *val)
 
 /* ---- the world ---- */
 
-void fake_run(struct fake *f)
+/* The miss thread runs only from top-level runs and sleeps, never inside a driver wait: the
+ * waiting thread may hold the table lock, which a real miss thread would simply wait for. */
+static void run(struct fake *f, bool miss_thread)
 {
     if (f->in_run)
         return;
@@ -541,7 +543,7 @@ void fake_run(struct fake *f)
             nicdrv_intr(f->drv, f->now);
             did = true;
         }
-        if (f->auto_miss && !f->in_miss && f->drv) {
+        if (miss_thread && f->auto_miss && !f->in_miss && f->drv) {
             struct nicdrv_miss m;
             f->in_miss = true;
             while (nicdrv_miss_pop(f->drv, &m) == NICDRV_OK) {
@@ -556,6 +558,11 @@ void fake_run(struct fake *f)
             break;
     }
     f->in_run = false;
+}
+
+void fake_run(struct fake *f)
+{
+    run(f, true);
 }
 
 /* ---- host services ---- */
@@ -668,7 +675,7 @@ static int h_ev_wait(void *ctx, enum nicdrv_waitq q, uint64_t seen, uint64_t dea
 {
     struct fake *f = ctx;
 
-    fake_run(f);
+    run(f, false);
     if (evc[q] != seen)
         return NICDRV_OK;
     f->now = deadline == NICDRV_NEVER ? f->now + 1000 : deadline; /* nothing else can happen */

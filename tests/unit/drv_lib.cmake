@@ -7,3 +7,6 @@ target_compile_options(drv_fake PRIVATE ${NIC_C_WARN_FLAGS})
 
 nic_unit_test(drv drv_test.c)
 target_link_libraries(test_drv PRIVATE drv_fake)
+
+nic_unit_test(lib lib_test.c)
+target_link_libraries(test_lib PRIVATE drv_fake nic)

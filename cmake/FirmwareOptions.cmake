@@ -14,8 +14,10 @@ set(NCP_SENDQ_ENTRIES 64 CACHE STRING "Entries per process send queue (power of 
 set(NCP_MAX_PROCS 16 CACHE STRING "Processes (endpoints) the NIC serves at once")
 set(NCP_MAX_PEERS 16 CACHE STRING "Nodes the transport keeps connections to")
 
+option(NCP_NACK "Receive-path translation misses NACK the sender (OFF: seed-faithful, the sender times out)" ON)
+
 set(NCP_FW_OPTIONS NCP_LOOKUP NCP_CACHE_ENTRIES NCP_CACHE_LINE NCP_CACHE_WAYS NCP_MTU
-    NCP_SENDQ_ENTRIES NCP_MAX_PROCS NCP_MAX_PEERS)
+    NCP_SENDQ_ENTRIES NCP_MAX_PROCS NCP_MAX_PEERS NCP_NACK)
 
 function(ncp_check_options)
   if(NOT NCP_LOOKUP MATCHES "^(dynamic|static)$")
@@ -42,7 +44,7 @@ function(ncp_check_options)
     endif()
   endforeach()
   math(EXPR mtu_rem "${NCP_MTU} % 64")
-  if(NOT mtu_rem EQUAL 0 OR NCP_MTU GREATER 16384)
-    message(FATAL_ERROR "NCP_MTU must be a multiple of 64 and at most 16384, not ${NCP_MTU}")
+  if(NOT mtu_rem EQUAL 0 OR NCP_MTU GREATER 16384 OR NCP_MTU LESS 256)
+    message(FATAL_ERROR "NCP_MTU must be a multiple of 64 between 256 and 16384, not ${NCP_MTU}")
   endif()
 endfunction()

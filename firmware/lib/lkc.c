@@ -122,6 +122,19 @@ uint32_t *lkc_fill_begin(struct lkc *c, uint16_t pid, uint32_t line, uint16_t ep
     return c->data + ((base + victim) << (cfg->line_log2 + cfg->entry_log2));
 }
 
+int lkc_has_room(const struct lkc *c, uint16_t pid, uint32_t line)
+{
+    const struct lkc_cfg *cfg = c->cfg;
+    uint32_t base = (line & ((1u << cfg->sets_log2) - 1u)) << cfg->ways_log2;
+
+    for (uint32_t i = 0; i < (1u << cfg->ways_log2); i++) {
+        const struct lkc_way *w = &c->ways[base + i];
+        if (!(w->key & LKC_KEY_VALID) || (w->key == (pid | LKC_KEY_VALID) && w->tag == line >> cfg->sets_log2))
+            return 1;
+    }
+    return 0;
+}
+
 void lkc_fill_commit(struct lkc *c, unsigned way, uint16_t pid, uint32_t line)
 {
     const struct lkc_cfg *cfg = c->cfg;

@@ -99,6 +99,9 @@ static inline uint16_t lkc_epoch(const struct lkc *c, uint16_t pid)
  */
 uint32_t *lkc_fill_begin(struct lkc *c, uint16_t pid, uint32_t line, uint16_t epoch, unsigned *way_out);
 
+/* 1 if `line` of pid is present or its set has an invalid way (a fill would evict nothing). */
+int lkc_has_room(const struct lkc *c, uint16_t pid, uint32_t line);
+
 /* Makes the line written since lkc_fill_begin() valid (counted in fills). */
 void lkc_fill_commit(struct lkc *c, unsigned way, uint16_t pid, uint32_t line);
 

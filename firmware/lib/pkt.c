@@ -71,7 +71,7 @@ enum pkt_err pkt_parse(const uint8_t *f, uint32_t frame_len, uint16_t me, uint16
         return PKT_E_LEN;
     switch (h->type) {
     case PKT_WRITE:
-        if (h->len == 0 || h->buf > PKT_MAX_BUF_ID || h->off + h->len < h->off || h->xlen >= NIC_MAX_XFER)
+        if ((h->len == 0) != !!(h->flags & PKT_F_VOID) || h->buf > PKT_MAX_BUF_ID || h->off + h->len < h->off || h->xlen >= NIC_MAX_XFER)
             return PKT_E_FIELD;
         break;
     case PKT_READ_REQ:
@@ -80,7 +80,7 @@ enum pkt_err pkt_parse(const uint8_t *f, uint32_t frame_len, uint16_t me, uint16
             return PKT_E_FIELD;
         break;
     case PKT_READ_RESP:
-        if (h->len == 0 || h->off >= NIC_MAX_XFER)
+        if ((h->len == 0) != !!(h->flags & PKT_F_VOID) || h->off >= NIC_MAX_XFER)
             return PKT_E_FIELD;
         break;
     case PKT_ACK:

@@ -23,6 +23,7 @@ enum pkt_type {
 
 #define PKT_F_RESYNC 0x01u /* the sender restarted its sequence here after giving up on a peer */
 #define PKT_F_LAST 0x02u   /* last segment of its operation */
+#define PKT_F_VOID 0x04u   /* WRITE / READ_RESP without data: consumes its sequence number only */
 
 enum pkt_nack_reason {
     PKT_NACK_GAP = 1,        /* seq is not the next expected one: resend from `ack` */

@@ -1,0 +1,77 @@
+/*
+ * hal.h - the NCP's thin hardware layer: typed operations over the NIC blocks (nic_mmio.h).
+ * The only firmware code besides the runtime that touches registers; portable modules
+ * (firmware/lib) never include it.
+ *
+ * Contracts: every operation is bounded (no wait on hardware without a limit); a submit that the
+ * hardware cannot take returns an error and changes nothing. Main-loop context only.
+ */
+#ifndef NCP_HAL_H
+#define NCP_HAL_H
+
+#include <stdint.h>
+
+#include "nic_memmap.h"
+#include "nic_mmio.h"
+
+#define HAL_SRAM_OFF(p) ((uint32_t)(uintptr_t)(p) - NIC_SRAM_BASE)
+#define HAL_SRAM_PTR(off) ((void *)(uintptr_t)(NIC_SRAM_BASE + (off)))
+
+/* Interrupt sources the NCP waits on (intc bits). */
+#define HAL_EV_DMA NIC_INTC_PENDING_DMA_MASK
+#define HAL_EV_RX NIC_INTC_PENDING_MAC_RX_MASK
+#define HAL_EV_TX NIC_INTC_PENDING_MAC_TX_MASK
+#define HAL_EV_DOORBELL NIC_INTC_PENDING_DOORBELL_MASK
+#define HAL_EV_HOST NIC_INTC_PENDING_HOST_MASK
+#define HAL_EV_ALL (HAL_EV_DMA | HAL_EV_RX | HAL_EV_TX | HAL_EV_DOORBELL | HAL_EV_HOST)
+
+/* Checks every block's ID and major version; returns the index of the first bad one, or -1. */
+int hal_check_blocks(void);
+
+/* Enables the DMA engine and the intc sources in `events`; the core sleeps with MIE = 0. */
+void hal_init(uint32_t events);
+
+/* Top half: acknowledges and returns the pending intc sources (posted to the event loop). */
+uint32_t hal_take_events(void);
+
+/* Sleeps in wfi until an enabled source or the timer is pending (MIE stays 0: no trap). */
+void hal_sleep(void);
+
+/* Time: mtime low word (cycles); a timer wake-up at `deadline` (wrap-safe, 32-bit). */
+static inline uint32_t hal_now(void)
+{
+    return nic_rd(NIC_TIMER_BASE, NIC_TIMER_MTIME_LO);
+}
+void hal_timer_at(uint32_t deadline);
+void hal_timer_off(void);
+
+/* DMA engine. */
+uint32_t hal_dma_free(void);
+void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host, uint8_t tag);
+/* Oldest completion: 1 with tag and error code (0 ok), or 0 when none. */
+int hal_dma_pop(uint8_t *tag, uint8_t *err);
+
+/* MAC. */
+void hal_mac_rx_init(volatile uint32_t *ring, uint32_t log2n, const uint8_t *bufs, uint32_t buf_size);
+uint32_t hal_mac_rx_head(void);
+void hal_mac_rx_release(uint32_t tail);
+uint32_t hal_mac_tx_free(void);
+void hal_mac_tx_submit(const void *frame, uint32_t len);
+uint16_t hal_mac_tx_done(void);
+uint16_t hal_node_id(void);
+
+/* Doorbells: 1 with page/offset/data of the oldest, or 0. */
+int hal_db_pop(uint32_t *page, uint32_t *offset, uint32_t *data);
+
+/* Host interrupt causes (NIC_HOSTIF_IRQ_RAISE_*_MASK). */
+static inline void hal_host_irq(uint32_t causes)
+{
+    nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_IRQ_RAISE, causes);
+}
+
+static inline void hal_fw_state(uint32_t state)
+{
+    nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_FW_STATE, nic_bits(NIC_HOSTIF_FW_STATE_STATE, state));
+}
+
+#endif /* NCP_HAL_H */

@@ -1,0 +1,274 @@
+/*
+ * cmd.c - host commands (driver -> NCP) and the event ring (NCP -> driver), per
+ * docs/host-interface.md.
+ *
+ * Command state machine (one command at a time, answered in ring order):
+ *   CMD_IDLE       take the next command if cmd_ci != cmd_pi
+ *   CMD_WAIT_DMA   FILL / STATIC_LOAD line image coming in, STATS going out
+ *   CMD_WAIT_DRAIN INVALIDATE / EP_CLOSE: wait until every DMA posted before it completed
+ *   CMD_ANSWER     the CMD_DONE event waits for room in the event ring
+ */
+#include <string.h>
+
+#include "ncp.h"
+
+enum cmd_state { CMD_IDLE, CMD_WAIT_DMA, CMD_WAIT_DRAIN, CMD_ANSWER };
+static const char *const cmd_state_name[] = {"IDLE", "WAIT_DMA", "WAIT_DRAIN", "ANSWER"};
+
+struct ncp_queues {
+    uint8_t harness[256]; /* test images get their arguments here (tests/fw/fwtest.h) */
+    struct nic_info info;
+    struct nic_cmd cmd[NCP_CMD_N];
+};
+
+static struct ncp_queues q __attribute__((section(".queues"), aligned(64)));
+static uint8_t cmd_image[1024] __attribute__((aligned(16)));  /* FILL / STATIC_LOAD line image */
+static struct nic_stats cmd_stats_buf __attribute__((aligned(16)));
+static uint8_t stage[NCP_STAGE_N][32] __attribute__((aligned(16)));
+static uint32_t stage_ticket[NCP_STAGE_N];
+
+static struct {
+    uint8_t state;
+    struct nic_cmd cur;
+    int32_t status;
+    uint32_t ticket;
+    uint32_t ci, pi;
+} cs;
+
+_Static_assert(sizeof cmd_image >= 64u * sizeof(struct nic_vmh_entry), "line image buffer");
+
+const char *cmd_state_str(void);
+const char *cmd_state_str(void)
+{
+    return cmd_state_name[cs.state];
+}
+
+void cmd_init(void)
+{
+    struct nic_info *i = &q.info;
+
+    memset(&q.info, 0, sizeof q.info);
+    memset(q.cmd, 0, sizeof q.cmd);
+    i->magic = NIC_INFO_MAGIC;
+    i->abi_version = NIC_ABI_VERSION;
+    i->fw_version = NCP_VERSION;
+    i->caps = (NCP_LOOKUP_STATIC ? 0u : NIC_CAP_DYNAMIC_LOOKUP) | (NCP_NACK ? NIC_CAP_NACK : 0u);
+    i->mtu = NCP_MTU;
+    i->max_procs = NCP_EPS;
+    i->sq_entries = NCP_SQ_N;
+    i->cmd_entries = NCP_CMD_N;
+    i->max_peers = NCP_MAX_PEERS;
+    i->cmd_ring = HAL_SRAM_OFF(q.cmd);
+    i->sq_base = NIC_SRAM_SENDQ_OFFSET;
+    i->sq_stride = NIC_SENDQ_STRIDE;
+    xlate_geom(i->cache);
+    i->lookup_bytes = xlate_lookup_bytes();
+    nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_FW_INFO, HAL_SRAM_OFF(i));
+    nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_FW_VERSION, NCP_VERSION);
+    cs.state = CMD_IDLE;
+}
+
+void *stage_slot(void)
+{
+    uint32_t i = ncp.stage_next % NCP_STAGE_N;
+    if (ncp.stage_next >= NCP_STAGE_N && !dmaq_passed(stage_ticket[i]))
+        return NULL;
+    ncp.stage_next++;
+    stage_ticket[i] = dmaq_barrier_ticket() + 1u; /* the DMA the caller posts next */
+    return stage[i];
+}
+
+__attribute__((weak)) int ncp_test_on_event(const struct nic_event *ev)
+{
+    (void)ev;
+    return 0;
+}
+
+int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
+            uint32_t a)
+{
+    uint32_t size = 1u << ncp.ev_log2;
+    struct nic_event *e;
+
+    if (!ncp.inited || ncp.ev_n - ncp.ev_ci >= size || !dmaq_room(1) || !(e = stage_slot())) {
+        ncp_sat_inc(&ncp.c.s.events_held);
+        return 0;
+    }
+    memset(e, 0, sizeof *e);
+    e->type = type;
+    e->cache = cache;
+    e->path = path;
+    e->phase = (uint8_t)(((ncp.ev_n >> ncp.ev_log2) & 1u) ^ 1u);
+    e->pid = pid;
+    e->epoch = epoch;
+    e->key = key;
+    e->status = status;
+    e->a = a;
+    uint64_t pa = ncp.ev_pa + (uint64_t)(ncp.ev_n & (size - 1u)) * sizeof *e;
+    ncp.ev_n++;
+    if (ncp_test_on_event(e)) {
+        return 1;
+    }
+    dmaq_post(HAL_SRAM_OFF(e), pa, sizeof *e, 1, DK_EVENT,
+              type == NIC_EV_MISS ? NIC_HOSTIF_IRQ_RAISE_MISS_MASK : NIC_HOSTIF_IRQ_RAISE_CMPL_MASK, 0);
+    return 1;
+}
+
+void cmd_on_doorbell(uint32_t off, uint32_t data)
+{
+    if (off == NIC_DB_CMD_PI) {
+        if (data - cs.ci > NCP_CMD_N) { /* more than the ring holds: a driver bug, not trusted */
+            ncp_sat_inc(&ncp.c.s.doorbell_bad);
+            return;
+        }
+        cs.pi = data;
+    } else if (off == NIC_DB_EV_CI) {
+        if (seq_le(data, ncp.ev_n) && seq_le(ncp.ev_ci, data))
+            ncp.ev_ci = data;
+        else
+            ncp_sat_inc(&ncp.c.s.doorbell_bad);
+    } else {
+        ncp_sat_inc(&ncp.c.s.doorbell_bad);
+    }
+}
+
+static void cmd_answer(int32_t status)
+{
+    cs.status = status;
+    cs.state = CMD_ANSWER;
+}
+
+static void cmd_start(const struct nic_cmd *c)
+{
+    uint64_t ab = (uint64_t)c->b << 32 | c->a;
+
+    if (ncp.shutdown) {
+        cmd_answer(NIC_ST_BAD_CMD);
+        return;
+    }
+    switch (c->op) {
+    case NIC_CMD_NOP:
+        cmd_answer(NIC_ST_OK);
+        break;
+    case NIC_CMD_INIT:
+        if (c->c < 2 || c->c > 16 || (c->d & 0xFFFFu) != ncp.me || (c->d >> 16) == 0 ||
+            (c->d >> 16) > NCP_MAX_PEERS) {
+            cmd_answer(NIC_ST_BAD_CMD);
+            break;
+        }
+        ncp.ev_pa = ab;
+        ncp.ev_log2 = c->c;
+        ncp.ev_n = ncp.ev_ci = 0;
+        ncp.nodes = (uint16_t)(c->d >> 16);
+        ncp.inited = 1;
+        cmd_answer(NIC_ST_OK);
+        break;
+    case NIC_CMD_EP_OPEN: {
+        if (c->ep == 0 || c->ep >= NCP_EPS || ncp.ep[c->ep].state != EP_CLOSED || c->c < 1 || c->c > 16) {
+            cmd_answer(NIC_ST_BAD_CMD);
+            break;
+        }
+        struct ncp_ep *ep = &ncp.ep[c->ep];
+        memset(ep, 0, sizeof *ep);
+        ep->pid = c->pid;
+        ep->cq_pa = ab;
+        ep->cq_log2 = (uint8_t)c->c;
+        ep->cur = -1;
+        ep->state = EP_IDLE;
+        cmd_answer(NIC_ST_OK);
+        break;
+    }
+    case NIC_CMD_EP_CLOSE:
+        if (c->ep == 0 || c->ep >= NCP_EPS || ncp.ep[c->ep].state == EP_CLOSED) {
+            cmd_answer(NIC_ST_BAD_CMD);
+            break;
+        }
+        ops_flush_ep((uint8_t)c->ep);
+        cs.ticket = dmaq_barrier_ticket(); /* the FLUSHED completions land before the answer */
+        cs.state = CMD_WAIT_DRAIN;
+        break;
+    case NIC_CMD_FILL:
+    case NIC_CMD_STATIC_LOAD:
+        if (c->cache >= NIC_CACHE__COUNT || (c->op == NIC_CMD_FILL) == NCP_LOOKUP_STATIC ||
+            xlate_line_bytes(c->cache) > sizeof cmd_image || !dmaq_room(1)) {
+            cmd_answer(dmaq_room(1) ? NIC_ST_BAD_CMD : NIC_ST_NO_RESOURCES);
+            break;
+        }
+        dmaq_post(HAL_SRAM_OFF(cmd_image), ab, xlate_line_bytes(c->cache), 0, DK_CMD, 0, 0);
+        cs.state = CMD_WAIT_DMA;
+        break;
+    case NIC_CMD_INVALIDATE:
+        if (c->cache >= NIC_CACHE__COUNT) {
+            cmd_answer(NIC_ST_BAD_CMD);
+            break;
+        }
+        xlate_invalidate(c->cache, c->pid, c->key, c->c);
+        cs.ticket = dmaq_barrier_ticket(); /* no DMA using the old translation is still queued */
+        cs.state = CMD_WAIT_DRAIN;
+        break;
+    case NIC_CMD_STATS:
+        if (!dmaq_room(1)) {
+            cmd_answer(NIC_ST_NO_RESOURCES);
+            break;
+        }
+        cmd_stats_buf = ncp.c.s;
+        xlate_stats(cmd_stats_buf.cache);
+        dmaq_post(HAL_SRAM_OFF(&cmd_stats_buf), ab, sizeof cmd_stats_buf, 1, DK_CMD, 0, 0);
+        cs.state = CMD_WAIT_DMA;
+        break;
+    case NIC_CMD_SHUTDOWN:
+        ncp.shutdown = 1;
+        cmd_answer(NIC_ST_OK);
+        break;
+    default:
+        cmd_answer(NIC_ST_BAD_CMD);
+        break;
+    }
+}
+
+void cmd_dma_done(uint8_t err)
+{
+    const struct nic_cmd *c = &cs.cur;
+
+    NCP_ASSERT(NCP_MOD_CMD, 1, cs.state == CMD_WAIT_DMA);
+    if (err) {
+        cmd_answer(NIC_ST_HOST_ERROR);
+    } else if (c->op == NIC_CMD_FILL) {
+        cmd_answer(xlate_fill(c->cache, c->pid, c->key, c->epoch, cmd_image));
+    } else if (c->op == NIC_CMD_STATIC_LOAD) {
+        cmd_answer(xlate_static_load(c->cache, c->pid, c->key, cmd_image));
+    } else {
+        cmd_answer(NIC_ST_OK);
+    }
+}
+
+void cmd_poll(void)
+{
+    for (uint32_t budget = 0; budget < 4; budget++) {
+        switch (cs.state) {
+        case CMD_IDLE:
+            if (cs.ci == cs.pi)
+                return;
+            memcpy(&cs.cur, (const void *)&q.cmd[cs.ci % NCP_CMD_N], sizeof cs.cur);
+            cs.ci++;
+            cmd_start(&cs.cur);
+            break;
+        case CMD_WAIT_DMA:
+            return;
+        case CMD_WAIT_DRAIN:
+            if (!dmaq_passed(cs.ticket))
+                return;
+            if (cs.cur.op == NIC_CMD_EP_CLOSE)
+                ncp.ep[cs.cur.ep].state = EP_CLOSED;
+            cmd_answer(NIC_ST_OK);
+            break;
+        case CMD_ANSWER:
+            if (!ev_post(NIC_EV_CMD_DONE, 0, 0, 0, 0, 0, cs.status, cs.cur.seq))
+                return;
+            cs.state = CMD_IDLE;
+            if (cs.cur.op == NIC_CMD_SHUTDOWN)
+                hal_fw_state(3);
+            break;
+        }
+    }
+}

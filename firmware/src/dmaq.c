@@ -1,0 +1,86 @@
+/*
+ * dmaq.c - the NCP's DMA request queue. The engine takes DMA_QDEPTH requests and completes them
+ * in order; this queue holds up to NCP_DMAQ_N more with a continuation each (kind + arguments),
+ * feeds the engine as slots free up, and runs the continuation when the request's completion
+ * pops. Counts: posted (head) >= issued >= done, free-running, masked on use.
+ */
+#include "ncp.h"
+
+int dmaq_room(uint32_t n)
+{
+    return NCP_DMAQ_N - (ncp.dq_head - ncp.dq_done) >= n;
+}
+
+void dmaq_post(uint32_t sram, uint64_t host, uint32_t len, int to_host, uint8_t kind, uint32_t a, uint16_t b)
+{
+    NCP_ASSERT(NCP_MOD_HAL, 1, dmaq_room(1) && len > 0 && len <= 65536u);
+    struct dma_req *r = &ncp.dq[ncp.dq_head % NCP_DMAQ_N];
+    r->sram = sram;
+    r->host = host;
+    r->len = len;
+    r->to_host = (uint8_t)to_host;
+    r->kind = kind;
+    r->a = a;
+    r->b = b;
+    ncp.dq_head++;
+    dmaq_pump();
+}
+
+uint32_t dmaq_barrier_ticket(void)
+{
+    return ncp.dq_head;
+}
+
+int dmaq_passed(uint32_t ticket)
+{
+    return seq_le(ticket, ncp.dq_done);
+}
+
+void dmaq_pump(void)
+{
+    uint32_t free = ncp.dq_issued != ncp.dq_head ? hal_dma_free() : 0;
+
+    while (free-- && ncp.dq_issued != ncp.dq_head) {
+        const struct dma_req *r = &ncp.dq[ncp.dq_issued % NCP_DMAQ_N];
+        hal_dma_submit(r->sram, r->host, r->len, r->to_host, (uint8_t)ncp.dq_issued);
+        ncp.dq_issued++;
+    }
+}
+
+void dmaq_complete(void)
+{
+    uint8_t tag, err;
+
+    for (uint32_t budget = 0; budget < NCP_DMAQ_N && hal_dma_pop(&tag, &err); budget++) {
+        NCP_ASSERT(NCP_MOD_HAL, 2, ncp.dq_done != ncp.dq_issued && tag == (uint8_t)ncp.dq_done);
+        struct dma_req r = ncp.dq[ncp.dq_done % NCP_DMAQ_N];
+        ncp.dq_done++;
+        if (err) {
+            ncp_sat_inc(&ncp.c.dma_errors);
+            ncp.dma_err_seen = 1; /* sticks to the next continuation of the group */
+        }
+        if (r.kind == DK_NONE)
+            continue;
+        err = ncp.dma_err_seen;
+        ncp.dma_err_seen = 0;
+        switch (r.kind) {
+        case DK_TX:
+            tx_dma_done(r.a);
+            break;
+        case DK_RX:
+        case DK_RXRESP:
+            recv_dma_done(r.kind, r.a, r.b, err);
+            break;
+        case DK_EVENT:
+            if (r.a)
+                hal_host_irq(r.a);
+            break;
+        case DK_CMD:
+            cmd_dma_done(err);
+            break;
+        default:
+            break;
+        }
+    }
+    dmaq_pump();
+}

@@ -1,0 +1,249 @@
+/*
+ * ncp.h - the network control program's shared state and the interfaces between its state
+ * machines. One file per state machine:
+ *
+ *   main.c   boot, the run-to-completion event loop (top half: hal_take_events; bottom halves here)
+ *   dmaq.c   DMA request queue with continuations (in-order completions)
+ *   cmd.c    host commands (INIT, EP_OPEN/CLOSE, FILL, INVALIDATE, STATIC_LOAD, STATS, SHUTDOWN)
+ *            and the event ring to the host
+ *   xlate.c  VMH/CBH/PCH lookups, miss requests, fills and invalidations (dynamic and static)
+ *   send.c   send path: doorbells, send queue entries, segmentation, TX, retransmission, giveups
+ *   recv.c   receive path: validation, transport, RDMA write/read request/response, ACK/NACK
+ *   ops.c    operation table and completions to the initiator's completion queue
+ *
+ * Context: everything runs in the main loop (run to completion); nothing here is re-entrant.
+ */
+#ifndef NCP_H
+#define NCP_H
+
+#include <stdint.h>
+
+#include "hal.h"
+#include "lkc.h"
+#include "misstab.h"
+#include "ncp_config.h"
+#include "ncp_util.h"
+#include "nic_abi.h"
+#include "pkt.h"
+#include "xport.h"
+
+#ifndef NCP_NACK
+#define NCP_NACK 1 /* translation-miss NACKs (0: seed-faithful, the sender times out) */
+#endif
+
+/* ---- sizes (all bounded; see docs/firmware.md for the memory budget) ---- */
+#define NCP_SQ_N (NCP_SENDQ_ENTRIES < NIC_SENDQ_STRIDE / 64u ? NCP_SENDQ_ENTRIES : NIC_SENDQ_STRIDE / 64u)
+#define NCP_EPS (NCP_MAX_PROCS < NIC_SENDQ_SLOTS ? NCP_MAX_PROCS : NIC_SENDQ_SLOTS)
+#define NCP_CMD_N 32u
+#define NCP_OPS 64u         /* initiator operations outstanding (all endpoints) */
+#define NCP_RESP 16u        /* RDMA read responses being served */
+#define NCP_MISS_N 32u      /* outstanding miss requests */
+#define NCP_RX_LOG2 4u      /* MAC RX ring entries */
+#define NCP_TX_N 8u         /* data frames being built or sent */
+#define NCP_CTL_N 16u       /* control (ACK/NACK) frames */
+#define NCP_FRAME_BYTES ((PKT_HDR_BYTES + NCP_MTU + 4u + 15u) & ~15u)
+#define NCP_DMAQ_N 64u
+#define NCP_STAGE_N 16u     /* event / completion staging slots */
+#define NCP_PAGE 4096u
+
+/* Transport timing, in timer ticks (core cycles at 200 MHz). */
+#define NCP_RTO 40000u        /* 200 us */
+#define NCP_NACK_DELAY 4000u  /* 20 us: resend after a miss NACK */
+#define NCP_MISS_EXPIRE 2000000u /* 10 ms: re-post a miss the host did not answer */
+
+/* ---- counters (struct nic_stats is what STATS reports) ---- */
+struct ncp_counters {
+    struct nic_stats s;
+    uint32_t drop_reason[PKT__ERRS];
+    uint32_t bad_desc, sq_overrun, dma_errors, dmaq_full, ctl_drops, resp_full, miss_full;
+};
+
+/* ---- endpoints ---- */
+enum ep_state { EP_CLOSED, EP_IDLE, EP_ACTIVE, EP_PARKED };
+extern const char *const ep_state_name[];
+
+struct ncp_ep {
+    uint8_t state;
+    uint8_t cq_log2;
+    uint16_t pid;
+    uint64_t cq_pa;
+    uint32_t cq_n;   /* completions produced */
+    uint32_t sq_pi;  /* last producer count rung */
+    uint32_t sq_ci;  /* entries copied out of SRAM */
+    int16_t cur;     /* op being segmented, or -1 */
+};
+
+/* ---- initiator operations ---- */
+struct ncp_op {
+    uint8_t used, ep, kind, flags;
+    uint16_t gen, rnode;
+    int32_t status;
+    uint64_t laddr, roff, wr_id;
+    uint32_t len, rbuf, rkey;
+    uint16_t rpid;
+    uint16_t lpid;
+    uint32_t sent;  /* bytes segmented (write) / request sent (read: 1) */
+    uint32_t done;  /* bytes acknowledged (write) / written locally (read) */
+};
+
+/* ---- RDMA read responses being served (responder side) ---- */
+struct ncp_resp {
+    uint8_t used, failed, gen;
+    uint16_t peer, pid;
+    uint32_t op;     /* initiator's op id */
+    uint64_t va;     /* start in the owner's address space */
+    uint32_t len, sent, done;
+};
+
+/* Cookies in the transport window: what to rebuild a packet from (no data kept). */
+#define CK_KIND(c) ((c) >> 29)
+#define CK_GEN(c) (((c) >> 22) & 0x7Fu)
+#define CK_IDX(c) (((c) >> 16) & 0x3Fu)
+#define CK_SEG(c) ((c) & 0xFFFFu)
+#define CK_MAKE(k, i, g, s) \
+    ((uint32_t)(k) << 29 | ((uint32_t)(g) & 0x7Fu) << 22 | ((uint32_t)(i) & 0x3Fu) << 16 | (uint32_t)(s))
+_Static_assert(NCP_OPS <= 64 && NCP_RESP <= 64, "cookie index is 6 bits");
+enum { CK_WRITE = 1, CK_READREQ = 2, CK_READRESP = 3 };
+
+struct ncp_peer {
+    struct xport_peer x;
+    uint32_t ack_val;      /* cumulative ACK we may advertise (data DMA'd to the host) */
+    uint16_t rx_dma_pending;
+};
+
+/* ---- DMA continuations ---- */
+enum dma_kind {
+    DK_NONE,       /* a piece of a multi-request transfer */
+    DK_TX,         /* a = TX frame index: data in, transmit */
+    DK_RX,         /* a = RX ring index, b = peer: data written to the host */
+    DK_RXRESP,     /* a = RX ring index, b = op | peer << 16: read response data written */
+    DK_EVENT,      /* a = host irq causes to raise */
+    DK_CQE,        /* completion written */
+    DK_CMD,        /* the current command's DMA finished */
+    DK_BARRIER,    /* marker (no data) */
+};
+
+struct dma_req {
+    uint32_t sram;
+    uint64_t host;
+    uint32_t len;
+    uint8_t to_host, kind;
+    uint16_t b;
+    uint32_t a;
+};
+
+/* ---- global state ---- */
+struct ncp {
+    uint16_t me, nodes;
+    uint8_t inited, shutdown;
+    uint32_t now;
+    struct ncp_ep ep[NCP_EPS];
+    struct ncp_op op[NCP_OPS];
+    struct ncp_resp resp[NCP_RESP];
+    struct ncp_peer peer[NCP_MAX_PEERS];
+    /* event ring (host memory) */
+    uint64_t ev_pa;
+    uint32_t ev_log2, ev_n, ev_ci;
+    /* RX */
+    uint32_t rx_next;                 /* next RX entry to process */
+    uint32_t rx_tail;                 /* entries returned to the MAC */
+    uint8_t rx_busy[1u << NCP_RX_LOG2]; /* DMAs pending on the entry's buffer */
+    /* TX frames: free bitmaps, and MAC submission order for freeing */
+    uint32_t tx_free, ctl_free;
+    uint8_t txq[16];
+    uint16_t txq_head, txq_tail, tx_done;
+    /* DMA queue */
+    struct dma_req dq[NCP_DMAQ_N];
+    uint32_t dq_head, dq_issued, dq_done;
+    uint8_t dma_err_seen;
+    /* staging slots for events and completions */
+    uint32_t stage_next;
+    uint32_t parked_wake; /* a fill arrived: parked endpoints / responses retry */
+    struct ncp_counters c;
+};
+
+extern struct ncp ncp;
+extern const struct xport_cfg ncp_xcfg;
+
+/* Bytes of the segment at byte offset `off` of an operation of `total` bytes. */
+static inline uint32_t seg_bytes(uint32_t total, uint32_t off)
+{
+    return total - off < NCP_MTU ? total - off : NCP_MTU;
+}
+
+/* Test hooks: weak in the NCP (return 0: DMA the entry to the host as usual). Firmware test
+ * images that play the host's part define them and return 1 to take the entry themselves. */
+int ncp_test_on_event(const struct nic_event *ev);
+int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *cqe);
+
+/* loop.c */
+void ncp_boot(void);
+void ncp_run_once(void);
+
+/* dmaq.c */
+int dmaq_room(uint32_t n);
+void dmaq_post(uint32_t sram, uint64_t host, uint32_t len, int to_host, uint8_t kind, uint32_t a, uint16_t b);
+uint32_t dmaq_barrier_ticket(void); /* completes when every DMA posted before it has */
+int dmaq_passed(uint32_t ticket);
+void dmaq_pump(void);
+void dmaq_complete(void);
+
+/* cmd.c */
+void cmd_init(void);
+void cmd_on_doorbell(uint32_t off, uint32_t data);
+void cmd_poll(void);
+void cmd_dma_done(uint8_t err);
+int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
+            uint32_t a);
+void *stage_slot(void);
+
+/* xlate.c */
+enum xl_result { XL_OK, XL_MISS, XL_DENIED, XL_WAIT };
+void xlate_init(void);
+/* Physical address of virtual `va` of pid with `right`, for `path`; on miss posts the miss. */
+enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa);
+enum xl_result xlate_cbh(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **e, unsigned path);
+enum xl_result xlate_pch(uint16_t pid, unsigned path);
+int32_t xlate_fill(uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch, const void *image);
+int32_t xlate_static_load(uint8_t cache, uint16_t pid, uint32_t line, const void *image);
+void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n);
+uint32_t xlate_line_bytes(uint8_t cache);
+void xlate_stats(struct nic_cache_stats *out);
+uint32_t xlate_lookup_bytes(void);
+void xlate_geom(struct nic_cache_geom *g);
+void xlate_post_held(void);
+extern struct lkc ncp_cache[NIC_CACHE__COUNT];
+
+/* ops.c */
+struct ncp_op *op_alloc(void);
+struct ncp_op *op_by_id(uint32_t id);
+static inline uint32_t op_id(const struct ncp_op *o)
+{
+    return (uint32_t)(o - ncp.op) | (uint32_t)o->gen << 16;
+}
+void op_fail(struct ncp_op *o, int32_t status);
+void op_progress(struct ncp_op *o, uint32_t bytes);
+void ops_poll(void);
+void op_complete_bad(uint8_t ep, const struct nic_sq_entry *e, int32_t status);
+void ops_flush_ep(uint8_t ep);
+int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk);
+
+/* send.c */
+void send_init(void);
+void send_on_doorbell(uint32_t ep, uint32_t off, uint32_t data);
+void send_poll(void);
+void send_on_acked(uint32_t peer, uint32_t cookie);
+void send_on_giveup(uint32_t peer, uint32_t cookie);
+void send_tick(void);
+void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status);
+void send_flush_acks(void);
+void tx_reap(void);
+void tx_dma_done(uint32_t idx);
+uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
+
+/* recv.c */
+void recv_init(void);
+void recv_poll(void);
+void recv_dma_done(uint8_t kind, uint32_t a, uint16_t b, uint8_t err);
+
+#endif /* NCP_H */

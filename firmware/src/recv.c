@@ -1,0 +1,328 @@
+/*
+ * recv.c - the receive path: frames from the MAC RX ring are validated (pkt_parse), their
+ * piggy-backed ACK processed, then sequenced packets go through the transport (duplicates
+ * re-ACKed, gaps NACKed) and the per-type state machines:
+ *
+ *   WRITE      PCH + CBH lookups, protection (owner, key, rights, bounds), VMH per page,
+ *              DMA SRAM -> host, ACK when the data is in host memory
+ *   READ_REQ   PCH + CBH lookups and checks, a response slot; send.c streams the data back
+ *   READ_RESP  the initiator's op, VMH per page with the local write right, DMA, op progress
+ *   ACK/NACK   transport; NACK protection/malformed fail the operation
+ *
+ * Translation miss on this path: the packet is dropped (no NIC buffering), counted in
+ * drops_miss, a miss request posted, and (NCP_NACK) the sender told "translation miss, retry
+ * soon". A protection violation writes nothing, is counted, consumes the sequence number and
+ * NACKs with the status the initiator reports. RX buffers return to the MAC in ring order once
+ * their DMA (if any) completed.
+ */
+#include <string.h>
+
+#include "ncp.h"
+
+#define RX_N (1u << NCP_RX_LOG2)
+static volatile uint32_t rx_ring[RX_N][4] __attribute__((section(".pktbuf"), aligned(16)));
+static uint8_t rx_buf[RX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
+static struct {
+    uint32_t op, len, seq;
+} rx_meta[RX_N];
+
+void recv_init(void)
+{
+    hal_mac_rx_init(&rx_ring[0][0], NCP_RX_LOG2, &rx_buf[0][0], NCP_FRAME_BYTES);
+    ncp.rx_next = ncp.rx_tail = hal_mac_rx_head();
+}
+
+static void drop_bad(enum pkt_err e)
+{
+    ncp_sat_inc(&ncp.c.s.drops_bad);
+    ncp_sat_inc(&ncp.c.drop_reason[e]);
+}
+
+/* The packet missed a translation: drop it, and tell the sender unless seed-faithful. */
+static void drop_miss(uint16_t peer, const struct pkt_hdr *h)
+{
+    ncp_sat_inc(&ncp.c.s.drops_miss);
+    if (NCP_NACK)
+        send_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
+}
+
+static void protection(uint16_t peer, const struct pkt_hdr *h, int32_t status)
+{
+    ncp_sat_inc(&ncp.c.s.protection_errors);
+    xport_rx_accept(&ncp.peer[peer].x); /* consumed: resending it cannot help */
+    send_ctl(peer, PKT_NACK, PKT_NACK_PROTECTION, h->seq, h->op, status);
+}
+
+/* Checks of a remote access against the target buffer; returns NIC_ST_OK or the violation. */
+static int32_t check_cbh(const struct pkt_hdr *h, uint32_t len, uint32_t right, enum xl_result *res,
+                         uint64_t *va)
+{
+    const struct nic_cbh_entry *e = NULL;
+
+    *res = xlate_pch(h->pid, LKC_PATH_RECV);
+    if (*res == XL_OK)
+        *res = xlate_cbh(h->pid, h->buf, &e, LKC_PATH_RECV);
+    if (*res == XL_MISS)
+        return NIC_ST_OK;
+    if (*res == XL_DENIED || e->owner_pid != h->pid)
+        return NIC_ST_BAD_HANDLE;
+    if (e->key != h->key)
+        return NIC_ST_KEY;
+    if (!(e->flags & right))
+        return NIC_ST_RIGHTS;
+    uint64_t blen = (uint64_t)e->len_hi << 32 | e->len_lo;
+    if (h->off > blen || len > blen - h->off)
+        return NIC_ST_BOUNDS;
+    *va = ((uint64_t)e->va_hi << 32 | e->va_lo) + h->off;
+    return NIC_ST_OK;
+}
+
+#define MAX_PIECES (NCP_MTU / NCP_PAGE + 2u)
+
+/*
+ * Translates [va, va + len) of pid for writing into host memory and posts the DMAs from `src`;
+ * the last one carries the continuation. Nothing is posted unless every page translates.
+ */
+static enum xl_result write_host(uint16_t pid, uint64_t va, uint32_t len, uint32_t right, const uint8_t *src,
+                                 uint8_t kind, uint32_t a, uint16_t b)
+{
+    uint64_t pa[MAX_PIECES];
+    uint32_t plen[MAX_PIECES], n = 0;
+    uint64_t v = va;
+
+    for (uint32_t left = len; left;) {
+        uint32_t chunk = NCP_PAGE - (uint32_t)(v & (NCP_PAGE - 1u));
+        if (chunk > left)
+            chunk = left;
+        enum xl_result r = xlate_vmh(pid, v, right, LKC_PATH_RECV, &pa[n]);
+        if (r != XL_OK)
+            return r;
+        plen[n++] = chunk;
+        v += chunk;
+        left -= chunk;
+    }
+    if (!dmaq_room(n))
+        return XL_WAIT;
+    uint32_t at = HAL_SRAM_OFF(src);
+    for (uint32_t i = 0; i < n; i++) {
+        dmaq_post(at, pa[i], plen[i], 1, i + 1 == n ? kind : DK_NONE, a, b);
+        at += plen[i];
+    }
+    return XL_OK;
+}
+
+/* Returns 1 when the RX buffer is now owned by a DMA (released by recv_dma_done). */
+static int on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
+{
+    struct ncp_peer *pp = &ncp.peer[peer];
+    enum xl_result res;
+    uint64_t va = 0;
+
+    if (h->flags & PKT_F_VOID) {
+        xport_rx_accept(&pp->x);
+        return 0;
+    }
+    int32_t st = check_cbh(h, h->len, NIC_RIGHT_REMOTE_WRITE, &res, &va);
+    if (res == XL_MISS) {
+        drop_miss(peer, h);
+        return 0;
+    }
+    if (st != NIC_ST_OK) {
+        protection(peer, h, st);
+        return 0;
+    }
+    rx_meta[ridx].seq = h->seq;
+    res = write_host(h->pid, va, h->len, NIC_RIGHT_REMOTE_WRITE, payload, DK_RX, ridx, peer);
+    if (res == XL_MISS) {
+        drop_miss(peer, h);
+        return 0;
+    }
+    if (res == XL_WAIT) {
+        send_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
+        return 0;
+    }
+    if (res == XL_DENIED) {
+        protection(peer, h, NIC_ST_RIGHTS);
+        return 0;
+    }
+    pp->rx_dma_pending++;
+    xport_rx_accept(&pp->x);
+    return 1;
+}
+
+static void on_read_req(uint16_t peer, const struct pkt_hdr *h)
+{
+    enum xl_result res;
+    uint64_t va = 0;
+    int32_t st = check_cbh(h, h->xlen, NIC_RIGHT_REMOTE_READ, &res, &va);
+
+    if (res == XL_MISS) {
+        drop_miss(peer, h);
+        return;
+    }
+    if (st != NIC_ST_OK) {
+        protection(peer, h, st);
+        return;
+    }
+    if (resp_alloc(peer, h->pid, h->op, va, h->xlen) == NCP_RESP) {
+        ncp_sat_inc(&ncp.c.resp_full);
+        send_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
+        return;
+    }
+    xport_rx_accept(&ncp.peer[peer].x);
+}
+
+static int on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
+{
+    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_op *o = op_by_id(h->op);
+
+    if (!o || o->kind != NIC_OP_RDMA_READ || o->rnode != peer || h->off + h->len > o->len) {
+        xport_rx_accept(&pp->x); /* the operation is gone (flushed, failed): discard */
+        ncp_sat_inc(&ncp.c.s.drops_bad);
+        return 0;
+    }
+    if ((h->flags & PKT_F_VOID) || o->status != NIC_ST_OK) {
+        xport_rx_accept(&pp->x);
+        if (h->flags & PKT_F_VOID)
+            op_fail(o, NIC_ST_RIGHTS);
+        op_progress(o, (h->flags & PKT_F_VOID) ? seg_bytes(o->len, (uint32_t)h->off) : h->len);
+        return 0;
+    }
+    rx_meta[ridx].op = op_id(o);
+    rx_meta[ridx].len = h->len;
+    rx_meta[ridx].seq = h->seq;
+    enum xl_result res = write_host(o->lpid, o->laddr + h->off, h->len, NIC_RIGHT_LOCAL_WRITE, payload, DK_RXRESP,
+                                    ridx, peer);
+    if (res == XL_MISS) {
+        drop_miss(peer, h);
+        return 0;
+    }
+    if (res == XL_WAIT) {
+        send_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
+        return 0;
+    }
+    xport_rx_accept(&pp->x);
+    if (res == XL_DENIED) {
+        ncp_sat_inc(&ncp.c.s.protection_errors);
+        op_fail(o, NIC_ST_RIGHTS);
+        op_progress(o, h->len);
+        return 0;
+    }
+    pp->rx_dma_pending++;
+    return 1;
+}
+
+static void on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
+{
+    struct xport_peer *x = &ncp.peer[peer].x;
+    uint32_t first, n;
+
+    if (h->type == PKT_NACK && h->reason == PKT_NACK_GAP) {
+        n = xport_on_nack_gap(x, &ncp_xcfg, h->ack, ncp.now, &first);
+    } else {
+        n = xport_on_ack(x, &ncp_xcfg, h->ack, ncp.now, &first);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        send_on_acked(peer, xport_cookie(x, first + i));
+    if (h->type != PKT_NACK)
+        return;
+    ncp_sat_inc(&ncp.c.s.nacks_received);
+    switch (h->reason) {
+    case PKT_NACK_MISS:
+    case PKT_NACK_BUSY:
+        xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now);
+        break;
+    case PKT_NACK_PROTECTION:
+    case PKT_NACK_MALFORMED:
+        op_fail(op_by_id(h->op), h->reason == PKT_NACK_MALFORMED ? NIC_ST_BAD_DESC : h->status);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Handles one frame; returns 1 when its buffer is now owned by a DMA. */
+static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
+{
+    struct pkt_hdr h;
+    enum pkt_err e = pkt_parse(f, len, ncp.me, ncp.nodes, NCP_MTU, &h);
+    int nack;
+
+    if (e == PKT_OK && h.src >= NCP_MAX_PEERS)
+        e = PKT_E_SRC;
+    if (e != PKT_OK) {
+        drop_bad(e);
+        return 0;
+    }
+    ncp_sat_inc(&ncp.c.s.rx_packets);
+    on_ack_fields(h.src, &h);
+    if (!pkt_is_sequenced(h.type))
+        return 0;
+    struct xport_peer *x = &ncp.peer[h.src].x;
+    switch (xport_rx_classify(x, h.seq, h.flags, &nack)) {
+    case XP_RX_DUP:
+        ncp_sat_inc(&ncp.c.s.dup_packets);
+        return 0;
+    case XP_RX_GAP:
+        if (nack)
+            send_ctl(h.src, PKT_NACK, PKT_NACK_GAP, h.seq, 0, 0);
+        return 0;
+    case XP_RX_NEW:
+        break;
+    }
+    switch (h.type) {
+    case PKT_WRITE:
+        return on_write(h.src, &h, f + PKT_HDR_BYTES, ridx);
+    case PKT_READ_REQ:
+        on_read_req(h.src, &h);
+        return 0;
+    default:
+        return on_read_resp(h.src, &h, f + PKT_HDR_BYTES, ridx);
+    }
+}
+
+static void release(void)
+{
+    uint32_t t = ncp.rx_tail;
+    while (t != ncp.rx_next && !ncp.rx_busy[t % RX_N])
+        t++;
+    if (t != ncp.rx_tail) {
+        ncp.rx_tail = t;
+        hal_mac_rx_release(t);
+    }
+}
+
+void recv_poll(void)
+{
+    uint32_t head = hal_mac_rx_head();
+
+    for (uint32_t budget = 0; ncp.rx_next != head && budget < RX_N; budget++) {
+        uint32_t i = ncp.rx_next % RX_N;
+        uint32_t len = nic_field(rx_ring[i][1], NIC_RXDESC_STATUS_LEN);
+        ncp.rx_busy[i] = (uint8_t)on_frame(rx_buf[i], len, i);
+        ncp.rx_next++;
+    }
+    release();
+}
+
+void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
+{
+    struct ncp_peer *pp = &ncp.peer[peer];
+
+    NCP_ASSERT(NCP_MOD_RECV, 1, ridx < RX_N && ncp.rx_busy[ridx] && pp->rx_dma_pending > 0);
+    ncp.rx_busy[ridx] = 0;
+    pp->rx_dma_pending--;
+    /* DMAs complete in order: everything up to this packet is in host memory */
+    if (seq_lt(pp->ack_val, rx_meta[ridx].seq + 1u))
+        pp->ack_val = rx_meta[ridx].seq + 1u;
+    if (pp->rx_dma_pending == 0)
+        pp->ack_val = pp->x.expected;
+    if (kind == DK_RXRESP) {
+        struct ncp_op *o = op_by_id(rx_meta[ridx].op);
+        if (err)
+            op_fail(o, NIC_ST_HOST_ERROR);
+        op_progress(o, rx_meta[ridx].len);
+    }
+    release();
+}

@@ -1,0 +1,546 @@
+/*
+ * send.c - the send path: doorbells and send queue entries, RDMA write segments, RDMA read
+ * requests and read response segments (responder side), control frames (ACK/NACK), the TX frame
+ * pool, retransmission and the transport timer.
+ *
+ * Per endpoint state machine (ep_state_name): CLOSED -> (EP_OPEN) IDLE -> (doorbell, entry
+ * taken) ACTIVE -> (all segments sent) IDLE; ACTIVE -> (translation miss) PARKED -> (a fill
+ * arrived, or the retry timer) ACTIVE. Other endpoints and connections are served while one is
+ * parked.
+ *
+ * Data is never kept per packet in flight: a window slot holds a cookie (operation + segment),
+ * and a retransmission rebuilds the packet by translating and DMAing the bytes from host memory
+ * again (docs/firmware.md, "Retransmission").
+ */
+#include <string.h>
+
+#include "ncp.h"
+
+const char *const ep_state_name[] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
+
+static uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
+static uint8_t ctl_frame[NCP_CTL_N][64] __attribute__((section(".pktbuf"), aligned(16)));
+static uint16_t tx_len[NCP_TX_N];
+
+/* Frames in MAC order: ids < NCP_TX_N are data frames, others control frames (id - NCP_TX_N). */
+#define TXQ_N 32u
+static uint8_t txq[TXQ_N];
+static uint32_t txq_ready, txq_sub, txq_done; /* appended >= submitted >= freed */
+static uint8_t tx_data_ready[NCP_TX_N];      /* data DMA'd in: may go to the MAC */
+
+_Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 32, "frame pools");
+_Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
+
+const struct xport_cfg ncp_xcfg = {.rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .backoff_max = 5, .max_retries = 8};
+
+void send_init(void)
+{
+    ncp.tx_free = (1u << NCP_TX_N) - 1u;
+    ncp.ctl_free = (1u << NCP_CTL_N) - 1u;
+    ncp.tx_done = hal_mac_tx_done();
+    txq_ready = txq_sub = txq_done = 0;
+}
+
+static int frame_alloc(uint32_t *pool, uint32_t n)
+{
+    if (!*pool)
+        return -1;
+    int i = 0;
+    while (!(*pool & (1u << i)))
+        i++;
+    NCP_ASSERT(NCP_MOD_SEND, 1, (uint32_t)i < n);
+    *pool &= ~(1u << i);
+    return i;
+}
+
+/* Frees the frames the MAC has finished, then feeds it the next ready ones in order. */
+void tx_reap(void)
+{
+    uint16_t done = hal_mac_tx_done();
+
+    while (ncp.tx_done != done && txq_done != txq_sub) {
+        uint8_t id = txq[txq_done++ % TXQ_N];
+        if (id < NCP_TX_N)
+            ncp.tx_free |= 1u << id;
+        else
+            ncp.ctl_free |= 1u << (id - NCP_TX_N);
+        ncp.tx_done++;
+    }
+    for (uint32_t free = hal_mac_tx_free(); free && txq_sub != txq_ready; free--) {
+        uint8_t id = txq[txq_sub % TXQ_N];
+        if (id < NCP_TX_N) {
+            if (!tx_data_ready[id])
+                break; /* its data is still coming in: frames leave in window order */
+            tx_data_ready[id] = 0;
+            hal_mac_tx_submit(tx_frame[id], tx_len[id]);
+        } else {
+            hal_mac_tx_submit(ctl_frame[id - NCP_TX_N], PKT_HDR_BYTES);
+        }
+        ncp_sat_inc(&ncp.c.s.tx_packets);
+        txq_sub++;
+    }
+}
+
+void tx_dma_done(uint32_t idx)
+{
+    tx_data_ready[idx] = 1;
+    tx_reap();
+}
+
+static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
+{
+    memset(h, 0, sizeof *h);
+    h->dst = peer;
+    h->src = ncp.me;
+    h->type = type;
+    h->ack = ncp.peer[peer].ack_val;
+    if (ncp.peer[peer].ack_val == ncp.peer[peer].x.expected)
+        ncp.peer[peer].x.ack_pending = 0; /* piggy-backed */
+}
+
+void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status)
+{
+    struct pkt_hdr h;
+    int i = frame_alloc(&ncp.ctl_free, NCP_CTL_N);
+
+    if (i < 0 || txq_ready - txq_done >= TXQ_N) {
+        if (i >= 0)
+            ncp.ctl_free |= 1u << i;
+        ncp_sat_inc(&ncp.c.ctl_drops); /* the transport recovers a lost ACK or NACK */
+        return;
+    }
+    hdr_common(&h, peer, type);
+    h.reason = reason;
+    h.seq = seq;
+    h.op = op;
+    h.status = status;
+    pkt_encode(ctl_frame[i], &h);
+    if (type == PKT_NACK)
+        ncp_sat_inc(&ncp.c.s.nacks_sent);
+    txq[txq_ready++ % TXQ_N] = (uint8_t)(NCP_TX_N + i);
+    tx_reap();
+}
+
+void send_flush_acks(void)
+{
+    for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
+        struct ncp_peer *pp = &ncp.peer[p];
+        if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
+            pp->ack_val = pp->x.expected;
+            send_ctl(p, PKT_ACK, 0, 0, 0, 0);
+            pp->x.ack_pending = 0;
+        }
+    }
+}
+
+/* ---- packet building: translate, then take a sequence number, then DMA + transmit ---- */
+
+#define MAX_PIECES (NCP_MTU / NCP_PAGE + 2u)
+struct piece {
+    uint64_t pa;
+    uint32_t len;
+};
+
+enum build_result { B_SENT, B_WAIT, B_DENIED };
+
+/* Translates [va, va + len) of pid with `right` page by page. */
+static enum build_result translate(uint16_t pid, uint64_t va, uint32_t len, uint32_t right, struct piece *pc,
+                                   uint32_t *n)
+{
+    *n = 0;
+    while (len) {
+        uint32_t chunk = NCP_PAGE - (uint32_t)(va & (NCP_PAGE - 1u));
+        if (chunk > len)
+            chunk = len;
+        enum xl_result r = xlate_vmh(pid, va, right, LKC_PATH_SEND, &pc[*n].pa);
+        if (r == XL_MISS)
+            return B_WAIT;
+        if (r != XL_OK)
+            return B_DENIED;
+        pc[*n].len = chunk;
+        (*n)++;
+        va += chunk;
+        len -= chunk;
+    }
+    return B_SENT;
+}
+
+/*
+ * Builds and queues one sequenced packet for `cookie` to `peer`. New packets (retrans == 0) get
+ * the next sequence number; retransmissions reuse `seq`. Returns B_WAIT when a translation
+ * missed or a frame/DMA slot is not free (nothing changed), B_DENIED when the local memory may
+ * not be used (the caller fails the operation).
+ */
+static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint32_t seq)
+{
+    struct ncp_peer *pp = &ncp.peer[peer];
+    struct piece pc[MAX_PIECES];
+    uint32_t npc = 0, len = 0, seg = CK_SEG(cookie), idx = CK_IDX(cookie);
+    struct pkt_hdr h;
+    enum build_result r = B_SENT;
+    int void_data = 0;
+
+    if (!ncp.tx_free || txq_ready - txq_done >= TXQ_N || !dmaq_room(MAX_PIECES))
+        return B_WAIT;
+    hdr_common(&h, peer, 0);
+    switch (CK_KIND(cookie)) {
+    case CK_WRITE: {
+        struct ncp_op *o = &ncp.op[idx];
+        uint32_t off = seg * NCP_MTU;
+        int live = o->used == 1 && o->gen == CK_GEN(cookie);
+        len = o->len - off < NCP_MTU ? o->len - off : NCP_MTU;
+        h.type = PKT_WRITE;
+        h.op = op_id(o);
+        h.pid = o->rpid;
+        h.buf = o->rbuf;
+        h.key = o->rkey;
+        h.off = o->roff + off;
+        h.xlen = off;
+        h.flags = off + len == o->len ? PKT_F_LAST : 0;
+        if (!live || o->status != NIC_ST_OK)
+            void_data = 1; /* failed or flushed meanwhile: keep the sequence, send no data */
+        else
+            r = translate(o->lpid, o->laddr + off, len, NIC_RIGHT_LOCAL_READ, pc, &npc);
+        break;
+    }
+    case CK_READREQ: {
+        struct ncp_op *o = &ncp.op[idx];
+        h.type = PKT_READ_REQ;
+        h.op = op_id(o);
+        h.pid = o->rpid;
+        h.buf = o->rbuf;
+        h.key = o->rkey;
+        h.off = o->roff;
+        h.xlen = o->len;
+        break;
+    }
+    case CK_READRESP: {
+        struct ncp_resp *rs = &ncp.resp[idx];
+        uint32_t off = seg * NCP_MTU;
+        len = rs->len - off < NCP_MTU ? rs->len - off : NCP_MTU;
+        h.type = PKT_READ_RESP;
+        h.op = rs->op;
+        h.off = off;
+        h.flags = off + len == rs->len ? PKT_F_LAST : 0;
+        if (!rs->used || rs->gen != CK_GEN(cookie) || rs->failed)
+            void_data = 1;
+        else
+            r = translate(rs->pid, rs->va + off, len, NIC_RIGHT_REMOTE_READ, pc, &npc);
+        break;
+    }
+    default:
+        NCP_ASSERT(NCP_MOD_SEND, 2, 0);
+    }
+    if (r == B_WAIT)
+        return r;
+    if (r == B_DENIED) {
+        if (!retrans)
+            return r;
+        void_data = 1; /* a retransmission after an invalidation: the receiver skips it */
+    }
+    if (void_data) {
+        h.flags |= PKT_F_VOID;
+        npc = 0;
+        len = 0;
+    }
+    if (!retrans)
+        seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
+    h.seq = seq;
+    h.flags |= xport_tx_flags(&pp->x, seq);
+    h.len = (uint16_t)len;
+    int f = frame_alloc(&ncp.tx_free, NCP_TX_N);
+    pkt_encode(tx_frame[f], &h);
+    tx_len[f] = (uint16_t)(PKT_HDR_BYTES + len);
+    txq[txq_ready++ % TXQ_N] = (uint8_t)f;
+    if (npc == 0) {
+        tx_data_ready[f] = 1;
+    } else {
+        uint32_t at = HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES;
+        for (uint32_t i = 0; i < npc; i++) {
+            dmaq_post(at, pc[i].pa, pc[i].len, 0, i + 1 == npc ? DK_TX : DK_NONE, (uint32_t)f, 0);
+            at += pc[i].len;
+        }
+    }
+    tx_reap();
+    return B_SENT;
+}
+
+/* ---- send queue entries ---- */
+
+void send_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
+{
+    struct ncp_ep *ep = epi < NCP_EPS ? &ncp.ep[epi] : NULL;
+
+    if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_ci > NCP_SQ_N ||
+        seq_lt(data, ep->sq_pi) || ncp.shutdown) {
+        ncp_sat_inc(&ncp.c.s.doorbell_bad); /* never trusted beyond this process's own queue */
+        return;
+    }
+    ep->sq_pi = data;
+}
+
+static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
+{
+    uint64_t laddr = (uint64_t)e->laddr_hi << 32 | e->laddr_lo;
+    uint64_t roff = (uint64_t)e->roff_hi << 32 | e->roff_lo;
+
+    if ((e->op != NIC_OP_RDMA_WRITE && e->op != NIC_OP_RDMA_READ) || (e->flags & ~NIC_WR_SIGNALED) ||
+        e->len == 0 || e->len > NIC_MAX_XFER || laddr >> 44 || (laddr + e->len) >> 44 || roff >> 44 ||
+        e->rnode >= ncp.nodes || e->rnode >= NCP_MAX_PEERS || e->rnode == ncp.me || e->rbuf > PKT_MAX_BUF_ID ||
+        e->reserved0)
+        return NIC_ST_BAD_DESC;
+    for (unsigned i = 0; i < 5; i++)
+        if (e->reserved1[i])
+            return NIC_ST_BAD_DESC;
+    *rnode = e->rnode;
+    return NIC_ST_OK;
+}
+
+/* Takes the endpoint's next send queue entry: validated, turned into an operation. */
+static void take_entry(uint8_t epi)
+{
+    struct ncp_ep *ep = &ncp.ep[epi];
+    struct nic_sq_entry e;
+    uint16_t rnode = 0;
+    const volatile struct nic_sq_entry *slot = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
+        NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % NCP_SQ_N) * sizeof e);
+    struct ncp_op *o;
+
+    memcpy(&e, (const void *)slot, sizeof e); /* one copy: the process may rewrite the slot */
+    if (validate(&e, &rnode) != NIC_ST_OK) {
+        ep->sq_ci++;
+        op_complete_bad(epi, &e, NIC_ST_BAD_DESC);
+        return;
+    }
+    if (!(o = op_alloc()))
+        return; /* all operations in use: the entry stays queued */
+    ep->sq_ci++;
+    o->ep = epi;
+    o->kind = e.op;
+    o->flags = e.flags;
+    o->rnode = rnode;
+    o->laddr = (uint64_t)e.laddr_hi << 32 | e.laddr_lo;
+    o->roff = (uint64_t)e.roff_hi << 32 | e.roff_lo;
+    o->wr_id = (uint64_t)e.wr_id_hi << 32 | e.wr_id_lo;
+    o->len = e.len;
+    o->rbuf = e.rbuf;
+    o->rkey = e.rkey;
+    o->rpid = e.rpid;
+    o->lpid = ep->pid;
+    ep->cur = (int16_t)(o - ncp.op);
+    ep->state = EP_ACTIVE;
+}
+
+/* Sends what it can of the endpoint's current operation. Returns 1 if it made progress. */
+static int serve_ep(uint8_t epi)
+{
+    struct ncp_ep *ep = &ncp.ep[epi];
+    int progress = 0;
+
+    if (ep->state == EP_CLOSED)
+        return 0;
+    if (ep->state == EP_PARKED) {
+        if (!ncp.parked_wake)
+            return 0;
+        ep->state = EP_ACTIVE;
+    }
+    for (unsigned budget = 0; budget < 4; budget++) {
+        if (ep->cur < 0) {
+            if (ep->sq_ci == ep->sq_pi) {
+                ep->state = EP_IDLE;
+                return progress;
+            }
+            take_entry(epi);
+            if (ep->cur < 0)
+                return progress;
+            progress = 1;
+        }
+        struct ncp_op *o = &ncp.op[ep->cur];
+        struct ncp_peer *pp = &ncp.peer[o->rnode];
+        if (o->status != NIC_ST_OK) {
+            /* failed before all segments were sent (protection NACK, giveup): skip the rest */
+            uint32_t rest = o->kind == NIC_OP_RDMA_WRITE ? o->len - o->sent : 0;
+            o->sent = o->len;
+            ep->cur = -1;
+            if (rest)
+                op_progress(o, rest);
+            continue;
+        }
+        if (!xport_has_room(&pp->x))
+            return progress;
+        uint32_t cookie;
+        if (o->kind == NIC_OP_RDMA_READ)
+            cookie = CK_MAKE(CK_READREQ, ep->cur, o->gen, 0);
+        else
+            cookie = CK_MAKE(CK_WRITE, ep->cur, o->gen, o->sent / NCP_MTU);
+        enum build_result r = emit(o->rnode, cookie, 0, 0);
+        if (r == B_WAIT) {
+            if (!ncp.tx_free || !dmaq_room(MAX_PIECES))
+                return progress; /* resources: retried when frames/DMA free up */
+            ep->state = EP_PARKED; /* translation miss: the request waits for its fill */
+            return progress;
+        }
+        if (r == B_DENIED) {
+            op_fail(o, NIC_ST_BAD_HANDLE);
+            continue;
+        }
+        progress = 1;
+        if (o->kind == NIC_OP_RDMA_READ) {
+            o->sent = o->len;
+        } else {
+            o->sent += o->len - o->sent < NCP_MTU ? o->len - o->sent : NCP_MTU;
+        }
+        if (o->sent >= o->len)
+            ep->cur = -1;
+    }
+    return progress;
+}
+
+/* ---- read responses (responder side) ---- */
+
+uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len)
+{
+    for (uint32_t i = 0; i < NCP_RESP; i++) {
+        struct ncp_resp *r = &ncp.resp[i];
+        if (!r->used) {
+            r->used = 1;
+            r->failed = 0;
+            r->gen = (uint8_t)((r->gen + 1u) & 0x7Fu);
+            r->peer = peer;
+            r->pid = pid;
+            r->op = op;
+            r->va = va;
+            r->len = len;
+            r->sent = r->done = 0;
+            return i;
+        }
+    }
+    return NCP_RESP;
+}
+
+static void serve_resp(void)
+{
+    for (uint32_t i = 0; i < NCP_RESP; i++) {
+        struct ncp_resp *r = &ncp.resp[i];
+        for (unsigned budget = 0; budget < 4 && r->used && r->sent < r->len; budget++) {
+            if (!xport_has_room(&ncp.peer[r->peer].x))
+                break;
+            uint32_t ck = CK_MAKE(CK_READRESP, i, r->gen, r->sent / NCP_MTU);
+            enum build_result b = emit(r->peer, ck, 0, 0);
+            if (b == B_WAIT)
+                break;
+            if (b == B_DENIED) {
+                /* the pages are not readable: the rest goes out as void segments, which fail the
+                 * initiator's operation */
+                r->failed = 1;
+                ncp_sat_inc(&ncp.c.s.protection_errors);
+                if (emit(r->peer, ck, 0, 0) != B_SENT)
+                    break;
+            }
+            r->sent += r->len - r->sent < NCP_MTU ? r->len - r->sent : NCP_MTU;
+        }
+    }
+}
+
+/* ---- acknowledgements and give-ups (called from recv.c / the timer) ---- */
+
+static uint32_t seg_len(uint32_t total, uint32_t seg)
+{
+    uint32_t off = seg * NCP_MTU;
+    return total - off < NCP_MTU ? total - off : NCP_MTU;
+}
+
+void send_on_acked(uint32_t peer, uint32_t cookie)
+{
+    (void)peer;
+    switch (CK_KIND(cookie)) {
+    case CK_WRITE: {
+        struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
+        if (o->used == 1 && o->gen == CK_GEN(cookie) && o->kind == NIC_OP_RDMA_WRITE)
+            op_progress(o, seg_len(o->len, CK_SEG(cookie)));
+        break;
+    }
+    case CK_READRESP: {
+        struct ncp_resp *r = &ncp.resp[CK_IDX(cookie)];
+        if (r->used && r->gen == CK_GEN(cookie)) {
+            r->done += seg_len(r->len, CK_SEG(cookie));
+            if (r->done >= r->len)
+                r->used = 0;
+        }
+        break;
+    }
+    default:
+        break; /* a read request: the responses complete the operation */
+    }
+}
+
+void send_on_giveup(uint32_t peer, uint32_t cookie)
+{
+    switch (CK_KIND(cookie)) {
+    case CK_WRITE:
+    case CK_READREQ: {
+        struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
+        if (o->used == 1 && o->gen == CK_GEN(cookie)) {
+            op_fail(o, NIC_ST_UNREACHABLE);
+            op_progress(o, CK_KIND(cookie) == CK_WRITE ? seg_len(o->len, CK_SEG(cookie)) : o->len - o->done);
+        }
+        break;
+    }
+    default:
+        send_on_acked(peer, cookie);
+        break;
+    }
+}
+
+/* ---- timer ---- */
+
+void send_tick(void)
+{
+    uint32_t next = 0;
+    int armed = 0;
+
+    for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
+        struct xport_peer *x = &ncp.peer[p].x;
+        if (xport_tick(x, &ncp_xcfg, ncp.now) == XP_TICK_GIVEUP) {
+            for (uint32_t s = x->una; s != x->nxt; s++)
+                send_on_giveup(p, xport_cookie(x, s));
+            xport_giveup(x);
+            ncp_sat_inc(&ncp.c.s.timeouts);
+        }
+        if (x->una != x->nxt && (!armed || seq_lt(x->deadline, next))) {
+            next = x->deadline;
+            armed = 1;
+        }
+    }
+    for (uint32_t e = 0; e < NCP_EPS && !armed; e++) {
+        if (ncp.ep[e].state == EP_PARKED) { /* a lost fill must not strand a request */
+            next = ncp.now + NCP_RTO;
+            armed = 1;
+        }
+    }
+    if (armed)
+        hal_timer_at(next);
+    else
+        hal_timer_off();
+}
+
+void send_poll(void)
+{
+    uint32_t seq, cookie;
+
+    tx_reap();
+    /* resends first: they hold the window */
+    for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
+        struct xport_peer *x = &ncp.peer[p].x;
+        for (unsigned budget = 0; budget < 8 && xport_rexmit_next(x, &seq, &cookie); budget++) {
+            if (emit(p, cookie, 1, seq) == B_WAIT) {
+                x->rexmit = seq; /* not now: the cursor goes back */
+                break;
+            }
+        }
+    }
+    serve_resp();
+    for (uint8_t e = 1; e < NCP_EPS; e++)
+        serve_ep(e);
+    ncp.parked_wake = 0;
+}

@@ -1,0 +1,240 @@
+/*
+ * xlate.c - handle translation for the send and receive paths: the VMH, CBH and PCH caches
+ * (dynamic build: software LRU caches with miss requests and fills) or full tables (static
+ * build: the same structure sized for every registration, filled by STATIC_LOAD, never
+ * evicting; an absent entry is a protection error). Same sources for both builds.
+ *
+ * Miss/fill state machine per line (misstab.c): ABSENT -> (lookup misses) HELD -> (event posted)
+ * POSTED -> (FILL accepted or rejected) ABSENT; a HELD miss is posted when the event ring has
+ * room (xlate_post_held). Invalidation bumps the (cache, pid) epoch so a racing fill is rejected.
+ *
+ * Cache entry formats (packed to fit the memory budget, see docs/firmware.md):
+ *   VMH: one word, ppn << 5 | rights >> 3 | valid  (27-bit ppn: 512 GiB of host memory)
+ *   CBH: struct nic_cbh_entry as the driver wrote it (8 words)
+ *   PCH: one word, ep << 16 | valid
+ */
+#include <string.h>
+
+#include "ncp.h"
+
+#define LOG2(x) ((uint8_t)__builtin_ctz(x))
+
+#if NCP_LOOKUP_STATIC
+/* Full tables: sized for every page and buffer the host may register, 8-way buckets. */
+#define VMH_C 32768u
+#define VMH_L NCP_CACHE_LINE
+#define VMH_A 8u
+#define CBH_C 1024u
+#define CBH_L 8u
+#define CBH_A 8u
+#define PCH_C 256u
+#define PCH_L 8u
+#define PCH_A 8u
+#else
+#define VMH_C NCP_CACHE_ENTRIES
+#define VMH_L NCP_CACHE_LINE
+#define VMH_A NCP_CACHE_WAYS
+#define CBH_C 128u
+#define CBH_L 8u
+#define CBH_A 4u
+#define PCH_C 64u
+#define PCH_L 8u
+#define PCH_A 2u
+#endif
+#define EPOCH_LOG2 7u
+#define SEEN_LOG2 11u
+
+static const struct lkc_cfg cfg[NIC_CACHE__COUNT] = {
+    {"VMH", LOG2(VMH_C / (VMH_L * VMH_A)), LOG2(VMH_A), LOG2(VMH_L), 0, EPOCH_LOG2, SEEN_LOG2},
+    {"CBH", LOG2(CBH_C / (CBH_L * CBH_A)), LOG2(CBH_A), LOG2(CBH_L), 3, EPOCH_LOG2, SEEN_LOG2},
+    {"PCH", LOG2(PCH_C / (PCH_L * PCH_A)), LOG2(PCH_A), LOG2(PCH_L), 0, EPOCH_LOG2, SEEN_LOG2},
+};
+
+#define LOOKUP __attribute__((section(".lookup"), aligned(16)))
+static struct lkc_way vmh_ways[VMH_C / VMH_L] LOOKUP;
+static uint32_t vmh_data[VMH_C] LOOKUP;
+static struct lkc_way cbh_ways[CBH_C / CBH_L] LOOKUP;
+static uint32_t cbh_data[CBH_C * 8u] LOOKUP;
+static struct lkc_way pch_ways[PCH_C / PCH_L] LOOKUP;
+static uint32_t pch_data[PCH_C] LOOKUP;
+static uint16_t epochs[NIC_CACHE__COUNT][1u << EPOCH_LOG2] LOOKUP;
+static uint32_t seen[NIC_CACHE__COUNT][(1u << SEEN_LOG2) / 32u] LOOKUP;
+static struct miss_ent miss_storage[NCP_MISS_N] LOOKUP;
+static struct misstab misses;
+
+struct lkc ncp_cache[NIC_CACHE__COUNT];
+
+_Static_assert(sizeof(struct nic_cbh_entry) == 32, "CBH entry is 8 words");
+_Static_assert(VMH_C % (VMH_L * VMH_A) == 0 && VMH_C >= VMH_L * VMH_A, "VMH geometry");
+
+void xlate_init(void)
+{
+    lkc_init(&ncp_cache[NIC_CACHE_VMH], &cfg[0], vmh_ways, vmh_data, epochs[0], seen[0]);
+    lkc_init(&ncp_cache[NIC_CACHE_CBH], &cfg[1], cbh_ways, cbh_data, epochs[1], seen[1]);
+    lkc_init(&ncp_cache[NIC_CACHE_PCH], &cfg[2], pch_ways, pch_data, epochs[2], seen[2]);
+    miss_init(&misses, miss_storage, NCP_MISS_N, NCP_MISS_EXPIRE);
+}
+
+uint32_t xlate_line_bytes(uint8_t cache)
+{
+    static const uint16_t entry_bytes[NIC_CACHE__COUNT] = {sizeof(struct nic_vmh_entry),
+                                                           sizeof(struct nic_cbh_entry),
+                                                           sizeof(struct nic_pch_entry)};
+    return (1u << cfg[cache].line_log2) * entry_bytes[cache];
+}
+
+void xlate_geom(struct nic_cache_geom *g)
+{
+    for (unsigned i = 0; i < NIC_CACHE__COUNT; i++) {
+        g[i].line = (uint16_t)(1u << cfg[i].line_log2);
+        g[i].ways = (uint16_t)(1u << cfg[i].ways_log2);
+        g[i].entries = 1u << (cfg[i].sets_log2 + cfg[i].ways_log2 + cfg[i].line_log2);
+    }
+}
+
+extern char __lookup_start[], __lookup_end[]; /* linker/ncp.ld */
+
+uint32_t xlate_lookup_bytes(void)
+{
+    return (uint32_t)(__lookup_end - __lookup_start);
+}
+
+void xlate_stats(struct nic_cache_stats *out)
+{
+    for (unsigned i = 0; i < NIC_CACHE__COUNT; i++)
+        out[i] = ncp_cache[i].st;
+}
+
+/* A lookup missed: record the line's miss (merged per line) and post it, or count the drop. */
+static void miss(uint8_t cache, uint16_t pid, uint32_t line, unsigned path)
+{
+    struct miss_ent *e;
+    uint16_t epoch = lkc_epoch(&ncp_cache[cache], pid);
+
+    switch (miss_add(&misses, cache, pid, line, epoch, (uint8_t)path, ncp.now, &e)) {
+    case MISS_ADD_NEW:
+        if (ev_post(NIC_EV_MISS, cache, (uint8_t)path, pid, e->epoch, line, 0, 0))
+            miss_posted(&misses, e, ncp.now);
+        break;
+    case MISS_ADD_MERGED:
+        break;
+    case MISS_ADD_FULL:
+        ncp_sat_inc(&ncp.c.miss_full);
+        break;
+    }
+}
+
+void xlate_post_held(void)
+{
+    struct miss_ent *e;
+
+    for (uint32_t budget = 0; budget < 4 && (e = miss_next_held(&misses)); budget++) {
+        if (!ev_post(NIC_EV_MISS, e->cache, e->path, e->pid, e->epoch, e->line, 0, 0))
+            return;
+        miss_posted(&misses, e, ncp.now);
+    }
+}
+
+static const uint32_t *lookup(uint8_t cache, uint16_t pid, uint32_t idx, unsigned path, enum xl_result *r)
+{
+    const uint32_t *e = lkc_lookup(&ncp_cache[cache], pid, idx, path);
+    if (e) {
+        *r = XL_OK;
+        return e;
+    }
+    if (NCP_LOOKUP_STATIC) {
+        *r = XL_DENIED; /* static tables hold everything registered */
+        return NULL;
+    }
+    miss(cache, pid, lkc_line_of(&ncp_cache[cache], idx), path);
+    *r = XL_MISS;
+    return NULL;
+}
+
+enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa)
+{
+    enum xl_result r;
+
+    if (va >> 44)
+        return XL_DENIED;
+    const uint32_t *e = lookup(NIC_CACHE_VMH, pid, (uint32_t)(va >> 12), path, &r);
+    if (!e)
+        return r;
+    uint32_t w = *e;
+    if (!(w & 1u) || !((w << 3) & right))
+        return XL_DENIED;
+    *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
+    return XL_OK;
+}
+
+enum xl_result xlate_cbh(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
+{
+    enum xl_result r;
+    const uint32_t *e = lookup(NIC_CACHE_CBH, pid, buf, path, &r);
+    if (!e)
+        return r;
+    *out = (const struct nic_cbh_entry *)(const void *)e;
+    return ((*out)->flags & NIC_ENTRY_VALID) ? XL_OK : XL_DENIED;
+}
+
+enum xl_result xlate_pch(uint16_t pid, unsigned path)
+{
+    enum xl_result r;
+    const uint32_t *e = lookup(NIC_CACHE_PCH, pid, pid, path, &r);
+    if (!e)
+        return r;
+    return (*e & 1u) ? XL_OK : XL_DENIED;
+}
+
+/* Copies a host line image into the cache's packed format. */
+static void install(uint8_t cache, uint32_t *dst, const void *image)
+{
+    uint32_t n = 1u << cfg[cache].line_log2;
+
+    if (cache == NIC_CACHE_VMH) {
+        const struct nic_vmh_entry *s = image;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t ok = (s[i].flags & NIC_ENTRY_VALID) && s[i].ppn < (1u << 27);
+            dst[i] = ok ? s[i].ppn << 5 | (s[i].flags & 0xF0u) >> 3 | 1u : 0u;
+        }
+    } else if (cache == NIC_CACHE_CBH) {
+        memcpy(dst, image, n * sizeof(struct nic_cbh_entry));
+    } else {
+        const struct nic_pch_entry *s = image;
+        for (uint32_t i = 0; i < n; i++)
+            dst[i] = (s[i].flags & NIC_ENTRY_VALID) ? (uint32_t)s[i].ep << 16 | 1u : 0u;
+    }
+}
+
+int32_t xlate_fill(uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch, const void *image)
+{
+    struct lkc *c = &ncp_cache[cache];
+    unsigned way;
+
+    miss_resolve(&misses, cache, pid, line); /* accepted or not, the next miss may post again */
+    ncp.parked_wake = 1;
+    if (line > (0xFFFFFFFFu >> cfg[cache].line_log2))
+        return NIC_ST_BAD_CMD;
+    uint32_t *d = lkc_fill_begin(c, pid, line, epoch, &way);
+    if (!d)
+        return NIC_ST_NO_RESOURCES; /* raced an invalidation */
+    install(cache, d, image);
+    lkc_fill_commit(c, way, pid, line);
+    return NIC_ST_OK;
+}
+
+int32_t xlate_static_load(uint8_t cache, uint16_t pid, uint32_t line, const void *image)
+{
+    struct lkc *c = &ncp_cache[cache];
+
+    if (line > (0xFFFFFFFFu >> cfg[cache].line_log2))
+        return NIC_ST_BAD_CMD;
+    if (!lkc_has_room(c, pid, line))
+        return NIC_ST_NO_RESOURCES; /* the static table is full where this line goes */
+    return xlate_fill(cache, pid, line, lkc_epoch(c, pid), image);
+}
+
+void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n)
+{
+    lkc_invalidate(&ncp_cache[cache], pid, line, n);
+}

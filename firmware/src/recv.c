@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ncp.h"
+#include "ncp_rt.h"
 
 #define RX_N (1u << NCP_RX_LOG2)
 static volatile uint32_t rx_ring[RX_N][4] __attribute__((section(".pktbuf"), aligned(16)));
@@ -298,9 +299,14 @@ void recv_poll(void)
     uint32_t head = hal_mac_rx_head();
 
     for (uint32_t budget = 0; ncp.rx_next != head && budget < RX_N; budget++) {
-        uint32_t i = ncp.rx_next % RX_N;
+        uint32_t i = ncp.rx_next % RX_N, t0 = ncp_rdcycle();
         uint32_t len = nic_field(rx_ring[i][1], NIC_RXDESC_STATUS_LEN);
         ncp.rx_busy[i] = (uint8_t)on_frame(rx_buf[i], len, i);
+        if (ncp.rx_busy[i]) { /* a data packet delivered: every lookup hit */
+            ncp_sat_add(&ncp.c.rx_fast_cycles, ncp_rdcycle() - t0);
+            ncp_sat_add(&ncp.c.rx_fast_bytes, len - PKT_HDR_BYTES);
+            ncp_sat_inc(&ncp.c.rx_fast_n);
+        }
         ncp.rx_next++;
     }
     release();

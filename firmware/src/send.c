@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ncp.h"
+#include "ncp_rt.h"
 
 const char *const ep_state_name[] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 
@@ -179,6 +180,7 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     struct pkt_hdr h;
     enum build_result r = B_SENT;
     int void_data = 0;
+    uint32_t t0 = ncp_rdcycle();
 
     if (!ncp.tx_free || txq_ready - txq_done >= TXQ_N || !dmaq_room(MAX_PIECES))
         return B_WAIT;
@@ -262,6 +264,11 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
         }
     }
     tx_reap();
+    if (npc) {
+        ncp_sat_add(&ncp.c.tx_fast_cycles, ncp_rdcycle() - t0);
+        ncp_sat_add(&ncp.c.tx_fast_bytes, len);
+        ncp_sat_inc(&ncp.c.tx_fast_n);
+    }
     return B_SENT;
 }
 

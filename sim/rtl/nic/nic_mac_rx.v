@@ -175,19 +175,26 @@ module nic_mac_rx #(
   endgenerate
   wire [31:0] crc_next;
   nic_crc32_step #(.NB(B)) u_crc (.crc_in(crc), .data(h_data), .bmask(bm), .crc_out(crc_next));
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [W+31:0] cat = {h_data, last4} >> {h_bytes, 3'b000};
-  /* verilator lint_on UNUSEDSIGNAL */
+  // the last four bytes seen, after this beat's n bytes (a function so that the shift is only
+  // evaluated in the cycles that take a beat)
+  function [31:0] last4_after(input [W-1:0] d, input [BW-1:0] n);
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [W+31:0] cat;
+    /* verilator lint_on UNUSEDSIGNAL */
+    begin
+      cat = {d, last4} >> {n, 3'b000};
+      last4_after = cat[31:0];
+    end
+  endfunction
   wire [16:0] flen_next = flen + {{(17-BW){1'b0}}, h_bytes};
 
   wire        used_phase = |(head & nent);
   // SRAM port: descriptor read/write in S_DRD/S_DWR, data writes otherwise
   wire [31:0] status_w = ({15'd0, flen[16:0] - 17'd4} << `NIC_RXDESC_STATUS_LEN_LSB) |
                          ({31'd0, ~used_phase} << `NIC_RXDESC_STATUS_PHASE_LSB);
-  wire [127:0] desc = ({96'd0, d_buf} << (8 * `NIC_RXDESC_BUF)) |
-                      ({96'd0, status_w} << (8 * `NIC_RXDESC_STATUS)) |
-                      ({96'd0, head} << (8 * `NIC_RXDESC_SEQ)) |
-                      ({96'd0, last4} << (8 * `NIC_RXDESC_CRC));
+  // the descriptor, registered when the frame is accepted (its fields do not change in S_DWR)
+  reg  [127:0] desc;
+
   assign m_valid = (st == S_DRD) || (st == S_DWR) || ws_valid;
   assign m_addr  = (st == S_DRD || st == S_DWR) ? d_addr : ws_addr;
   assign m_we    = (st != S_DRD);
@@ -255,7 +262,7 @@ module nic_mac_rx #(
           st <= S_IDLE;
         end else if (take) begin
           crc <= crc_next;
-          last4 <= cat[31:0];
+          last4 <= last4_after(h_data, h_bytes);
           flen <= flen_next;
           if (h_last) begin
             if ({15'd0, flen_next} < MINF)                      verdict <= 3'd2;
@@ -267,7 +274,13 @@ module nic_mac_rx #(
         end
         S_FLUSH: if (ws_done) begin
           case (verdict)
-            3'd0: st <= S_DWR;
+            3'd0: begin
+              desc <= ({96'd0, d_buf} << (8 * `NIC_RXDESC_BUF)) |
+                      ({96'd0, status_w} << (8 * `NIC_RXDESC_STATUS)) |
+                      ({96'd0, head} << (8 * `NIC_RXDESC_SEQ)) |
+                      ({96'd0, last4} << (8 * `NIC_RXDESC_CRC));
+              st <= S_DWR;
+            end
             3'd1: begin ev_bad_crc <= 1'b1; st <= S_IDLE; end
             3'd2: begin ev_runt <= 1'b1; st <= S_IDLE; end
             default: begin ev_oversize <= 1'b1; st <= S_IDLE; end

@@ -113,9 +113,8 @@ module nic_mac_tx #(
   wire [31:0] fcs = ~crc_next;
   wire [BW-1:0] nb = rs_bytes[BW-1:0];
   wire        fits = ({27'd0, rs_bytes} + 32'd4 <= B32);
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [W+31:0] merged = {32'd0, rs_data} | ({{W{1'b0}}, fcs} << {nb, 3'b000});
-  /* verilator lint_on UNUSEDSIGNAL */
+  // the last data beat with the first FCS bytes after its nb bytes (the rest go in the tail beat)
+  wire [W-1:0] merged = rs_data | ({{(W-32){1'b0}}, fcs} << {nb, 3'b000});
 
   reg          o_valid, o_last;
   reg [W-1:0]  o_data;
@@ -129,7 +128,7 @@ module nic_mac_tx #(
     end else begin
       o_valid = rs_valid;
       if (rs_last) begin
-        o_data  = merged[W-1:0];
+        o_data  = merged;
         o_bytes = fits ? nb + 3'd4 : B32[BW-1:0];
         o_last  = fits;
       end else begin

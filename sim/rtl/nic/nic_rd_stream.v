@@ -53,20 +53,15 @@ module nic_rd_stream #(
   assign o_bytes = ({15'd0, out_left} < B32) ? out_left[4:0] : B32[4:0];
   assign o_valid = busy && (out_left != 0) && (avail >= {1'b0, o_bytes});
   assign o_last  = (out_left == {12'd0, o_bytes});
-  wire [B*8-1:0] bmask;
-  genvar gi;
-  generate
-    for (gi = 0; gi < B; gi = gi + 1) begin : g_mask
-      assign bmask[8*gi +: 8] = (gi < o_bytes) ? 8'hFF : 8'h00;
-    end
-  endgenerate
+  // o_data: the first o_bytes bytes of buff (all of them but on a short last beat). The wide
+  // shifts of buff are done in the clocked block, only in the cycles that need them (simulation
+  // speed: Verilator evaluates every continuous assignment on every cycle).
+  wire [B*8-1:0] bmask = (o_bytes >= B32[4:0]) ? {(B*8){1'b1}} : ~({(B*8){1'b1}} << {o_bytes, 3'b000});
   assign o_data = buff[B*8-1:0] & bmask;
 
   wire        fire   = o_valid && o_ready;
   wire [5:0]  cons   = fire ? {1'b0, o_bytes} : 6'd0;
   wire [5:0]  avail1 = avail - cons;
-  wire [255:0] buf1  = buff >> {cons, 3'b000};
-  wire [127:0] word  = first ? (m_rdata >> {skip, 3'b000}) : m_rdata;
   wire [5:0]  nadd   = first ? (6'd16 - {2'b00, skip}) : 6'd16;
 
   /* verilator lint_off UNUSEDSIGNAL */
@@ -102,12 +97,16 @@ module nic_rd_stream #(
         waddr <= waddr + 32'd16;
         words_left <= words_left - 1'b1;
       end
+      // buff <= (buff >> consumed bytes) | (arriving word, less its skipped bytes, at avail1);
+      // a full beat consumes B bytes, only a last beat fewer
+      if (fire || (m_rsp_valid && inflight))
+        buff <= (!fire ? buff : o_last ? buff >> {cons, 3'b000} : buff >> (B * 8)) |
+                ((m_rsp_valid && inflight) ?
+                 ({128'd0, first ? m_rdata >> {skip, 3'b000} : m_rdata} << {avail1, 3'b000}) : 256'd0);
       if (m_rsp_valid && inflight) begin
-        buff  <= buf1 | ({128'd0, word} << {avail1, 3'b000});
         avail <= avail1 + nadd;
         first <= 1'b0;
       end else begin
-        buff  <= buf1;
         avail <= avail1;
       end
       if (fire) begin

@@ -77,27 +77,38 @@ module nic_sram #(
   endgenerate
 
   // ---- per-bank round-robin arbitration ----
+  // For bank b: the requesters that want it (mask), rotated right by the pointer; the lowest set
+  // bit of the rotation is the first requester at or after the pointer; rotated back it is the
+  // one-hot grant. (Same choice as scanning ptr, ptr+1, ... for the first requester; written
+  // with masks so the simulator does a few word operations instead of a loop per bank.)
   reg  [BANKS*RB-1:0]  ptr;     // next requester to favour, per bank
   reg  [BANKS*RB-1:0]  win;     // this cycle's winner, per bank
   reg  [BANKS-1:0]     found;   // the bank has a winner this cycle
   wire [BANKS*128-1:0] qflat;   // registered read word, per bank
 
-  integer b, k, idx;
+  reg  [NREQ-1:0]   bmask, brot, blow, bgnt;
+  reg  [2*NREQ-1:0] bdbl;
+  reg  [RB-1:0]     bwin;
+  integer b, k;
   always @* begin
     found = {BANKS{1'b0}};
     win   = {(BANKS*RB){1'b0}};
+    gnt   = {NREQ{1'b0}};
     for (b = 0; b < BANKS; b = b + 1) begin
-      for (k = 0; k < NREQ; k = k + 1) begin
-        idx = {{(32-RB){1'b0}}, ptr[b*RB +: RB]} + k;
-        if (idx >= NREQ) idx = idx - NREQ;
-        if (!found[b] && req_valid[idx] && rbank[idx*BB +: BB] == b[BB-1:0]) begin
-          found[b] = 1'b1;
-          win[b*RB +: RB] = idx[RB-1:0];
-        end
-      end
+      for (k = 0; k < NREQ; k = k + 1)
+        bmask[k] = req_valid[k] && rbank[k*BB +: BB] == b[BB-1:0];
+      bdbl  = {bmask, bmask} >> ptr[b*RB +: RB];
+      brot  = bdbl[NREQ-1:0];
+      blow  = brot & (~brot + {{(NREQ-1){1'b0}}, 1'b1});
+      bdbl  = {blow, blow} << ptr[b*RB +: RB];
+      bgnt  = bdbl[2*NREQ-1:NREQ];
+      bwin  = {RB{1'b0}};
+      for (k = 0; k < NREQ; k = k + 1)
+        bwin = bwin | ({RB{bgnt[k]}} & k[RB-1:0]);
+      found[b] = |bmask;
+      win[b*RB +: RB] = bwin;
+      gnt = gnt | bgnt;
     end
-    for (k = 0; k < NREQ; k = k + 1)
-      gnt[k] = found[rbank[k*BB +: BB]] && (win[rbank[k*BB +: BB]*RB +: RB] == k[RB-1:0]);
   end
 
   assign conflict = |(req_valid & ~gnt);
@@ -126,15 +137,13 @@ module nic_sram #(
       reg  [127:0]  q;
       wire [RB-1:0] w   = win[gi*RB +: RB];
       wire [RW-1:0] row = rrow[w*RW +: RW];
-      wire          we  = req_we[w];
-      wire [15:0]   be  = req_be[w*16 +: 16];
-      wire [127:0]  wd  = req_wdata[w*128 +: 128];
       integer bi;
+      // the winner's byte enables and write data are selected here, in the cycles with a write
       always @(posedge clk) begin
         if (found[gi]) begin
-          if (we) begin
+          if (req_we[w]) begin
             for (bi = 0; bi < 16; bi = bi + 1)
-              if (be[bi]) mem[row][8*bi +: 8] <= wd[8*bi +: 8];
+              if (req_be[w*16 + bi]) mem[row][8*bi +: 8] <= req_wdata[w*128 + 8*bi +: 8];
           end else begin
             q <= mem[row];
           end

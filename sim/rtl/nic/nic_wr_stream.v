@@ -57,7 +57,6 @@ module nic_wr_stream #(
   assign m_wdata  = acc[127:0];
   wire flushed    = need_flush && (be_zero || m_gnt);
 
-  wire [255:0] acc1   = flushed ? (acc >> 128) : acc;
   wire [31:0]  accbe1 = flushed ? (accbe >> 16) : accbe;
   wire [4:0]   pos1   = flushed ? ((pos >= 5'd16) ? pos - 5'd16 : 5'd0) : pos;
 
@@ -99,13 +98,14 @@ module nic_wr_stream #(
     end else begin
       if (flushed) waddr <= waddr + 32'd16;
       if (take) begin
-        acc   <= acc1 | ({{(256-B*8){1'b0}}, i_data} << {pos1, 3'b000});
+        // (the wide shifts live here, not in continuous assignments: evaluated only when used)
+        acc   <= (flushed ? {128'd0, acc[255:128]} : acc) | ({{(256-B*8){1'b0}}, i_data} << {pos1, 3'b000});
         accbe <= accbe1 | (inbe << pos1);
         pos   <= pos1 + i_bytes;
         room  <= room - nok;
         if (i_last) ending <= 1'b1;
       end else begin
-        acc   <= acc1;
+        if (flushed) acc <= {128'd0, acc[255:128]};
         accbe <= accbe1;
         pos   <= pos1;
       end

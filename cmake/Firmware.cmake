@@ -23,23 +23,39 @@ ExternalProject_Add(newlib
   LOG_CONFIGURE ON LOG_BUILD ON LOG_INSTALL ON LOG_OUTPUT_ON_FAILURE ON
   DOWNLOAD_EXTRACT_TIMESTAMP ON)
 
+# ncp_firmware_tree(TARGET DIR [OPTION=VALUE...]): one cross build of firmware/ (the NCP and
+# every firmware test image) with the cache's NCP_* options, overridden by the ones given.
+function(ncp_firmware_tree target dir)
+  set(args)
+  foreach(opt ${NCP_FW_OPTIONS})
+    set(val "${${opt}}")
+    foreach(ov ${ARGN})
+      if(ov MATCHES "^${opt}=(.*)$")
+        set(val "${CMAKE_MATCH_1}")
+      endif()
+    endforeach()
+    list(APPEND args -D${opt}=${val})
+  endforeach()
+  ExternalProject_Add(${target}
+    SOURCE_DIR ${CMAKE_SOURCE_DIR}/firmware
+    BINARY_DIR ${dir}
+    CMAKE_ARGS
+      -DCMAKE_TOOLCHAIN_FILE=${CMAKE_SOURCE_DIR}/cmake/riscv32-toolchain.cmake
+      -DCMAKE_BUILD_TYPE=Release
+      -DNIC_SOURCE_DIR=${CMAKE_SOURCE_DIR}
+      -DNIC_GEN_DIR=${NIC_GEN_DIR}
+      -DNEWLIB_PREFIX=${NEWLIB_PREFIX}
+      -DNIC_FWIMAGE=$<TARGET_FILE:fwimage>
+      -DNIC_PYTHON=${Python3_EXECUTABLE}
+      ${args}
+    INSTALL_COMMAND ""
+    BUILD_ALWAYS ON
+    DEPENDS newlib fwimage nic_hwmap)
+endfunction()
+
+# The build configured by the cache options (build/fw/), and the static-lookup baseline of the
+# seed from the same sources (build/fw-static/), so tests cover both.
 set(NCP_FW_DIR ${CMAKE_BINARY_DIR}/fw)
-set(_fw_args)
-foreach(opt ${NCP_FW_OPTIONS})
-  list(APPEND _fw_args -D${opt}=${${opt}})
-endforeach()
-ExternalProject_Add(firmware
-  SOURCE_DIR ${CMAKE_SOURCE_DIR}/firmware
-  BINARY_DIR ${NCP_FW_DIR}
-  CMAKE_ARGS
-    -DCMAKE_TOOLCHAIN_FILE=${CMAKE_SOURCE_DIR}/cmake/riscv32-toolchain.cmake
-    -DCMAKE_BUILD_TYPE=Release
-    -DNIC_SOURCE_DIR=${CMAKE_SOURCE_DIR}
-    -DNIC_GEN_DIR=${NIC_GEN_DIR}
-    -DNEWLIB_PREFIX=${NEWLIB_PREFIX}
-    -DNIC_FWIMAGE=$<TARGET_FILE:fwimage>
-    -DNIC_PYTHON=${Python3_EXECUTABLE}
-    ${_fw_args}
-  INSTALL_COMMAND ""
-  BUILD_ALWAYS ON
-  DEPENDS newlib fwimage nic_hwmap)
+set(NCP_FW_STATIC_DIR ${CMAKE_BINARY_DIR}/fw-static)
+ncp_firmware_tree(firmware ${NCP_FW_DIR})
+ncp_firmware_tree(firmware-static ${NCP_FW_STATIC_DIR} NCP_LOOKUP=static)

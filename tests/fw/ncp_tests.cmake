@@ -9,3 +9,9 @@ set_tests_properties(fw.ncp.rdma fw.ncp.rdma_faults fw.ncp.rdma_seed_faithful PR
 # Benchmark (prints cycles per VMH hit at A = 2/4/8; fails only if a filled line misses).
 add_test(NAME fw.ncp.bench_lkc COMMAND ${NICRUN} --nodes 1 --max-cycles 20000000 ${NCP_FW_DIR}/fw_ncp_bench_lkc.img)
 set_tests_properties(fw.ncp.bench_lkc PROPERTIES LABELS "fw;bench")
+# The static-lookup baseline (build/fw-static, same sources, NCP_LOOKUP=static): RDMA with full
+# tables preloaded by STATIC_LOAD, and STATIC_LOAD answering NO_RESOURCES when a bucket is full.
+add_test(NAME fw.ncp.rdma_static
+         COMMAND ${NICRUN} --nodes 2 --seed 3 --drop 0.05 --max-cycles 60000000
+                 ${CMAKE_BINARY_DIR}/fw-static/fw_ncp_rdma.img)
+set_tests_properties(fw.ncp.rdma_static PROPERTIES LABELS fw)

@@ -43,13 +43,13 @@ struct tb_env *tb_env_new(uint32_t seed)
 {
     struct tb_env *e = calloc(1, sizeof(*e));
     if (!e) abort();
-    e->nic = tb_nic_new();
-    e->p = tb_nic_pins(e->nic);
+    e->nic = nic_model_open();
+    e->p = &e->pins;
     e->rng = seed ? seed : 1;
     e->hmem = calloc(1, TB_HOST_SIZE);
     e->tx = calloc(TB_MAX_FRAMES, sizeof(struct tb_frame));
     e->rx = calloc(TB_MAX_FRAMES, sizeof(struct tb_frame));
-    if (!e->hmem || !e->tx || !e->rx) abort();
+    if (!e->nic || !e->hmem || !e->tx || !e->rx) abort();
     e->dma_latency = 20;
     e->err_lo = e->err_hi = 0;
     tb_reset(e);
@@ -58,7 +58,7 @@ struct tb_env *tb_env_new(uint32_t seed)
 
 void tb_env_free(struct tb_env *e)
 {
-    tb_nic_free(e->nic);
+    nic_model_close(e->nic);
     free(e->hmem);
     free(e->tx);
     free(e->rx);
@@ -80,7 +80,7 @@ static int range_err(const struct tb_env *e, uint64_t a, uint32_t len)
 
 static void drive(struct tb_env *e)
 {
-    struct tb_pins *p = e->p;
+    struct nic_pins *p = e->p;
     int stall = e->dma_random_stall;
     p->dma_req_ready = !(stall && (tb_rand(e) & 3) == 0) && (e->rq_tail - e->rq_head < TB_Q) &&
                        (e->wq_tail - e->wq_head < TB_Q);
@@ -139,7 +139,7 @@ static void drive(struct tb_env *e)
 
 static void observe(struct tb_env *e)
 {
-    struct tb_pins *p = e->p;
+    struct nic_pins *p = e->p;
     if (p->dma_req_valid && p->dma_req_ready) {
         struct tb_dreq r = {0};
         r.addr = p->dma_req_addr;
@@ -208,9 +208,9 @@ static void observe(struct tb_env *e)
 void tb_cycle(struct tb_env *e)
 {
     drive(e);
-    tb_nic_settle(e->nic);
+    nic_model_eval(e->nic, e->p);
     observe(e);
-    tb_nic_edge(e->nic);
+    nic_model_clock(e->nic, e->p);
     e->cycle++;
 }
 
@@ -231,7 +231,7 @@ int tb_wait(struct tb_env *e, int (*cond)(struct tb_env *), unsigned budget)
 /* One host access: hold valid until accepted (bounded). */
 static int host_issue(struct tb_env *e, unsigned bar, uint32_t addr, uint32_t data, unsigned be, int we)
 {
-    struct tb_pins *p = e->p;
+    struct nic_pins *p = e->p;
     p->host_req_valid = 1;
     p->host_req_we = (uint8_t)we;
     p->host_req_bar = (uint8_t)bar;
@@ -241,10 +241,10 @@ static int host_issue(struct tb_env *e, unsigned bar, uint32_t addr, uint32_t da
     e->rsp_seen = 0;
     for (int i = 0; i < 1000; i++) {
         drive(e);
-        tb_nic_settle(e->nic);
+        nic_model_eval(e->nic, e->p);
         int acc = p->host_req_ready;
         observe(e);
-        tb_nic_edge(e->nic);
+        nic_model_clock(e->nic, e->p);
         e->cycle++;
         if (acc) {
             p->host_req_valid = 0;
@@ -272,14 +272,14 @@ uint32_t tb_host_rd(struct tb_env *e, unsigned bar, uint32_t addr)
     if (!host_issue(e, bar, addr, 0, 0xF, 0)) return 0xDEADDEAD;
     for (int i = 0; i < 4; i++) {
         drive(e);
-        tb_nic_settle(e->nic);
+        nic_model_eval(e->nic, e->p);
         observe(e);
         if (e->rsp_seen) {
-            tb_nic_edge(e->nic);
+            nic_model_clock(e->nic, e->p);
             e->cycle++;
             return e->last_rsp;
         }
-        tb_nic_edge(e->nic);
+        nic_model_clock(e->nic, e->p);
         e->cycle++;
     }
     tb_check(e, 0, "host read answered", __FILE__, __LINE__);

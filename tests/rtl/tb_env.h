@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "nic_memmap.h"
-#include "tb_nic.h"
+#include "nic_model.h"
 
 #define TB_HOST_BASE 0x100000000ull   /* host memory model: [base, base + size) */
 #define TB_HOST_SIZE (1u << 20)
@@ -31,8 +31,9 @@ struct tb_dreq {
 };
 
 struct tb_env {
-    struct tb_nic *nic;
-    struct tb_pins *p;
+    nic_model_t *nic;
+    struct nic_pins pins;
+    struct nic_pins *p; /* &pins */
     uint64_t cycle;
     uint32_t rng;
     int failures;

@@ -424,6 +424,11 @@ sim_cycle_t node_next_event(const node_t *n, sim_cycle_t now)
     return t;
 }
 
+int node_trace_open(node_t *n, const char *path)
+{
+    return nic_model_trace_open(n->nic, path);
+}
+
 unsigned node_id(const node_t *n)
 {
     return n->cfg.id;

@@ -74,6 +74,9 @@ bool node_quiescent(const node_t *n);
  * SIM_CYCLE_NEVER if none. Meaningful when node_quiescent(). */
 sim_cycle_t node_next_event(const node_t *n, sim_cycle_t now);
 
+/* Start an FST waveform of this node's NIC (only with the traced model, sim_node_trace): 0 or -1. */
+int node_trace_open(node_t *n, const char *path);
+
 unsigned node_id(const node_t *n);
 pcie_t *node_pcie(node_t *n);
 hostmem_t *node_hostmem(node_t *n);

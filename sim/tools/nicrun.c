@@ -11,8 +11,11 @@
  * Exit status: 0 every node passed (and every check held), 1 a node failed or a check did not
  * hold, 2 timeout, 3 usage or setup error.
  */
+#define _POSIX_C_SOURCE 200809L /* readlink, execv */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "fwtest.h"
 #include "hostbus.h"
 #include "nic_regs.h"
+#include "nic_model.h"
 #include "nicdrv.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
@@ -61,6 +65,9 @@ static void usage(FILE *f)
                "  --expect-oracle    pass only if the unpinned-DMA oracle fires (and report it)\n"
                "  --check-link       the image reports link counters (fw_nic_link): account for every\n"
                "                     frame between senders, switch and receiving MACs\n"
+               "  --fst FILE         FST waveform of one node's NIC (runs nicrun-trace, the traced model:\n"
+               "                     ~45%% slower); time is in clocked cycles\n"
+               "  --trace-node N     the node --fst records (default 0)\n"
                "  --quiet            no node console output\n"
                "exit status: 0 pass, 1 fail, 2 timeout, 3 usage/setup error\n");
 }
@@ -79,6 +86,25 @@ static int parse_prob(const char *s, double *p)
     errno = 0;
     *p = strtod(s, &end);
     return errno || end == s || *end || *p < 0.0 || *p > 1.0 ? -1 : 0;
+}
+
+/* --fst: run the same command line with nicrun-trace, installed next to this binary. */
+static int exec_traced(char **argv)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
+    char *slash;
+
+    if (n <= 0) {
+        fprintf(stderr, "nicrun: cannot locate nicrun-trace for --fst\n");
+        return EXIT_SETUP;
+    }
+    self[n] = '\0';
+    slash = strrchr(self, '/');
+    strcpy(slash ? slash + 1 : self, "nicrun-trace");
+    execv(self, argv);
+    fprintf(stderr, "nicrun: %s: %s (needed for --fst)\n", self, strerror(errno));
+    return EXIT_SETUP;
 }
 
 static uint8_t *read_file(const char *path, size_t *len)
@@ -287,6 +313,7 @@ int main(int argc, char **argv)
         { "delay", required_argument, 0, 'L' },   { "frames", required_argument, 0, 'f' },
         { "no-skip", no_argument, 0, 'k' },       { "expect-oracle", no_argument, 0, 'o' },
         { "check-link", no_argument, 0, 'K' },    { "quiet", no_argument, 0, 'q' },
+        { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
         { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
     };
     struct cluster_config cfg;
@@ -294,6 +321,8 @@ int main(int argc, char **argv)
     struct boot_arg args[CLUSTER_MAX_NODES];
     uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64;
     bool skip = true, quiet = false;
+    const char *fst_path = NULL;
+    uint64_t trace_node = 0;
     double fault[4] = { 0, 0, 0, 0 };
     int opt, rc;
 
@@ -332,6 +361,13 @@ int main(int argc, char **argv)
         case 'K':
             r.check_link = true;
             break;
+        case 'F':
+            fst_path = optarg;
+            break;
+        case 'T':
+            if (parse_u64(optarg, &trace_node))
+                goto bad;
+            break;
         case 'q':
             quiet = true;
             break;
@@ -345,6 +381,12 @@ int main(int argc, char **argv)
     }
     if (optind != argc - 1) {
         usage(stderr);
+        return EXIT_SETUP;
+    }
+    if (fst_path && !nic_model_traced())
+        return exec_traced(argv);
+    if (fst_path && trace_node >= nodes) {
+        fprintf(stderr, "nicrun: --trace-node %" PRIu64 " but only %" PRIu64 " nodes\n", trace_node, nodes);
         return EXIT_SETUP;
     }
     r.image = read_file(argv[optind], &r.image_len);
@@ -366,6 +408,12 @@ int main(int argc, char **argv)
     r.cl = cluster_create(&cfg, NULL);
     if (!r.cl) {
         fprintf(stderr, "nicrun: cannot create the cluster\n");
+        free(r.image);
+        return EXIT_SETUP;
+    }
+    if (fst_path && node_trace_open(cluster_node(r.cl, (unsigned)trace_node), fst_path)) {
+        fprintf(stderr, "nicrun: %s: cannot open the waveform file\n", fst_path);
+        cluster_destroy(r.cl);
         free(r.image);
         return EXIT_SETUP;
     }

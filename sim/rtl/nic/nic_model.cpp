@@ -10,6 +10,9 @@
 #include "Vnic_top.h"
 #include "Vnic_top___024root.h"
 #include "verilated.h"
+#ifdef NIC_MODEL_TRACED
+#include "verilated_fst_c.h"
+#endif
 #pragma GCC diagnostic pop
 
 // Clock edge without the input-combinational region (simulation speed, docs/simulation-speed.md).
@@ -18,8 +21,9 @@
 // nic_model_eval() just before it, and no logic depends on the level of clk, so that region
 // would recompute the same values (10-15% of a cycle's work). For the Verilator release
 // whose generated scheduler this mirrors (5.006: _eval() = ico loop, then act/nba loop) the
-// edge runs the act/nba loop directly; any other release falls back to eval().
-#if defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000
+// edge runs the act/nba loop directly; any other release, and the traced build (whose
+// waveform bookkeeping lives in eval()), falls back to eval().
+#if defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000 && !defined(NIC_MODEL_TRACED)
 #define NIC_MODEL_FAST_EDGE 1
 void Vnic_top___024root___eval_triggers__act(Vnic_top___024root *vlSelf);
 void Vnic_top___024root___eval_act(Vnic_top___024root *vlSelf);
@@ -62,7 +66,22 @@ static void eval_edge(Vnic_top *top)
 struct nic_model {
     VerilatedContext ctx;
     Vnic_top *top;
+#ifdef NIC_MODEL_TRACED
+    VerilatedFstC *fst;
+    uint64_t steps;
+#endif
 };
+
+/* After every evaluation: one waveform step (no-op in the untraced build). */
+static inline void trace_step(nic_model *m)
+{
+#ifdef NIC_MODEL_TRACED
+    if (m->fst)
+        m->fst->dump(m->steps++);
+#else
+    (void)m;
+#endif
+}
 
 static void drive(Vnic_top *t, const struct nic_pins *p)
 {
@@ -123,7 +142,7 @@ static void sample(const Vnic_top *t, struct nic_pins *p)
 
 extern "C" nic_model_t *nic_model_open(void)
 {
-    nic_model *m = new (std::nothrow) nic_model;
+    nic_model *m = new (std::nothrow) nic_model(); /* value-initialised: no trace file yet */
     if (!m)
         return nullptr;
     m->top = new (std::nothrow) Vnic_top(&m->ctx, "nic");
@@ -135,10 +154,49 @@ extern "C" nic_model_t *nic_model_open(void)
     return m;
 }
 
+extern "C" int nic_model_traced(void)
+{
+#ifdef NIC_MODEL_TRACED
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+extern "C" int nic_model_trace_open(nic_model_t *m, const char *path)
+{
+#ifdef NIC_MODEL_TRACED
+    if (m->fst)
+        return -1;
+    m->ctx.traceEverOn(true);
+    m->fst = new (std::nothrow) VerilatedFstC;
+    if (!m->fst)
+        return -1;
+    m->top->trace(m->fst, 99);
+    m->fst->open(path);
+    if (!m->fst->isOpen()) {
+        delete m->fst;
+        m->fst = nullptr;
+        return -1;
+    }
+    return 0;
+#else
+    (void)m;
+    (void)path;
+    return -1;
+#endif
+}
+
 extern "C" void nic_model_close(nic_model_t *m)
 {
     if (!m)
         return;
+#ifdef NIC_MODEL_TRACED
+    if (m->fst) {
+        m->fst->close();
+        delete m->fst;
+    }
+#endif
     m->top->final();
     delete m->top;
     delete m;
@@ -149,6 +207,7 @@ extern "C" void nic_model_eval(nic_model_t *m, struct nic_pins *p)
     drive(m->top, p);
     m->top->clk = 0;
     m->top->eval();
+    trace_step(m);
     sample(m->top, p);
 }
 
@@ -160,5 +219,6 @@ extern "C" void nic_model_clock(nic_model_t *m, struct nic_pins *p)
 #else
     m->top->eval();
 #endif
+    trace_step(m);
     sample(m->top, p);
 }

@@ -53,6 +53,16 @@ typedef struct nic_model nic_model_t;
 /* NULL when out of memory. */
 nic_model_t *nic_model_open(void);
 void nic_model_close(nic_model_t *m);
+
+/*
+ * Waveforms. Only the traced build of the model (library nic_model_trace, Verilated with FST
+ * tracing, ~45% slower, so never the default) records them: nic_model_traced() says which build
+ * this is. nic_model_trace_open() starts an FST file for this model (0, or -1 if this build
+ * cannot trace or the file cannot be opened); time is in clocked cycles (two steps per cycle),
+ * written until nic_model_close().
+ */
+int nic_model_traced(void);
+int nic_model_trace_open(nic_model_t *m, const char *path);
 /* Drive inputs, settle, read outputs (clock low). */
 void nic_model_eval(nic_model_t *m, struct nic_pins *p);
 /* Rising edge with the inputs of the last eval; outputs are refreshed for the next cycle. */

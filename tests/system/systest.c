@@ -185,9 +185,35 @@ int main(int argc, char **argv)
     struct prog pr[2];
     int rdma;
 
-    if (argc != 3 || (strcmp(argv[1], "probe") && strcmp(argv[1], "rdma"))) {
-        fprintf(stderr, "usage: systest probe|rdma IMAGE.img\n");
+    double fault[4] = { 0, 0, 0, 0 }; /* drop, corrupt, duplicate, delay */
+    uint64_t seed = 1;
+
+    if (argc < 3 || argc % 2 == 0 || (strcmp(argv[1], "probe") && strcmp(argv[1], "rdma"))) {
+        fprintf(stderr, "usage: systest probe|rdma IMAGE.img [--drop P] [--corrupt P] [--duplicate P] [--delay P] "
+                        "[--seed S]\n");
         return 1;
+    }
+    for (int i = 3; i + 1 < argc; i += 2) {
+        static const char *const names[] = { "--drop", "--corrupt", "--duplicate", "--delay" };
+        char *end;
+        int k;
+        for (k = 0; k < 4 && strcmp(argv[i], names[k]); k++)
+            ;
+        if (k < 4) {
+            fault[k] = strtod(argv[i + 1], &end);
+            if (*end || end == argv[i + 1] || fault[k] < 0 || fault[k] > 1)
+                k = -1;
+        } else if (!strcmp(argv[i], "--seed")) {
+            seed = strtoull(argv[i + 1], &end, 0);
+            if (*end || end == argv[i + 1])
+                k = -1;
+        } else {
+            k = -1;
+        }
+        if (k < 0) {
+            fprintf(stderr, "systest: bad option %s %s\n", argv[i], argv[i + 1]);
+            return 1;
+        }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     memset(&r, 0, sizeof r);
@@ -200,6 +226,11 @@ int main(int argc, char **argv)
     r.nodes = 2;
     cluster_config_default(&cc, r.nodes);
     cc.console = stdout;
+    cc.seed = seed;
+    cc.sw.faults.drop = fault[0];
+    cc.sw.faults.corrupt = fault[1];
+    cc.sw.faults.duplicate = fault[2];
+    cc.sw.faults.delay = fault[3];
     r.costs = costs_create(0, 1);
     r.cl = cluster_create(&cc, r.costs);
     if (!r.cl)

@@ -51,7 +51,10 @@ void dmaq_complete(void)
 {
     uint8_t tag, err;
 
-    for (uint32_t budget = 0; budget < NCP_DMAQ_N && hal_dma_pop(&tag, &err); budget++) {
+    for (uint32_t budget = 0; budget < NCP_DMAQ_N; budget++) {
+        uint32_t t0 = ncp_rdcycle();
+        if (!hal_dma_pop(&tag, &err))
+            break;
         NCP_ASSERT(NCP_MOD_HAL, 2, ncp.dq_done != ncp.dq_issued && tag == (uint8_t)ncp.dq_done);
         struct dma_req r = ncp.dq[ncp.dq_done % NCP_DMAQ_N];
         ncp.dq_done++;
@@ -59,8 +62,11 @@ void dmaq_complete(void)
             ncp_sat_inc(&ncp.c.dma_errors);
             ncp.dma_err_seen = 1; /* sticks to the next continuation of the group */
         }
-        if (r.kind == DK_NONE)
+        if (r.kind == DK_NONE) {
+            ncp.fp_acc += ncp_rdcycle() - t0; /* charged to the group's continuation */
             continue;
+        }
+        ncp.fp_t0 = t0;
         err = ncp.dma_err_seen;
         ncp.dma_err_seen = 0;
         switch (r.kind) {
@@ -81,6 +87,7 @@ void dmaq_complete(void)
         default:
             break;
         }
+        ncp.fp_acc = 0;
     }
     dmaq_pump();
 }

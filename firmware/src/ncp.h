@@ -22,6 +22,7 @@
 #include "lkc.h"
 #include "misstab.h"
 #include "ncp_config.h"
+#include "ncp_rt.h"
 #include "ncp_util.h"
 #include "nic_abi.h"
 #include "pkt.h"
@@ -56,9 +57,23 @@ struct ncp_counters {
     struct nic_stats s;
     uint32_t drop_reason[PKT__ERRS];
     uint32_t bad_desc, sq_overrun, dma_errors, dmaq_full, ctl_drops, resp_full, miss_full;
-    /* fast-path cost (benchmark figures): core cycles spent building+queueing data packets that
-     * translated on the first try, and handling received data packets that were delivered */
-    uint32_t tx_fast_cycles, tx_fast_bytes, tx_fast_n, rx_fast_cycles, rx_fast_bytes, rx_fast_n;
+};
+
+/*
+ * Fast-path cost per packet (benchmark figures, docs/firmware.md "Fast path"), core cycles:
+ *   FP_TX   a data packet (write segment / read response) whose pages translated: from emit()
+ *           taking the cookie to the DMA requests queued, plus the completions of its DMA
+ *           pieces up to the frame handed to the MAC (tx_reap)
+ *   FP_RX   a data packet delivered: from its RX descriptor to the DMA requests queued, plus
+ *           the completions of its pieces up to the RX buffer back to the MAC and the ACK value
+ *   FP_ACK  a stand-alone ACK frame queued (send_flush_acks; often one per several packets)
+ * n/sum/max over every sample, plus a ring of the latest 256 samples for medians.
+ */
+enum { FP_TX, FP_RX, FP_ACK, FP__N };
+#define NCP_FP_RING 256u
+struct ncp_fp {
+    uint32_t n, sum, max, bytes;
+    uint16_t s[NCP_FP_RING];
 };
 
 /* ---- endpoints ---- */
@@ -163,10 +178,24 @@ struct ncp {
     uint32_t stage_next;
     uint32_t parked_wake; /* a fill arrived: parked endpoints / responses retry */
     struct ncp_counters c;
+    /* fast-path accounting: cycles of DMA completions popped since the last continuation */
+    uint32_t fp_acc, fp_t0;
+    struct ncp_fp fp[FP__N];
 };
 
 extern struct ncp ncp;
 extern const struct xport_cfg ncp_xcfg;
+
+static inline void fp_record(unsigned k, uint32_t cycles, uint32_t bytes)
+{
+    struct ncp_fp *f = &ncp.fp[k];
+    f->s[f->n % NCP_FP_RING] = (uint16_t)(cycles > 0xFFFFu ? 0xFFFFu : cycles);
+    f->n++;
+    f->sum += cycles;
+    f->bytes += bytes;
+    if (cycles > f->max)
+        f->max = cycles;
+}
 
 /* Bytes of the segment at byte offset `off` of an operation of `total` bytes. */
 static inline uint32_t seg_bytes(uint32_t total, uint32_t off)

@@ -25,6 +25,7 @@ static volatile uint32_t rx_ring[RX_N][4] __attribute__((section(".pktbuf"), ali
 static uint8_t rx_buf[RX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
 static struct {
     uint32_t op, len, seq;
+    uint32_t cyc; /* fast-path cycles of the packet's handling up to its DMA queued */
 } rx_meta[RX_N];
 
 void recv_init(void)
@@ -303,9 +304,8 @@ void recv_poll(void)
         uint32_t len = nic_field(rx_ring[i][1], NIC_RXDESC_STATUS_LEN);
         ncp.rx_busy[i] = (uint8_t)on_frame(rx_buf[i], len, i);
         if (ncp.rx_busy[i]) { /* a data packet delivered: every lookup hit */
-            ncp_sat_add(&ncp.c.rx_fast_cycles, ncp_rdcycle() - t0);
-            ncp_sat_add(&ncp.c.rx_fast_bytes, len - PKT_HDR_BYTES);
-            ncp_sat_inc(&ncp.c.rx_fast_n);
+            rx_meta[i].cyc = ncp_rdcycle() - t0;
+            rx_meta[i].len = len - PKT_HDR_BYTES;
         }
         ncp.rx_next++;
     }
@@ -331,4 +331,5 @@ void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
         op_progress(o, rx_meta[ridx].len);
     }
     release();
+    fp_record(FP_RX, rx_meta[ridx].cyc + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), rx_meta[ridx].len);
 }

@@ -22,6 +22,7 @@ const char *const ep_state_name[] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 static uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
 static uint8_t ctl_frame[NCP_CTL_N][64] __attribute__((section(".pktbuf"), aligned(16)));
 static uint16_t tx_len[NCP_TX_N];
+static uint32_t tx_cyc[NCP_TX_N]; /* fast-path cycles of the frame's build (0: not a sample) */
 
 /* Frames in MAC order: ids < NCP_TX_N are data frames, others control frames (id - NCP_TX_N). */
 #define TXQ_N 32u
@@ -86,6 +87,10 @@ void tx_dma_done(uint32_t idx)
 {
     tx_data_ready[idx] = 1;
     tx_reap();
+    if (tx_cyc[idx]) {
+        fp_record(FP_TX, tx_cyc[idx] + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), tx_len[idx] - PKT_HDR_BYTES);
+        tx_cyc[idx] = 0;
+    }
 }
 
 static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
@@ -127,9 +132,11 @@ void send_flush_acks(void)
     for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
         struct ncp_peer *pp = &ncp.peer[p];
         if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
+            uint32_t t0 = ncp_rdcycle();
             pp->ack_val = pp->x.expected;
             send_ctl(p, PKT_ACK, 0, 0, 0, 0);
             pp->x.ack_pending = 0;
+            fp_record(FP_ACK, ncp_rdcycle() - t0, 0);
         }
     }
 }
@@ -264,11 +271,8 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
         }
     }
     tx_reap();
-    if (npc) {
-        ncp_sat_add(&ncp.c.tx_fast_cycles, ncp_rdcycle() - t0);
-        ncp_sat_add(&ncp.c.tx_fast_bytes, len);
-        ncp_sat_inc(&ncp.c.tx_fast_n);
-    }
+    if (npc)
+        tx_cyc[f] = ncp_rdcycle() - t0;
     return B_SENT;
 }
 

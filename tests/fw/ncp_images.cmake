@@ -18,3 +18,8 @@ target_include_directories(fw_ncp_rdma_nonack PRIVATE ${NIC_SOURCE_DIR}/tests/fw
 ncp_image(fw_ncp_bench_lkc ${NIC_SOURCE_DIR}/tests/fw/ncp_bench_lkc.c)
 target_link_libraries(fw_ncp_bench_lkc PRIVATE ncp_core)
 target_include_directories(fw_ncp_bench_lkc PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
+
+# Benchmark: fast-path cycles per packet, send and receive, every lookup hitting (docs/firmware.md).
+ncp_image(fw_ncp_bench_fast ${NIC_SOURCE_DIR}/tests/fw/ncp_bench_fast.c)
+target_link_libraries(fw_ncp_bench_fast PRIVATE ncp_core)
+target_include_directories(fw_ncp_bench_fast PRIVATE ${NIC_SOURCE_DIR}/tests/fw)

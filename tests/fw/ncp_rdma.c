@@ -174,14 +174,13 @@ static void read_host_page(void)
 
 static void report_fast_path(void)
 {
-    if (ncp.c.tx_fast_n)
-        printf("node %lu: send fast path %lu cycles/packet (%lu packets, %lu B average)\n", (unsigned long)me,
-               (unsigned long)(ncp.c.tx_fast_cycles / ncp.c.tx_fast_n), (unsigned long)ncp.c.tx_fast_n,
-               (unsigned long)(ncp.c.tx_fast_bytes / ncp.c.tx_fast_n));
-    if (ncp.c.rx_fast_n)
-        printf("node %lu: receive fast path %lu cycles/packet (%lu packets, %lu B average)\n", (unsigned long)me,
-               (unsigned long)(ncp.c.rx_fast_cycles / ncp.c.rx_fast_n), (unsigned long)ncp.c.rx_fast_n,
-               (unsigned long)(ncp.c.rx_fast_bytes / ncp.c.rx_fast_n));
+    static const char *const name[FP__N] = {"send", "receive", "ack"};
+    for (unsigned k = 0; k < FP_ACK; k++)
+        if (ncp.fp[k].n)
+            printf("node %lu: %s fast path %lu cycles/packet mean, %lu max (%lu packets, %lu B average)\n",
+                   (unsigned long)me, name[k], (unsigned long)(ncp.fp[k].sum / ncp.fp[k].n),
+                   (unsigned long)ncp.fp[k].max, (unsigned long)ncp.fp[k].n,
+                   (unsigned long)(ncp.fp[k].bytes / ncp.fp[k].n));
 }
 
 static void initiator(void)

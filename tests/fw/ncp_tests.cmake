@@ -15,3 +15,7 @@ add_test(NAME fw.ncp.rdma_static
          COMMAND ${NICRUN} --nodes 2 --seed 3 --drop 0.05 --max-cycles 60000000
                  ${CMAKE_BINARY_DIR}/fw-static/fw_ncp_rdma.img)
 set_tests_properties(fw.ncp.rdma_static PROPERTIES LABELS fw)
+# Benchmark (prints fast-path cycles per packet, send/receive, median/max; fails only if an
+# operation fails, a lookup misses or a packet is retransmitted).
+add_test(NAME fw.ncp.bench_fast COMMAND ${NICRUN} --nodes 2 --max-cycles 60000000 ${NCP_FW_DIR}/fw_ncp_bench_fast.img)
+set_tests_properties(fw.ncp.bench_fast PROPERTIES LABELS "fw;bench")

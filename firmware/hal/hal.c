@@ -82,6 +82,19 @@ void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host,
                nic_bits(NIC_DMA_REQ_SUBMIT_TAG, tag));
 }
 
+uint32_t hal_dma_cpl_count(void)
+{
+    return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_CPL_COUNT);
+}
+
+void hal_dma_pop_head(uint8_t *tag, uint8_t *err)
+{
+    uint32_t c = nic_rd(NIC_DMA_BASE, NIC_DMA_CPL_HEAD);
+    nic_wr(NIC_DMA_BASE, NIC_DMA_CPL_POP, 1);
+    *tag = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_TAG);
+    *err = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_ERR);
+}
+
 int hal_dma_pop(uint8_t *tag, uint8_t *err)
 {
     if (!nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_CPL_COUNT))

@@ -50,6 +50,9 @@ uint32_t hal_dma_free(void);
 void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host, uint8_t tag);
 /* Oldest completion: 1 with tag and error code (0 ok), or 0 when none. */
 int hal_dma_pop(uint8_t *tag, uint8_t *err);
+/* Completions waiting; hal_dma_pop_head pops one (only when the count said there is one). */
+uint32_t hal_dma_cpl_count(void);
+void hal_dma_pop_head(uint8_t *tag, uint8_t *err);
 
 /* MAC. */
 void hal_mac_rx_init(volatile uint32_t *ring, uint32_t log2n, const uint8_t *bufs, uint32_t buf_size);

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "nic_abi.h"
+#include "ncp_util.h"
 
 #define LKC_PATH_SEND 0u
 #define LKC_PATH_RECV 1u
@@ -77,6 +78,31 @@ void lkc_reset(struct lkc *c);
  * miss, counted as cold (first touch of the line) or not, on `path` (LKC_PATH_*).
  */
 const uint32_t *lkc_lookup(struct lkc *c, uint16_t pid, uint32_t idx, unsigned path);
+
+/*
+ * lkc_lookup for a caller that knows the geometry at compile time (constant arguments, inlined:
+ * shifts and masks fold, the way loop unrolls). Same result, counters and LRU update; a miss
+ * goes through lkc_lookup (which counts it).
+ */
+static inline __attribute__((always_inline)) const uint32_t *
+lkc_lookup_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned path, unsigned sets_log2, unsigned ways_log2,
+             unsigned line_log2, unsigned entry_log2)
+{
+    uint32_t line = idx >> line_log2;
+    uint32_t base = (line & ((1u << sets_log2) - 1u)) << ways_log2;
+    uint32_t tag = line >> sets_log2, key = pid | LKC_KEY_VALID;
+    struct lkc_way *w = c->ways + base;
+
+    for (uint32_t i = 0; i < (1u << ways_log2); i++) {
+        if (w[i].tag == tag && w[i].key == key) {
+            w[i].stamp = ++c->clock;
+            ncp_sat_inc(&c->st.lookups);
+            ncp_sat_inc(&c->st.hits);
+            return c->data + ((((base + i) << line_log2) | (idx & ((1u << line_log2) - 1u))) << entry_log2);
+        }
+    }
+    return lkc_lookup(c, pid, idx, path);
+}
 
 /* Same, without touching counters or LRU state (traces, tests, "is it there"). */
 const uint32_t *lkc_peek(const struct lkc *c, uint16_t pid, uint32_t idx);

@@ -65,6 +65,7 @@ enum pkt_err {
 extern const char *const pkt_err_name[PKT__ERRS];
 extern const char *const pkt_type_name[PKT__TYPES];
 
+/* `frame` must be 4-byte aligned (frames and RX buffers are 16-byte aligned in SRAM). */
 void pkt_encode(uint8_t *frame, const struct pkt_hdr *h);
 void pkt_decode(const uint8_t *frame, struct pkt_hdr *h);
 

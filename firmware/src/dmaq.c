@@ -36,11 +36,18 @@ int dmaq_passed(uint32_t ticket)
     return seq_le(ticket, ncp.dq_done);
 }
 
+/*
+ * The engine's free submit slots are counted in software: dma_credit is a lower bound (only the
+ * NCP takes slots; the engine frees them on its own), re-read from the register when used up.
+ */
+static uint32_t dma_credit;
+
 void dmaq_pump(void)
 {
-    uint32_t free = ncp.dq_issued != ncp.dq_head ? hal_dma_free() : 0;
-
-    while (free-- && ncp.dq_issued != ncp.dq_head) {
+    while (ncp.dq_issued != ncp.dq_head) {
+        if (!dma_credit && !(dma_credit = hal_dma_free()))
+            return;
+        dma_credit--;
         const struct dma_req *r = &ncp.dq[ncp.dq_issued % NCP_DMAQ_N];
         hal_dma_submit(r->sram, r->host, r->len, r->to_host, (uint8_t)ncp.dq_issued);
         ncp.dq_issued++;
@@ -50,13 +57,15 @@ void dmaq_pump(void)
 void dmaq_complete(void)
 {
     uint8_t tag, err;
+    /* completions that arrive meanwhile raise the DMA event again: the next pass takes them */
+    uint32_t n = hal_dma_cpl_count();
 
-    for (uint32_t budget = 0; budget < NCP_DMAQ_N; budget++) {
+    for (uint32_t budget = 0; budget < n && budget < NCP_DMAQ_N; budget++) {
         uint32_t t0 = ncp_rdcycle();
-        if (!hal_dma_pop(&tag, &err))
-            break;
+        hal_dma_pop_head(&tag, &err);
         NCP_ASSERT(NCP_MOD_HAL, 2, ncp.dq_done != ncp.dq_issued && tag == (uint8_t)ncp.dq_done);
-        struct dma_req r = ncp.dq[ncp.dq_done % NCP_DMAQ_N];
+        const struct dma_req *rp = &ncp.dq[ncp.dq_done % NCP_DMAQ_N];
+        struct dma_req r = {.kind = rp->kind, .a = rp->a, .b = rp->b};
         ncp.dq_done++;
         if (err) {
             ncp_sat_inc(&ncp.c.dma_errors);

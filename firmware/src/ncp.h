@@ -236,6 +236,8 @@ void xlate_init(void);
 enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa);
 enum xl_result xlate_cbh(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **e, unsigned path);
 enum xl_result xlate_pch(uint16_t pid, unsigned path);
+/* PCH then CBH of a remote access's target (pid, buffer), memoised for the next packet. */
+enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **e, unsigned path);
 int32_t xlate_fill(uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch, const void *image);
 int32_t xlate_static_load(uint8_t cache, uint16_t pid, uint32_t line, const void *image);
 void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n);

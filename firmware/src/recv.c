@@ -61,9 +61,7 @@ static int32_t check_cbh(const struct pkt_hdr *h, uint32_t len, uint32_t right, 
 {
     const struct nic_cbh_entry *e = NULL;
 
-    *res = xlate_pch(h->pid, LKC_PATH_RECV);
-    if (*res == XL_OK)
-        *res = xlate_cbh(h->pid, h->buf, &e, LKC_PATH_RECV);
+    *res = xlate_target(h->pid, h->buf, &e, LKC_PATH_RECV);
     if (*res == XL_MISS)
         return NIC_ST_OK;
     if (*res == XL_DENIED || e->owner_pid != h->pid)

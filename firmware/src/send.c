@@ -29,6 +29,7 @@ static uint32_t tx_cyc[NCP_TX_N]; /* fast-path cycles of the frame's build (0: n
 static uint8_t txq[TXQ_N];
 static uint32_t txq_ready, txq_sub, txq_done; /* appended >= submitted >= freed */
 static uint8_t tx_data_ready[NCP_TX_N];      /* data DMA'd in: may go to the MAC */
+static uint32_t tx_credit;                   /* MAC submission slots known free (tx_feed) */
 
 _Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 32, "frame pools");
 _Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
@@ -41,6 +42,7 @@ void send_init(void)
     ncp.ctl_free = (1u << NCP_CTL_N) - 1u;
     ncp.tx_done = hal_mac_tx_done();
     txq_ready = txq_sub = txq_done = 0;
+    tx_credit = 0;
 }
 
 static int frame_alloc(uint32_t *pool, uint32_t n)
@@ -55,9 +57,11 @@ static int frame_alloc(uint32_t *pool, uint32_t n)
     return i;
 }
 
-/* Frees the frames the MAC has finished, then feeds it the next ready ones in order. */
-void tx_reap(void)
+/* Frees the frames the MAC has finished (one register read, only when frames are out). */
+static void tx_collect(void)
 {
+    if (txq_done == txq_sub)
+        return;
     uint16_t done = hal_mac_tx_done();
 
     while (ncp.tx_done != done && txq_done != txq_sub) {
@@ -68,11 +72,24 @@ void tx_reap(void)
             ncp.ctl_free |= 1u << (id - NCP_TX_N);
         ncp.tx_done++;
     }
-    for (uint32_t free = hal_mac_tx_free(); free && txq_sub != txq_ready; free--) {
+}
+
+/*
+ * Feeds the MAC the next ready frames in order. MAC submission slots are counted in software:
+ * tx_credit is a lower bound of the MAC's free slots (only we take them), re-read when used up.
+ */
+static void tx_feed(void)
+{
+    while (txq_sub != txq_ready) {
         uint8_t id = txq[txq_sub % TXQ_N];
         if (id < NCP_TX_N) {
             if (!tx_data_ready[id])
                 break; /* its data is still coming in: frames leave in window order */
+        }
+        if (!tx_credit && !(tx_credit = hal_mac_tx_free()))
+            break;
+        tx_credit--;
+        if (id < NCP_TX_N) {
             tx_data_ready[id] = 0;
             hal_mac_tx_submit(tx_frame[id], tx_len[id]);
         } else {
@@ -83,10 +100,16 @@ void tx_reap(void)
     }
 }
 
+void tx_reap(void)
+{
+    tx_collect();
+    tx_feed();
+}
+
 void tx_dma_done(uint32_t idx)
 {
     tx_data_ready[idx] = 1;
-    tx_reap();
+    tx_feed();
     if (tx_cyc[idx]) {
         fp_record(FP_TX, tx_cyc[idx] + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), tx_len[idx] - PKT_HDR_BYTES);
         tx_cyc[idx] = 0;
@@ -95,13 +118,10 @@ void tx_dma_done(uint32_t idx)
 
 static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
 {
-    memset(h, 0, sizeof *h);
-    h->dst = peer;
-    h->src = ncp.me;
-    h->type = type;
-    h->ack = ncp.peer[peer].ack_val;
-    if (ncp.peer[peer].ack_val == ncp.peer[peer].x.expected)
-        ncp.peer[peer].x.ack_pending = 0; /* piggy-backed */
+    struct ncp_peer *pp = &ncp.peer[peer];
+    *h = (struct pkt_hdr){.dst = peer, .src = ncp.me, .type = type, .ack = pp->ack_val};
+    if (pp->ack_val == pp->x.expected)
+        pp->x.ack_pending = 0; /* piggy-backed */
 }
 
 void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status)
@@ -189,6 +209,8 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     int void_data = 0;
     uint32_t t0 = ncp_rdcycle();
 
+    if (!ncp.tx_free)
+        tx_collect();
     if (!ncp.tx_free || txq_ready - txq_done >= TXQ_N || !dmaq_room(MAX_PIECES))
         return B_WAIT;
     hdr_common(&h, peer, 0);
@@ -263,6 +285,7 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     txq[txq_ready++ % TXQ_N] = (uint8_t)f;
     if (npc == 0) {
         tx_data_ready[f] = 1;
+        tx_feed();
     } else {
         uint32_t at = HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES;
         for (uint32_t i = 0; i < npc; i++) {
@@ -270,7 +293,6 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
             at += pc[i].len;
         }
     }
-    tx_reap();
     if (npc)
         tx_cyc[f] = ncp_rdcycle() - t0;
     return B_SENT;

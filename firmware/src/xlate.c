@@ -67,12 +67,15 @@ struct lkc ncp_cache[NIC_CACHE__COUNT];
 _Static_assert(sizeof(struct nic_cbh_entry) == 32, "CBH entry is 8 words");
 _Static_assert(VMH_C % (VMH_L * VMH_A) == 0 && VMH_C >= VMH_L * VMH_A, "VMH geometry");
 
+static void memo_clear(void);
+
 void xlate_init(void)
 {
     lkc_init(&ncp_cache[NIC_CACHE_VMH], &cfg[0], vmh_ways, vmh_data, epochs[0], seen[0]);
     lkc_init(&ncp_cache[NIC_CACHE_CBH], &cfg[1], cbh_ways, cbh_data, epochs[1], seen[1]);
     lkc_init(&ncp_cache[NIC_CACHE_PCH], &cfg[2], pch_ways, pch_data, epochs[2], seen[2]);
     miss_init(&misses, miss_storage, NCP_MISS_N, NCP_MISS_EXPIRE);
+    memo_clear();
 }
 
 uint32_t xlate_line_bytes(uint8_t cache)
@@ -135,13 +138,14 @@ void xlate_post_held(void)
     }
 }
 
-static const uint32_t *lookup(uint8_t cache, uint16_t pid, uint32_t idx, unsigned path, enum xl_result *r)
+/* Geometry as compile-time constants, for the inlined hit path (lkc_lookup_k). */
+#define GEOM(C, L, A, E) LOG2((C) / ((L) * (A))), LOG2(A), LOG2(L), (E)
+#define VMH_GEOM GEOM(VMH_C, VMH_L, VMH_A, 0u)
+#define CBH_GEOM GEOM(CBH_C, CBH_L, CBH_A, 3u)
+#define PCH_GEOM GEOM(PCH_C, PCH_L, PCH_A, 0u)
+
+static const uint32_t *missed(uint8_t cache, uint16_t pid, uint32_t idx, unsigned path, enum xl_result *r)
 {
-    const uint32_t *e = lkc_lookup(&ncp_cache[cache], pid, idx, path);
-    if (e) {
-        *r = XL_OK;
-        return e;
-    }
     if (NCP_LOOKUP_STATIC) {
         *r = XL_DENIED; /* static tables hold everything registered */
         return NULL;
@@ -151,16 +155,58 @@ static const uint32_t *lookup(uint8_t cache, uint16_t pid, uint32_t idx, unsigne
     return NULL;
 }
 
+/*
+ * Memos of the last translations, so consecutive packets of one operation do not look the same
+ * page / buffer up again: the VMH word of the last page per path, and the last (pid, buffer) of
+ * the receive path with its CBH entry (its PCH entry was valid). They hold copies / pointers
+ * into cache lines, so every fill (which may evict) and every invalidation clears them.
+ * A memo hit counts as a lookup and a hit of its caches, as the lookups it saves would.
+ */
+static struct {
+    uint32_t vpn;
+    uint32_t pid; /* pid | LKC_KEY_VALID when valid */
+    uint32_t w;
+} vmemo[2];
+static struct {
+    uint32_t buf;
+    uint32_t pid; /* pid | LKC_KEY_VALID when valid */
+    const struct nic_cbh_entry *e;
+} tmemo;
+
+static void memo_clear(void)
+{
+    vmemo[0].pid = vmemo[1].pid = 0;
+    tmemo.pid = 0;
+}
+
+static void count_hit(uint8_t cache)
+{
+    ncp_sat_inc(&ncp_cache[cache].st.lookups);
+    ncp_sat_inc(&ncp_cache[cache].st.hits);
+}
+
 enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa)
 {
     enum xl_result r;
+    uint32_t vpn = (uint32_t)(va >> 12), w;
 
     if (va >> 44)
         return XL_DENIED;
-    const uint32_t *e = lookup(NIC_CACHE_VMH, pid, (uint32_t)(va >> 12), path, &r);
-    if (!e)
-        return r;
-    uint32_t w = *e;
+    path &= 1u;
+    if (vmemo[path].pid == (pid | LKC_KEY_VALID) && vmemo[path].vpn == vpn) {
+        w = vmemo[path].w;
+        count_hit(NIC_CACHE_VMH);
+    } else {
+        const uint32_t *e = lkc_lookup_k(&ncp_cache[NIC_CACHE_VMH], pid, vpn, path, VMH_GEOM);
+        if (!e) {
+            missed(NIC_CACHE_VMH, pid, vpn, path, &r);
+            return r;
+        }
+        w = *e;
+        vmemo[path].vpn = vpn;
+        vmemo[path].pid = pid | LKC_KEY_VALID;
+        vmemo[path].w = w;
+    }
     if (!(w & 1u) || !((w << 3) & right))
         return XL_DENIED;
     *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
@@ -170,9 +216,11 @@ enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned pat
 enum xl_result xlate_cbh(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
 {
     enum xl_result r;
-    const uint32_t *e = lookup(NIC_CACHE_CBH, pid, buf, path, &r);
-    if (!e)
+    const uint32_t *e = lkc_lookup_k(&ncp_cache[NIC_CACHE_CBH], pid, buf, path, CBH_GEOM);
+    if (!e) {
+        missed(NIC_CACHE_CBH, pid, buf, path, &r);
         return r;
+    }
     *out = (const struct nic_cbh_entry *)(const void *)e;
     return ((*out)->flags & NIC_ENTRY_VALID) ? XL_OK : XL_DENIED;
 }
@@ -180,10 +228,31 @@ enum xl_result xlate_cbh(uint16_t pid, uint32_t buf, const struct nic_cbh_entry 
 enum xl_result xlate_pch(uint16_t pid, unsigned path)
 {
     enum xl_result r;
-    const uint32_t *e = lookup(NIC_CACHE_PCH, pid, pid, path, &r);
-    if (!e)
+    const uint32_t *e = lkc_lookup_k(&ncp_cache[NIC_CACHE_PCH], pid, pid, path, PCH_GEOM);
+    if (!e) {
+        missed(NIC_CACHE_PCH, pid, pid, path, &r);
         return r;
+    }
     return (*e & 1u) ? XL_OK : XL_DENIED;
+}
+
+enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
+{
+    if (tmemo.pid == (pid | LKC_KEY_VALID) && tmemo.buf == buf) {
+        count_hit(NIC_CACHE_PCH);
+        count_hit(NIC_CACHE_CBH);
+        *out = tmemo.e;
+        return XL_OK;
+    }
+    enum xl_result r = xlate_pch(pid, path);
+    if (r == XL_OK)
+        r = xlate_cbh(pid, buf, out, path);
+    if (r == XL_OK) {
+        tmemo.buf = buf;
+        tmemo.pid = pid | LKC_KEY_VALID;
+        tmemo.e = *out;
+    }
+    return r;
 }
 
 /* Copies a host line image into the cache's packed format. */
@@ -213,6 +282,7 @@ int32_t xlate_fill(uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch, c
 
     miss_resolve(&misses, cache, pid, line); /* accepted or not, the next miss may post again */
     ncp.parked_wake = 1;
+    memo_clear(); /* the fill may evict a memoised line */
     if (line > (0xFFFFFFFFu >> cfg[cache].line_log2))
         return NIC_ST_BAD_CMD;
     uint32_t *d = lkc_fill_begin(c, pid, line, epoch, &way);
@@ -236,5 +306,6 @@ int32_t xlate_static_load(uint8_t cache, uint16_t pid, uint32_t line, const void
 
 void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n)
 {
+    memo_clear();
     lkc_invalidate(&ncp_cache[cache], pid, line, n);
 }

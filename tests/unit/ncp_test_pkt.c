@@ -20,7 +20,7 @@ void ncp_on_assert(unsigned module, unsigned id)
     fail_msg("NCP_ASSERT module %u id %u", module, id);
 }
 
-static uint8_t frame[PKT_HDR_BYTES + 4096];
+static uint8_t frame[PKT_HDR_BYTES + 4096] __attribute__((aligned(16)));
 
 static struct pkt_hdr write_hdr(uint16_t len)
 {

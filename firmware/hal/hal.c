@@ -72,16 +72,6 @@ uint32_t hal_dma_free(void)
     return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_REQ_FREE);
 }
 
-void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host, uint8_t tag)
-{
-    nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_SRAM, sram_off);
-    nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_HOST_LO, (uint32_t)host);
-    nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_HOST_HI, (uint32_t)(host >> 32));
-    nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_SUBMIT,
-           nic_bits(NIC_DMA_REQ_SUBMIT_LEN, len) | nic_bits(NIC_DMA_REQ_SUBMIT_TO_HOST, to_host ? 1 : 0) |
-               nic_bits(NIC_DMA_REQ_SUBMIT_TAG, tag));
-}
-
 uint32_t hal_dma_cpl_count(void)
 {
     return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_CPL_COUNT);
@@ -132,12 +122,6 @@ void hal_mac_rx_release(uint32_t tail)
 uint32_t hal_mac_tx_free(void)
 {
     return nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_STATUS), NIC_MAC_TX_STATUS_FREE);
-}
-
-void hal_mac_tx_submit(const void *frame, uint32_t len)
-{
-    nic_wr(NIC_MAC_BASE, NIC_MAC_TX_ADDR, HAL_SRAM_OFF(frame));
-    nic_wr(NIC_MAC_BASE, NIC_MAC_TX_SUBMIT, nic_bits(NIC_MAC_TX_SUBMIT_LEN, len));
 }
 
 uint16_t hal_mac_tx_done(void)

@@ -47,7 +47,15 @@ void hal_timer_off(void);
 
 /* DMA engine. */
 uint32_t hal_dma_free(void);
-void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host, uint8_t tag);
+static inline void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host, uint8_t tag)
+{
+    nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_SRAM, sram_off);
+    nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_HOST_LO, (uint32_t)host);
+    nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_HOST_HI, (uint32_t)(host >> 32));
+    nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_SUBMIT,
+           nic_bits(NIC_DMA_REQ_SUBMIT_LEN, len) | nic_bits(NIC_DMA_REQ_SUBMIT_TO_HOST, to_host ? 1 : 0) |
+               nic_bits(NIC_DMA_REQ_SUBMIT_TAG, tag));
+}
 /* Oldest completion: 1 with tag and error code (0 ok), or 0 when none. */
 int hal_dma_pop(uint8_t *tag, uint8_t *err);
 /* Completions waiting; hal_dma_pop_head pops one (only when the count said there is one). */
@@ -59,7 +67,11 @@ void hal_mac_rx_init(volatile uint32_t *ring, uint32_t log2n, const uint8_t *buf
 uint32_t hal_mac_rx_head(void);
 void hal_mac_rx_release(uint32_t tail);
 uint32_t hal_mac_tx_free(void);
-void hal_mac_tx_submit(const void *frame, uint32_t len);
+static inline void hal_mac_tx_submit(const void *frame, uint32_t len)
+{
+    nic_wr(NIC_MAC_BASE, NIC_MAC_TX_ADDR, HAL_SRAM_OFF(frame));
+    nic_wr(NIC_MAC_BASE, NIC_MAC_TX_SUBMIT, nic_bits(NIC_MAC_TX_SUBMIT_LEN, len));
+}
 uint16_t hal_mac_tx_done(void);
 uint16_t hal_node_id(void);
 

@@ -85,8 +85,8 @@ const uint32_t *lkc_lookup(struct lkc *c, uint16_t pid, uint32_t idx, unsigned p
  * goes through lkc_lookup (which counts it).
  */
 static inline __attribute__((always_inline)) const uint32_t *
-lkc_lookup_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned path, unsigned sets_log2, unsigned ways_log2,
-             unsigned line_log2, unsigned entry_log2)
+lkc_hit_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned sets_log2, unsigned ways_log2, unsigned line_log2,
+          unsigned entry_log2)
 {
     uint32_t line = idx >> line_log2;
     uint32_t base = (line & ((1u << sets_log2) - 1u)) << ways_log2;
@@ -101,7 +101,15 @@ lkc_lookup_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned path, unsigned 
             return c->data + ((((base + i) << line_log2) | (idx & ((1u << line_log2) - 1u))) << entry_log2);
         }
     }
-    return lkc_lookup(c, pid, idx, path);
+    return NULL; /* not counted: the caller's miss path calls lkc_lookup, which counts it */
+}
+
+static inline __attribute__((always_inline)) const uint32_t *
+lkc_lookup_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned path, unsigned sets_log2, unsigned ways_log2,
+             unsigned line_log2, unsigned entry_log2)
+{
+    const uint32_t *e = lkc_hit_k(c, pid, idx, sets_log2, ways_log2, line_log2, entry_log2);
+    return e ? e : lkc_lookup(c, pid, idx, path);
 }
 
 /* Same, without touching counters or LRU state (traces, tests, "is it there"). */

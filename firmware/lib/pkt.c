@@ -14,36 +14,10 @@ const char *const pkt_err_name[PKT__ERRS] = {"ok", "short", "length", "wrong nod
                                              "bad field"};
 const char *const pkt_type_name[PKT__TYPES] = {"?", "WRITE", "READ_REQ", "READ_RESP", "ACK", "NACK"};
 
-/*
- * Word-wise: the frame is 4-byte aligned (pkt.h); on a little-endian core each 32-bit field is one
- * store/load, the big-endian node ids of word 0 a byte swap. Elsewhere, byte by byte.
- */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define PKT_WORDS 1
-static inline uint32_t bswap16x2(uint32_t v) /* swaps the bytes within each 16-bit half */
-{
-    return (v & 0x00FF00FFu) << 8 | (v >> 8 & 0x00FF00FFu);
-}
-#else
-#define PKT_WORDS 0
-#endif
-
 void pkt_encode(uint8_t *f, const struct pkt_hdr *h)
 {
 #if PKT_WORDS
-    uint32_t *w = __builtin_assume_aligned(f, 4);
-    w[0] = bswap16x2((uint32_t)h->dst | (uint32_t)h->src << 16);
-    w[1] = (uint32_t)h->type | (uint32_t)h->flags << 8 | (uint32_t)h->len << 16;
-    w[2] = h->seq;
-    w[3] = h->ack;
-    w[4] = h->op;
-    w[5] = (uint32_t)h->pid | (uint32_t)h->reason << 16;
-    w[6] = h->buf;
-    w[7] = h->key;
-    w[8] = (uint32_t)h->status;
-    w[9] = (uint32_t)h->off;
-    w[10] = (uint32_t)(h->off >> 32);
-    w[11] = h->xlen;
+    pkt_encode_words(f, h);
 #else
     f[0] = (uint8_t)(h->dst >> 8);
     f[1] = (uint8_t)h->dst;
@@ -70,7 +44,7 @@ void pkt_decode(const uint8_t *f, struct pkt_hdr *h)
 {
 #if PKT_WORDS
     const uint32_t *w = __builtin_assume_aligned(f, 4);
-    uint32_t w0 = bswap16x2(w[0]), w1 = w[1], w5 = w[5];
+    uint32_t w0 = pkt_bswap16x2(w[0]), w1 = w[1], w5 = w[5];
     h->dst = (uint16_t)w0;
     h->src = (uint16_t)(w0 >> 16);
     h->type = (uint8_t)w1;

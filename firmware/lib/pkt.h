@@ -67,6 +67,40 @@ extern const char *const pkt_type_name[PKT__TYPES];
 
 /* `frame` must be 4-byte aligned (frames and RX buffers are 16-byte aligned in SRAM). */
 void pkt_encode(uint8_t *frame, const struct pkt_hdr *h);
+
+/*
+ * Word-wise: on a little-endian core each 32-bit field is one store/load, the big-endian node ids
+ * of word 0 a byte swap. PKT_ENCODE is the inline form for the fast path (the compiler keeps the
+ * header in registers); elsewhere it is pkt_encode (byte by byte).
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PKT_WORDS 1
+static inline uint32_t pkt_bswap16x2(uint32_t v) /* swaps the bytes within each 16-bit half */
+{
+    return (v & 0x00FF00FFu) << 8 | (v >> 8 & 0x00FF00FFu);
+}
+
+static inline void pkt_encode_words(uint8_t *f, const struct pkt_hdr *h)
+{
+    uint32_t *w = (uint32_t *)__builtin_assume_aligned(f, 4);
+    w[0] = pkt_bswap16x2((uint32_t)h->dst | (uint32_t)h->src << 16);
+    w[1] = (uint32_t)h->type | (uint32_t)h->flags << 8 | (uint32_t)h->len << 16;
+    w[2] = h->seq;
+    w[3] = h->ack;
+    w[4] = h->op;
+    w[5] = (uint32_t)h->pid | (uint32_t)h->reason << 16;
+    w[6] = h->buf;
+    w[7] = h->key;
+    w[8] = (uint32_t)h->status;
+    w[9] = (uint32_t)h->off;
+    w[10] = (uint32_t)(h->off >> 32);
+    w[11] = h->xlen;
+}
+#define PKT_ENCODE pkt_encode_words
+#else
+#define PKT_WORDS 0
+#define PKT_ENCODE pkt_encode
+#endif
 void pkt_decode(const uint8_t *frame, struct pkt_hdr *h);
 
 /*

@@ -22,27 +22,7 @@ void xport_init(struct xport_peer *p, uint32_t isn)
 
 static void arm(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now)
 {
-    p->deadline = now + (cfg->rto << p->backoff);
-}
-
-uint32_t xport_tx_push(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t cookie, uint32_t now)
-{
-    uint32_t seq = p->nxt;
-
-    NCP_ASSERT(NCP_MOD_XPORT, 1, xport_has_room(p));
-    if (p->una == p->nxt)
-        arm(p, cfg, now);
-    p->cookie[seq & (XP_WIN - 1u)] = cookie;
-    if (p->rexmit == p->nxt)
-        p->rexmit++;
-    p->nxt++;
-    ncp_sat_inc(&p->st.sent);
-    return seq;
-}
-
-uint8_t xport_tx_flags(const struct xport_peer *p, uint32_t seq)
-{
-    return p->resync_on && seq == p->resync_seq ? PKT_F_RESYNC : 0;
+    xport_arm(p, cfg, now);
 }
 
 uint32_t xport_on_ack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t ack, uint32_t now,

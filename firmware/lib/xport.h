@@ -21,6 +21,9 @@
 
 #include <stdint.h>
 
+#include "ncp_util.h"
+#include "pkt.h"
+
 #define XP_WIN 32u /* packets in flight per peer (power of two) */
 
 struct xport_cfg {
@@ -83,7 +86,26 @@ static inline int xport_has_room(const struct xport_peer *p)
 }
 
 /* Records a new packet (the caller checked xport_has_room), returns its sequence number. */
-uint32_t xport_tx_push(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t cookie, uint32_t now);
+static inline void xport_arm(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now)
+{
+    p->deadline = now + (cfg->rto << p->backoff);
+}
+
+/* Inline: on every packet's fast path. */
+static inline uint32_t xport_tx_push(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t cookie, uint32_t now)
+{
+    uint32_t seq = p->nxt;
+
+    NCP_ASSERT(NCP_MOD_XPORT, 1, xport_has_room(p));
+    if (p->una == p->nxt)
+        xport_arm(p, cfg, now);
+    p->cookie[seq & (XP_WIN - 1u)] = cookie;
+    if (p->rexmit == p->nxt)
+        p->rexmit++;
+    p->nxt++;
+    ncp_sat_inc(&p->st.sent);
+    return seq;
+}
 
 static inline uint32_t xport_cookie(const struct xport_peer *p, uint32_t seq)
 {
@@ -91,7 +113,10 @@ static inline uint32_t xport_cookie(const struct xport_peer *p, uint32_t seq)
 }
 
 /* Flags the sender must put on packet `seq` (PKT_F_RESYNC). */
-uint8_t xport_tx_flags(const struct xport_peer *p, uint32_t seq);
+static inline uint8_t xport_tx_flags(const struct xport_peer *p, uint32_t seq)
+{
+    return p->resync_on && seq == p->resync_seq ? PKT_F_RESYNC : 0;
+}
 
 /*
  * A cumulative ACK `ack` (everything before it delivered). Returns how many packets it newly

@@ -6,26 +6,6 @@
  */
 #include "ncp.h"
 
-int dmaq_room(uint32_t n)
-{
-    return NCP_DMAQ_N - (ncp.dq_head - ncp.dq_done) >= n;
-}
-
-void dmaq_post(uint32_t sram, uint64_t host, uint32_t len, int to_host, uint8_t kind, uint32_t a, uint16_t b)
-{
-    NCP_ASSERT(NCP_MOD_HAL, 1, dmaq_room(1) && len > 0 && len <= 65536u);
-    struct dma_req *r = &ncp.dq[ncp.dq_head % NCP_DMAQ_N];
-    r->sram = sram;
-    r->host = host;
-    r->len = len;
-    r->to_host = (uint8_t)to_host;
-    r->kind = kind;
-    r->a = a;
-    r->b = b;
-    ncp.dq_head++;
-    dmaq_pump();
-}
-
 uint32_t dmaq_barrier_ticket(void)
 {
     return ncp.dq_head;
@@ -36,18 +16,13 @@ int dmaq_passed(uint32_t ticket)
     return seq_le(ticket, ncp.dq_done);
 }
 
-/*
- * The engine's free submit slots are counted in software: dma_credit is a lower bound (only the
- * NCP takes slots; the engine frees them on its own), re-read from the register when used up.
- */
-static uint32_t dma_credit;
-
+/* ncp.dma_credit: see dmaq_post (ncp.h). */
 void dmaq_pump(void)
 {
     while (ncp.dq_issued != ncp.dq_head) {
-        if (!dma_credit && !(dma_credit = hal_dma_free()))
+        if (!ncp.dma_credit && !(ncp.dma_credit = hal_dma_free()))
             return;
-        dma_credit--;
+        ncp.dma_credit--;
         const struct dma_req *r = &ncp.dq[ncp.dq_issued % NCP_DMAQ_N];
         hal_dma_submit(r->sram, r->host, r->len, r->to_host, (uint8_t)ncp.dq_issued);
         ncp.dq_issued++;

@@ -14,6 +14,9 @@
 #include "ncp_rt.h"
 
 struct ncp ncp;
+#if NCP_PROFILE
+uint32_t ncp_prof[16][3], ncp_prof_t, ncp_prof_i;
+#endif
 
 void ncp_on_assert(unsigned module, unsigned id)
 {

@@ -173,6 +173,8 @@ struct ncp {
     /* DMA queue */
     struct dma_req dq[NCP_DMAQ_N];
     uint32_t dq_head, dq_issued, dq_done;
+    uint32_t dma_credit; /* engine submit slots known free: a lower bound (only the NCP takes
+                          * slots, the engine frees them on its own), re-read when used up */
     uint8_t dma_err_seen;
     /* staging slots for events and completions */
     uint32_t stage_next;
@@ -185,6 +187,30 @@ struct ncp {
 
 extern struct ncp ncp;
 extern const struct xport_cfg ncp_xcfg;
+
+/*
+ * Development profiling of the fast path (off by default: build with -DNCP_PROFILE=1): checkpoint
+ * k adds the cycles and instructions since the previous checkpoint to ncp_prof[k].
+ */
+#ifndef NCP_PROFILE
+#define NCP_PROFILE 0
+#endif
+#if NCP_PROFILE
+extern uint32_t ncp_prof[16][3], ncp_prof_t, ncp_prof_i;
+#define NCP_PROF_START() (ncp_prof_t = ncp_rdcycle(), ncp_prof_i = ncp_rdinstret())
+#define NCP_PROF(k)                                                      \
+    do {                                                                 \
+        uint32_t t_ = ncp_rdcycle(), i_ = ncp_rdinstret();               \
+        ncp_prof[k][0] += t_ - ncp_prof_t;                               \
+        ncp_prof[k][1] += i_ - ncp_prof_i;                               \
+        ncp_prof[k][2]++;                                                \
+        ncp_prof_t = ncp_rdcycle();                                      \
+        ncp_prof_i = ncp_rdinstret();                                    \
+    } while (0)
+#else
+#define NCP_PROF_START() ((void)0)
+#define NCP_PROF(k) ((void)0)
+#endif
 
 static inline void fp_record(unsigned k, uint32_t cycles, uint32_t bytes)
 {
@@ -213,11 +239,38 @@ void ncp_boot(void);
 void ncp_run_once(void);
 
 /* dmaq.c */
-int dmaq_room(uint32_t n);
-void dmaq_post(uint32_t sram, uint64_t host, uint32_t len, int to_host, uint8_t kind, uint32_t a, uint16_t b);
+static inline int dmaq_room(uint32_t n)
+{
+    return NCP_DMAQ_N - (ncp.dq_head - ncp.dq_done) >= n;
+}
+void dmaq_pump(void);
+/* Queues a DMA request with its continuation (kind, a, b; DK_NONE for a piece of a group);
+ * submitted at once when the engine has a slot and nothing is queued before it. */
+static inline void dmaq_post(uint32_t sram, uint64_t host, uint32_t len, int to_host, uint8_t kind, uint32_t a,
+                             uint16_t b)
+{
+    uint32_t h = ncp.dq_head;
+    struct dma_req *r = &ncp.dq[h % NCP_DMAQ_N];
+
+    NCP_ASSERT(NCP_MOD_HAL, 1, dmaq_room(1) && len > 0 && len <= 65536u);
+    r->kind = kind;
+    r->a = a;
+    r->b = b;
+    ncp.dq_head = h + 1;
+    if (ncp.dq_issued == h && ncp.dma_credit) {
+        ncp.dma_credit--;
+        ncp.dq_issued = h + 1;
+        hal_dma_submit(sram, host, len, to_host, (uint8_t)h);
+        return;
+    }
+    r->sram = sram;
+    r->host = host;
+    r->len = len;
+    r->to_host = (uint8_t)to_host;
+    dmaq_pump();
+}
 uint32_t dmaq_barrier_ticket(void); /* completes when every DMA posted before it has */
 int dmaq_passed(uint32_t ticket);
-void dmaq_pump(void);
 void dmaq_complete(void);
 
 /* cmd.c */

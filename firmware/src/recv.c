@@ -83,8 +83,8 @@ static int32_t check_cbh(const struct pkt_hdr *h, uint32_t len, uint32_t right, 
  * Translates [va, va + len) of pid for writing into host memory and posts the DMAs from `src`;
  * the last one carries the continuation. Nothing is posted unless every page translates.
  */
-static enum xl_result write_host(uint16_t pid, uint64_t va, uint32_t len, uint32_t right, const uint8_t *src,
-                                 uint8_t kind, uint32_t a, uint16_t b)
+static __attribute__((noinline)) enum xl_result write_pages(uint16_t pid, uint64_t va, uint32_t len, uint32_t right,
+                                                            const uint8_t *src, uint8_t kind, uint32_t a, uint16_t b)
 {
     uint64_t pa[MAX_PIECES];
     uint32_t plen[MAX_PIECES], n = 0;
@@ -111,6 +111,23 @@ static enum xl_result write_host(uint16_t pid, uint64_t va, uint32_t len, uint32
     return XL_OK;
 }
 
+static inline enum xl_result write_host(uint16_t pid, uint64_t va, uint32_t len, uint32_t right, const uint8_t *src,
+                                        uint8_t kind, uint32_t a, uint16_t b)
+{
+    uint64_t pa;
+
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE)
+        return write_pages(pid, va, len, right, src, kind, a, b);
+    /* one page: the aligned MTU case */
+    enum xl_result r = xlate_vmh(pid, va, right, LKC_PATH_RECV, &pa);
+    if (r != XL_OK)
+        return r;
+    if (!dmaq_room(1))
+        return XL_WAIT;
+    dmaq_post(HAL_SRAM_OFF(src), pa, len, 1, kind, a, b);
+    return XL_OK;
+}
+
 /* Returns 1 when the RX buffer is now owned by a DMA (released by recv_dma_done). */
 static int on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
 {
@@ -123,6 +140,7 @@ static int on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *paylo
         return 0;
     }
     int32_t st = check_cbh(h, h->len, NIC_RIGHT_REMOTE_WRITE, &res, &va);
+    NCP_PROF(9);
     if (res == XL_MISS) {
         drop_miss(peer, h);
         return 0;
@@ -145,6 +163,7 @@ static int on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *paylo
         protection(peer, h, NIC_ST_RIGHTS);
         return 0;
     }
+    NCP_PROF(10);
     pp->rx_dma_pending++;
     xport_rx_accept(&pp->x);
     return 1;
@@ -246,9 +265,11 @@ static void on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
 {
     struct pkt_hdr h;
+    NCP_PROF_START();
     enum pkt_err e = pkt_parse(f, len, ncp.me, ncp.nodes, NCP_MTU, &h);
     int nack;
 
+    NCP_PROF(6);
     if (e == PKT_OK && h.src >= NCP_MAX_PEERS)
         e = PKT_E_SRC;
     if (e != PKT_OK) {
@@ -257,6 +278,7 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     }
     ncp_sat_inc(&ncp.c.s.rx_packets);
     on_ack_fields(h.src, &h);
+    NCP_PROF(7);
     if (!pkt_is_sequenced(h.type))
         return 0;
     struct xport_peer *x = &ncp.peer[h.src].x;
@@ -271,6 +293,7 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     case XP_RX_NEW:
         break;
     }
+    NCP_PROF(8);
     switch (h.type) {
     case PKT_WRITE:
         return on_write(h.src, &h, f + PKT_HDR_BYTES, ridx);
@@ -314,6 +337,7 @@ void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
 {
     struct ncp_peer *pp = &ncp.peer[peer];
 
+    NCP_PROF_START();
     NCP_ASSERT(NCP_MOD_RECV, 1, ridx < RX_N && ncp.rx_busy[ridx] && pp->rx_dma_pending > 0);
     ncp.rx_busy[ridx] = 0;
     pp->rx_dma_pending--;
@@ -329,5 +353,6 @@ void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
         op_progress(o, rx_meta[ridx].len);
     }
     release();
+    NCP_PROF(11);
     fp_record(FP_RX, rx_meta[ridx].cyc + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), rx_meta[ridx].len);
 }

@@ -45,13 +45,25 @@ void send_init(void)
     tx_credit = 0;
 }
 
+/* Lowest set bit of a nonzero byte (RV32IM has no ctz instruction). */
+static const uint8_t low_bit[256] = {
+#define LB1(n) ((n) & 1 ? 0 : (n) & 2 ? 1 : (n) & 4 ? 2 : (n) & 8 ? 3 : (n) & 16 ? 4 : (n) & 32 ? 5 : (n) & 64 ? 6 : 7)
+#define LB4(n) LB1(n), LB1((n) + 1), LB1((n) + 2), LB1((n) + 3)
+#define LB16(n) LB4(n), LB4((n) + 4), LB4((n) + 8), LB4((n) + 12)
+#define LB64(n) LB16(n), LB16((n) + 16), LB16((n) + 32), LB16((n) + 48)
+    LB64(0), LB64(64), LB64(128), LB64(192)};
+
 static int frame_alloc(uint32_t *pool, uint32_t n)
 {
-    if (!*pool)
+    uint32_t p = *pool;
+    if (!p)
         return -1;
     int i = 0;
-    while (!(*pool & (1u << i)))
-        i++;
+    while (!(p & 0xFFu)) {
+        p >>= 8;
+        i += 8;
+    }
+    i += low_bit[p & 0xFFu];
     NCP_ASSERT(NCP_MOD_SEND, 1, (uint32_t)i < n);
     *pool &= ~(1u << i);
     return i;
@@ -108,8 +120,10 @@ void tx_reap(void)
 
 void tx_dma_done(uint32_t idx)
 {
+    NCP_PROF_START();
     tx_data_ready[idx] = 1;
     tx_feed();
+    NCP_PROF(5);
     if (tx_cyc[idx]) {
         fp_record(FP_TX, tx_cyc[idx] + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), tx_len[idx] - PKT_HDR_BYTES);
         tx_cyc[idx] = 0;
@@ -172,9 +186,15 @@ struct piece {
 enum build_result { B_SENT, B_WAIT, B_DENIED };
 
 /* Translates [va, va + len) of pid with `right` page by page. */
-static enum build_result translate(uint16_t pid, uint64_t va, uint32_t len, uint32_t right, struct piece *pc,
-                                   uint32_t *n)
+static inline __attribute__((always_inline)) enum build_result translate(uint16_t pid, uint64_t va, uint32_t len,
+                                                                         uint32_t right, struct piece *pc, uint32_t *n)
 {
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len <= NCP_PAGE) { /* one page: the aligned MTU case */
+        enum xl_result r = xlate_vmh(pid, va, right, LKC_PATH_SEND, &pc[0].pa);
+        pc[0].len = len;
+        *n = 1;
+        return r == XL_OK ? B_SENT : r == XL_MISS ? B_WAIT : B_DENIED;
+    }
     *n = 0;
     while (len) {
         uint32_t chunk = NCP_PAGE - (uint32_t)(va & (NCP_PAGE - 1u));
@@ -209,11 +229,13 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     int void_data = 0;
     uint32_t t0 = ncp_rdcycle();
 
+    NCP_PROF_START();
     if (!ncp.tx_free)
         tx_collect();
     if (!ncp.tx_free || txq_ready - txq_done >= TXQ_N || !dmaq_room(MAX_PIECES))
         return B_WAIT;
     hdr_common(&h, peer, 0);
+    NCP_PROF(0);
     switch (CK_KIND(cookie)) {
     case CK_WRITE: {
         struct ncp_op *o = &ncp.op[idx];
@@ -262,6 +284,7 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     default:
         NCP_ASSERT(NCP_MOD_SEND, 2, 0);
     }
+    NCP_PROF(1);
     if (r == B_WAIT)
         return r;
     if (r == B_DENIED) {
@@ -279,10 +302,12 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     h.seq = seq;
     h.flags |= xport_tx_flags(&pp->x, seq);
     h.len = (uint16_t)len;
+    NCP_PROF(2);
     int f = frame_alloc(&ncp.tx_free, NCP_TX_N);
     pkt_encode(tx_frame[f], &h);
     tx_len[f] = (uint16_t)(PKT_HDR_BYTES + len);
     txq[txq_ready++ % TXQ_N] = (uint8_t)f;
+    NCP_PROF(3);
     if (npc == 0) {
         tx_data_ready[f] = 1;
         tx_feed();
@@ -295,6 +320,7 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     }
     if (npc)
         tx_cyc[f] = ncp_rdcycle() - t0;
+    NCP_PROF(4);
     return B_SENT;
 }
 

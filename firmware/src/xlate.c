@@ -185,9 +185,27 @@ static void count_hit(uint8_t cache)
     ncp_sat_inc(&ncp_cache[cache].st.hits);
 }
 
-enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa)
+/* The miss side of xlate_vmh, out of line so the hit path needs no saved registers. */
+static __attribute__((noinline)) enum xl_result vmh_miss(uint16_t pid, uint64_t va, uint32_t right, unsigned path,
+                                                         uint64_t *pa)
 {
     enum xl_result r;
+    uint32_t vpn = (uint32_t)(va >> 12);
+    const uint32_t *e = lkc_lookup(&ncp_cache[NIC_CACHE_VMH], pid, vpn, path); /* counts the miss */
+
+    if (!e) {
+        missed(NIC_CACHE_VMH, pid, vpn, path, &r);
+        return r;
+    }
+    uint32_t w = *e;
+    if (!(w & 1u) || !((w << 3) & right))
+        return XL_DENIED;
+    *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
+    return XL_OK;
+}
+
+enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa)
+{
     uint32_t vpn = (uint32_t)(va >> 12), w;
 
     if (va >> 44)
@@ -197,11 +215,9 @@ enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned pat
         w = vmemo[path].w;
         count_hit(NIC_CACHE_VMH);
     } else {
-        const uint32_t *e = lkc_lookup_k(&ncp_cache[NIC_CACHE_VMH], pid, vpn, path, VMH_GEOM);
-        if (!e) {
-            missed(NIC_CACHE_VMH, pid, vpn, path, &r);
-            return r;
-        }
+        const uint32_t *e = lkc_hit_k(&ncp_cache[NIC_CACHE_VMH], pid, vpn, VMH_GEOM);
+        if (!e)
+            return vmh_miss(pid, va, right, path, pa);
         w = *e;
         vmemo[path].vpn = vpn;
         vmemo[path].pid = pid | LKC_KEY_VALID;
@@ -236,14 +252,9 @@ enum xl_result xlate_pch(uint16_t pid, unsigned path)
     return (*e & 1u) ? XL_OK : XL_DENIED;
 }
 
-enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
+static __attribute__((noinline)) enum xl_result target_lookup(uint16_t pid, uint32_t buf,
+                                                              const struct nic_cbh_entry **out, unsigned path)
 {
-    if (tmemo.pid == (pid | LKC_KEY_VALID) && tmemo.buf == buf) {
-        count_hit(NIC_CACHE_PCH);
-        count_hit(NIC_CACHE_CBH);
-        *out = tmemo.e;
-        return XL_OK;
-    }
     enum xl_result r = xlate_pch(pid, path);
     if (r == XL_OK)
         r = xlate_cbh(pid, buf, out, path);
@@ -253,6 +264,17 @@ enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_ent
         tmemo.e = *out;
     }
     return r;
+}
+
+enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
+{
+    if (tmemo.pid == (pid | LKC_KEY_VALID) && tmemo.buf == buf) {
+        count_hit(NIC_CACHE_PCH);
+        count_hit(NIC_CACHE_CBH);
+        *out = tmemo.e;
+        return XL_OK;
+    }
+    return target_lookup(pid, buf, out, path);
 }
 
 /* Copies a host line image into the cache's packed format. */

@@ -138,6 +138,9 @@ static void step(void)
 
 static void reset_stats(void)
 {
+#if NCP_PROFILE
+    memset(ncp_prof, 0, sizeof ncp_prof);
+#endif
     memset(ncp.fp, 0, sizeof ncp.fp);
     busy = idle = 0;
 }
@@ -164,6 +167,13 @@ static void report(const char *phase)
                phase, name[k], (unsigned long)f->n, k == FP_ACK ? "frames " : "packets", tmp[m / 2],
                (unsigned long)f->max, (unsigned long)(f->sum / f->n), k == FP_ACK ? "ACK" : "packet");
     }
+#if NCP_PROFILE
+    for (unsigned i = 0; i < 16; i++)
+        if (ncp_prof[i][2])
+            printf("node %lu profile %u: %lu cycles %lu instructions (%lu)\n", (unsigned long)me, i,
+                   (unsigned long)(ncp_prof[i][0] / ncp_prof[i][2]), (unsigned long)(ncp_prof[i][1] / ncp_prof[i][2]),
+                   (unsigned long)ncp_prof[i][2]);
+#endif
     if (pk)
         printf("node %lu phase %s: core busy %lu cycles/packet (busy %lu, asleep %lu)\n", (unsigned long)me, phase,
                (unsigned long)(busy / pk), (unsigned long)busy, (unsigned long)idle);

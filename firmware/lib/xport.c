@@ -147,10 +147,4 @@ enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint
     return XP_RX_NEW;
 }
 
-void xport_rx_accept(struct xport_peer *p)
-{
-    p->expected++;
-    p->nack_valid = 0;
-    p->ack_pending = 1;
-    ncp_sat_inc(&p->st.rx_new);
-}
+

@@ -289,8 +289,15 @@ void xlate_init(void);
 enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa);
 enum xl_result xlate_cbh(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **e, unsigned path);
 enum xl_result xlate_pch(uint16_t pid, unsigned path);
-/* PCH then CBH of a remote access's target (pid, buffer), memoised for the next packet. */
-enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **e, unsigned path);
+/* PCH then CBH of a remote access's target (pid, buffer), memoised for the next packet: the memo
+ * (cleared by every fill and invalidation) is checked inline, the lookups out of line. */
+struct xlate_tmemo {
+    uint32_t buf;
+    uint32_t pid; /* pid | LKC_KEY_VALID when valid */
+    const struct nic_cbh_entry *e;
+};
+extern struct xlate_tmemo xlate_tmemo;
+enum xl_result xlate_target_lookup(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **e, unsigned path);
 int32_t xlate_fill(uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch, const void *image);
 int32_t xlate_static_load(uint8_t cache, uint16_t pid, uint32_t line, const void *image);
 void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n);
@@ -300,6 +307,20 @@ uint32_t xlate_lookup_bytes(void);
 void xlate_geom(struct nic_cache_geom *g);
 void xlate_post_held(void);
 extern struct lkc ncp_cache[NIC_CACHE__COUNT];
+
+static inline enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
+{
+    if (xlate_tmemo.pid == (pid | LKC_KEY_VALID) && xlate_tmemo.buf == buf) {
+        /* counted as the PCH and CBH hits the memo saves */
+        ncp_sat_inc(&ncp_cache[NIC_CACHE_PCH].st.lookups);
+        ncp_sat_inc(&ncp_cache[NIC_CACHE_PCH].st.hits);
+        ncp_sat_inc(&ncp_cache[NIC_CACHE_CBH].st.lookups);
+        ncp_sat_inc(&ncp_cache[NIC_CACHE_CBH].st.hits);
+        *out = xlate_tmemo.e;
+        return XL_OK;
+    }
+    return xlate_target_lookup(pid, buf, out, path);
+}
 
 /* ops.c */
 struct ncp_op *op_alloc(void);

@@ -56,7 +56,7 @@ static void protection(uint16_t peer, const struct pkt_hdr *h, int32_t status)
 }
 
 /* Checks of a remote access against the target buffer; returns NIC_ST_OK or the violation. */
-static int32_t check_cbh(const struct pkt_hdr *h, uint32_t len, uint32_t right, enum xl_result *res,
+static inline __attribute__((always_inline)) int32_t check_cbh(const struct pkt_hdr *h, uint32_t len, uint32_t right, enum xl_result *res,
                          uint64_t *va)
 {
     const struct nic_cbh_entry *e = NULL;

@@ -167,11 +167,8 @@ static struct {
     uint32_t pid; /* pid | LKC_KEY_VALID when valid */
     uint32_t w;
 } vmemo[2];
-static struct {
-    uint32_t buf;
-    uint32_t pid; /* pid | LKC_KEY_VALID when valid */
-    const struct nic_cbh_entry *e;
-} tmemo;
+struct xlate_tmemo xlate_tmemo;
+#define tmemo xlate_tmemo
 
 static void memo_clear(void)
 {
@@ -252,8 +249,7 @@ enum xl_result xlate_pch(uint16_t pid, unsigned path)
     return (*e & 1u) ? XL_OK : XL_DENIED;
 }
 
-static __attribute__((noinline)) enum xl_result target_lookup(uint16_t pid, uint32_t buf,
-                                                              const struct nic_cbh_entry **out, unsigned path)
+enum xl_result xlate_target_lookup(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
 {
     enum xl_result r = xlate_pch(pid, path);
     if (r == XL_OK)
@@ -264,17 +260,6 @@ static __attribute__((noinline)) enum xl_result target_lookup(uint16_t pid, uint
         tmemo.e = *out;
     }
     return r;
-}
-
-enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
-{
-    if (tmemo.pid == (pid | LKC_KEY_VALID) && tmemo.buf == buf) {
-        count_hit(NIC_CACHE_PCH);
-        count_hit(NIC_CACHE_CBH);
-        *out = tmemo.e;
-        return XL_OK;
-    }
-    return target_lookup(pid, buf, out, path);
 }
 
 /* Copies a host line image into the cache's packed format. */

@@ -11,6 +11,8 @@
 
 #include "ncp.h"
 
+static uint32_t ops_waiting; /* ops may be COMPLETING (an upper bound: ops_poll recounts) */
+
 struct ncp_op *op_alloc(void)
 {
     for (uint32_t i = 0; i < NCP_OPS; i++) {
@@ -52,6 +54,7 @@ static void op_finish(struct ncp_op *o)
         o->used = 0;
     } else {
         o->used = 2; /* retried by ops_poll */
+        ops_waiting++;
     }
     if (ep->cur == (int16_t)(o - ncp.op))
         ep->cur = -1;
@@ -68,11 +71,20 @@ void op_progress(struct ncp_op *o, uint32_t bytes)
 
 void ops_poll(void)
 {
+    uint32_t left = 0;
+
+    if (!ops_waiting)
+        return; /* every pass of the loop comes here: no scan of the table when nothing waits */
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
-        if (o->used == 2 && cqe_post(o->ep, o->wr_id, o->status, o->status == NIC_ST_OK ? o->len : o->done, o->kind))
+        if (o->used != 2)
+            continue;
+        if (cqe_post(o->ep, o->wr_id, o->status, o->status == NIC_ST_OK ? o->len : o->done, o->kind))
             o->used = 0;
+        else
+            left++;
     }
+    ops_waiting = left;
 }
 
 void op_complete_bad(uint8_t ep, const struct nic_sq_entry *e, int32_t status)

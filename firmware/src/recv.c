@@ -237,6 +237,8 @@ static void on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
     struct xport_peer *x = &ncp.peer[peer].x;
     uint32_t first, n;
 
+    if (h->ack == x->una && h->type != PKT_NACK)
+        return; /* nothing new acknowledged (xport_on_ack would change nothing) */
     if (h->type == PKT_NACK && h->reason == PKT_NACK_GAP) {
         n = xport_on_nack_gap(x, &ncp_xcfg, h->ack, ncp.now, &first);
     } else {

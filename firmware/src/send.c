@@ -154,7 +154,7 @@ void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32
     h.seq = seq;
     h.op = op;
     h.status = status;
-    pkt_encode(ctl_frame[i], &h);
+    PKT_ENCODE(ctl_frame[i], &h);
     if (type == PKT_NACK)
         ncp_sat_inc(&ncp.c.s.nacks_sent);
     txq[txq_ready++ % TXQ_N] = (uint8_t)(NCP_TX_N + i);
@@ -304,7 +304,7 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     h.len = (uint16_t)len;
     NCP_PROF(2);
     int f = frame_alloc(&ncp.tx_free, NCP_TX_N);
-    pkt_encode(tx_frame[f], &h);
+    PKT_ENCODE(tx_frame[f], &h);
     tx_len[f] = (uint16_t)(PKT_HDR_BYTES + len);
     txq[txq_ready++ % TXQ_N] = (uint8_t)f;
     NCP_PROF(3);

@@ -97,6 +97,22 @@ static inline void pkt_encode_words(uint8_t *f, const struct pkt_hdr *h)
     w[11] = h->xlen;
 }
 #define PKT_ENCODE pkt_encode_words
+
+/* Word indices and packing of the header, for code that writes a frame's header in place. */
+enum { PKT_W_NODES, PKT_W_TYPE, PKT_W_SEQ, PKT_W_ACK, PKT_W_OP, PKT_W_PID, PKT_W_BUF, PKT_W_KEY,
+       PKT_W_STATUS, PKT_W_OFF_LO, PKT_W_OFF_HI, PKT_W_XLEN };
+static inline uint32_t pkt_w_nodes(uint16_t dst, uint16_t src)
+{
+    return pkt_bswap16x2((uint32_t)dst | (uint32_t)src << 16);
+}
+static inline uint32_t pkt_w_type(uint32_t type, uint32_t flags, uint32_t len)
+{
+    return type | flags << 8 | len << 16;
+}
+static inline uint32_t pkt_w_pid(uint16_t pid, uint16_t reason)
+{
+    return (uint32_t)pid | (uint32_t)reason << 16;
+}
 #else
 #define PKT_WORDS 0
 #define PKT_ENCODE pkt_encode

@@ -32,6 +32,7 @@ static uint8_t tx_data_ready[NCP_TX_N];      /* data DMA'd in: may go to the MAC
 static uint32_t tx_credit;                   /* MAC submission slots known free (tx_feed) */
 
 _Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 32, "frame pools");
+_Static_assert(PKT_WORDS, "emit() writes header words in place: little-endian core");
 _Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
 
 const struct xport_cfg ncp_xcfg = {.rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .backoff_max = 5, .max_retries = 8};
@@ -52,6 +53,17 @@ static const uint8_t low_bit[256] = {
 #define LB16(n) LB4(n), LB4((n) + 4), LB4((n) + 8), LB4((n) + 12)
 #define LB64(n) LB16(n), LB16((n) + 16), LB16((n) + 32), LB16((n) + 48)
     LB64(0), LB64(64), LB64(128), LB64(192)};
+
+/* Index of the lowest set bit of a nonzero pool. */
+static inline uint32_t frame_lowest(uint32_t p)
+{
+    uint32_t i = 0;
+    while (!(p & 0xFFu)) {
+        p >>= 8;
+        i += 8;
+    }
+    return i + low_bit[p & 0xFFu];
+}
 
 static int frame_alloc(uint32_t *pool, uint32_t n)
 {
@@ -223,8 +235,7 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
 {
     struct ncp_peer *pp = &ncp.peer[peer];
     struct piece pc[MAX_PIECES];
-    uint32_t npc = 0, len = 0, seg = CK_SEG(cookie), idx = CK_IDX(cookie);
-    struct pkt_hdr h;
+    uint32_t npc = 0, len = 0, seg = CK_SEG(cookie), idx = CK_IDX(cookie), type = 0, flags = 0;
     enum build_result r = B_SENT;
     int void_data = 0;
     uint32_t t0 = ncp_rdcycle();
@@ -234,22 +245,29 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
         tx_collect();
     if (!ncp.tx_free || txq_ready - txq_done >= TXQ_N || !dmaq_room(MAX_PIECES))
         return B_WAIT;
-    hdr_common(&h, peer, 0);
+    /* The header goes straight into the lowest free frame, taken only if the packet is sent (a
+     * packet that waits leaves a partly written header in a free frame: harmless). */
+    uint32_t f = frame_lowest(ncp.tx_free);
+    uint32_t *w = (uint32_t *)(void *)tx_frame[f];
+    w[PKT_W_NODES] = pkt_w_nodes(peer, ncp.me);
+    w[PKT_W_STATUS] = 0;
     NCP_PROF(0);
     switch (CK_KIND(cookie)) {
     case CK_WRITE: {
         struct ncp_op *o = &ncp.op[idx];
         uint32_t off = seg * NCP_MTU;
         int live = o->used == 1 && o->gen == CK_GEN(cookie);
+        uint64_t roff = o->roff + off;
         len = o->len - off < NCP_MTU ? o->len - off : NCP_MTU;
-        h.type = PKT_WRITE;
-        h.op = op_id(o);
-        h.pid = o->rpid;
-        h.buf = o->rbuf;
-        h.key = o->rkey;
-        h.off = o->roff + off;
-        h.xlen = off;
-        h.flags = off + len == o->len ? PKT_F_LAST : 0;
+        type = PKT_WRITE;
+        w[PKT_W_OP] = op_id(o);
+        w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
+        w[PKT_W_BUF] = o->rbuf;
+        w[PKT_W_KEY] = o->rkey;
+        w[PKT_W_OFF_LO] = (uint32_t)roff;
+        w[PKT_W_OFF_HI] = (uint32_t)(roff >> 32);
+        w[PKT_W_XLEN] = off;
+        flags = off + len == o->len ? PKT_F_LAST : 0;
         if (!live || o->status != NIC_ST_OK)
             void_data = 1; /* failed or flushed meanwhile: keep the sequence, send no data */
         else
@@ -258,23 +276,29 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     }
     case CK_READREQ: {
         struct ncp_op *o = &ncp.op[idx];
-        h.type = PKT_READ_REQ;
-        h.op = op_id(o);
-        h.pid = o->rpid;
-        h.buf = o->rbuf;
-        h.key = o->rkey;
-        h.off = o->roff;
-        h.xlen = o->len;
+        type = PKT_READ_REQ;
+        w[PKT_W_OP] = op_id(o);
+        w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
+        w[PKT_W_BUF] = o->rbuf;
+        w[PKT_W_KEY] = o->rkey;
+        w[PKT_W_OFF_LO] = (uint32_t)o->roff;
+        w[PKT_W_OFF_HI] = (uint32_t)(o->roff >> 32);
+        w[PKT_W_XLEN] = o->len;
         break;
     }
     case CK_READRESP: {
         struct ncp_resp *rs = &ncp.resp[idx];
         uint32_t off = seg * NCP_MTU;
         len = rs->len - off < NCP_MTU ? rs->len - off : NCP_MTU;
-        h.type = PKT_READ_RESP;
-        h.op = rs->op;
-        h.off = off;
-        h.flags = off + len == rs->len ? PKT_F_LAST : 0;
+        type = PKT_READ_RESP;
+        w[PKT_W_OP] = rs->op;
+        w[PKT_W_PID] = 0;
+        w[PKT_W_BUF] = 0;
+        w[PKT_W_KEY] = 0;
+        w[PKT_W_OFF_LO] = off;
+        w[PKT_W_OFF_HI] = 0;
+        w[PKT_W_XLEN] = 0;
+        flags = off + len == rs->len ? PKT_F_LAST : 0;
         if (!rs->used || rs->gen != CK_GEN(cookie) || rs->failed)
             void_data = 1;
         else
@@ -293,18 +317,20 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
         void_data = 1; /* a retransmission after an invalidation: the receiver skips it */
     }
     if (void_data) {
-        h.flags |= PKT_F_VOID;
+        flags |= PKT_F_VOID;
         npc = 0;
         len = 0;
     }
     if (!retrans)
         seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
-    h.seq = seq;
-    h.flags |= xport_tx_flags(&pp->x, seq);
-    h.len = (uint16_t)len;
+    flags |= xport_tx_flags(&pp->x, seq);
+    w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
+    w[PKT_W_SEQ] = seq;
+    w[PKT_W_ACK] = pp->ack_val;
+    if (pp->ack_val == pp->x.expected)
+        pp->x.ack_pending = 0; /* piggy-backed */
     NCP_PROF(2);
-    int f = frame_alloc(&ncp.tx_free, NCP_TX_N);
-    PKT_ENCODE(tx_frame[f], &h);
+    ncp.tx_free &= ~(1u << f);
     tx_len[f] = (uint16_t)(PKT_HDR_BYTES + len);
     txq[txq_ready++ % TXQ_N] = (uint8_t)f;
     NCP_PROF(3);
@@ -314,12 +340,11 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     } else {
         uint32_t at = HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES;
         for (uint32_t i = 0; i < npc; i++) {
-            dmaq_post(at, pc[i].pa, pc[i].len, 0, i + 1 == npc ? DK_TX : DK_NONE, (uint32_t)f, 0);
+            dmaq_post(at, pc[i].pa, pc[i].len, 0, i + 1 == npc ? DK_TX : DK_NONE, f, 0);
             at += pc[i].len;
         }
-    }
-    if (npc)
         tx_cyc[f] = ncp_rdcycle() - t0;
+    }
     NCP_PROF(4);
     return B_SENT;
 }

@@ -11,6 +11,7 @@ module nic_console (
   /* verilator lint_off UNUSEDSIGNAL */
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,
+  input  wire        acc,   // register access: rdata <= the register at addr
   /* verilator lint_on UNUSEDSIGNAL */
   output reg  [31:0] rdata,
   // to the harness
@@ -28,12 +29,15 @@ module nic_console (
     end
   end
 
-  always @* begin
-    case (addr)
-      `NIC_CONSOLE_ID:      rdata = `NIC_CONSOLE_ID_VALUE;
-      `NIC_CONSOLE_VERSION: rdata = `NIC_CONSOLE_VERSION_VALUE;
-      default:              rdata = 32'd0;
-    endcase
+  // read data, registered at an access (nic_regbus returns it the cycle after the grant)
+  always @(posedge clk) begin
+    if (acc) begin
+      case (addr)
+        `NIC_CONSOLE_ID:      rdata <= `NIC_CONSOLE_ID_VALUE;
+        `NIC_CONSOLE_VERSION: rdata <= `NIC_CONSOLE_VERSION_VALUE;
+        default:              rdata <= 32'd0;
+      endcase
+    end
   end
 endmodule
 `default_nettype wire

@@ -35,6 +35,7 @@ module nic_dma #(
   input  wire [11:0]  addr,
   input  wire [31:0]  wdata,
   input  wire [31:0]  wmask,
+  input  wire         acc,   // register access: rdata <= the register at addr
   output reg  [31:0]  rdata,
   // host request channel
   output wire         dma_req_valid,
@@ -353,20 +354,23 @@ module nic_dma #(
                        ({{(31-$clog2(CPL_DEPTH)){1'b0}}, cq_count} << `NIC_DMA_STATUS_CPL_COUNT_LSB);
   wire [31:0] cpl = cq_empty ? 32'd0 : (({28'd0, cq_head[3:0]} << `NIC_DMA_CPL_HEAD_ERR_LSB) |
                                         ({24'd0, cq_head[11:4]} << `NIC_DMA_CPL_HEAD_TAG_LSB));
-  always @* begin
-    case (addr)
-      `NIC_DMA_ID:          rdata = `NIC_DMA_ID_VALUE;
-      `NIC_DMA_VERSION:     rdata = `NIC_DMA_VERSION_VALUE;
-      `NIC_DMA_CTRL:        rdata = {31'd0, enable} << `NIC_DMA_CTRL_ENABLE_LSB;
-      `NIC_DMA_REQ_SRAM:    rdata = req_sram;
-      `NIC_DMA_REQ_HOST_LO: rdata = req_host_lo;
-      `NIC_DMA_REQ_HOST_HI: rdata = req_host_hi;
-      `NIC_DMA_STATUS:      rdata = status;
-      `NIC_DMA_CPL_HEAD:    rdata = cpl;
-      `NIC_DMA_ERR_COUNT:   rdata = err_count;
-      `NIC_DMA_OVERFLOW:    rdata = overflow;
-      default:              rdata = 32'd0;
-    endcase
+  // read data, registered at an access (nic_regbus returns it the cycle after the grant)
+  always @(posedge clk) begin
+    if (acc) begin
+      case (addr)
+        `NIC_DMA_ID:          rdata <= `NIC_DMA_ID_VALUE;
+        `NIC_DMA_VERSION:     rdata <= `NIC_DMA_VERSION_VALUE;
+        `NIC_DMA_CTRL:        rdata <= {31'd0, enable} << `NIC_DMA_CTRL_ENABLE_LSB;
+        `NIC_DMA_REQ_SRAM:    rdata <= req_sram;
+        `NIC_DMA_REQ_HOST_LO: rdata <= req_host_lo;
+        `NIC_DMA_REQ_HOST_HI: rdata <= req_host_hi;
+        `NIC_DMA_STATUS:      rdata <= status;
+        `NIC_DMA_CPL_HEAD:    rdata <= cpl;
+        `NIC_DMA_ERR_COUNT:   rdata <= err_count;
+        `NIC_DMA_OVERFLOW:    rdata <= overflow;
+        default:              rdata <= 32'd0;
+      endcase
+    end
   end
 endmodule
 `default_nettype wire

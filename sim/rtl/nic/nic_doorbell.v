@@ -17,6 +17,7 @@ module nic_doorbell #(
   /* verilator lint_off UNUSEDSIGNAL */
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,
+  input  wire        acc,   // register access: rdata <= the register at addr
   /* verilator lint_on UNUSEDSIGNAL */
   output reg  [31:0] rdata,
   // from the host port
@@ -61,15 +62,18 @@ module nic_doorbell #(
                        ({16'd0, overflow} << `NIC_DOORBELL_STATUS_OVERFLOW_LSB);
   wire [31:0] src = empty ? 32'd0 : (({20'd0, head[43:32]} << `NIC_DOORBELL_HEAD_SRC_OFFSET_LSB) |
                                      ({20'd0, head[55:44]} << `NIC_DOORBELL_HEAD_SRC_PAGE_LSB));
-  always @* begin
-    case (addr)
-      `NIC_DOORBELL_ID:        rdata = `NIC_DOORBELL_ID_VALUE;
-      `NIC_DOORBELL_VERSION:   rdata = `NIC_DOORBELL_VERSION_VALUE;
-      `NIC_DOORBELL_STATUS:    rdata = status;
-      `NIC_DOORBELL_HEAD_SRC:  rdata = src;
-      `NIC_DOORBELL_HEAD_DATA: rdata = empty ? 32'd0 : head[31:0];
-      default:                 rdata = 32'd0;
-    endcase
+  // read data, registered at an access (nic_regbus returns it the cycle after the grant)
+  always @(posedge clk) begin
+    if (acc) begin
+      case (addr)
+        `NIC_DOORBELL_ID:        rdata <= `NIC_DOORBELL_ID_VALUE;
+        `NIC_DOORBELL_VERSION:   rdata <= `NIC_DOORBELL_VERSION_VALUE;
+        `NIC_DOORBELL_STATUS:    rdata <= status;
+        `NIC_DOORBELL_HEAD_SRC:  rdata <= src;
+        `NIC_DOORBELL_HEAD_DATA: rdata <= empty ? 32'd0 : head[31:0];
+        default:                 rdata <= 32'd0;
+      endcase
+    end
   end
 endmodule
 `default_nettype wire

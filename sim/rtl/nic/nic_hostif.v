@@ -12,6 +12,7 @@ module nic_hostif (
   input  wire [11:0] addr,
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,
+  input  wire        acc,   // register access: rdata <= the register at addr
   output reg  [31:0] rdata,
   // status and error events
   input  wire        core_sleeping,
@@ -76,23 +77,26 @@ module nic_hostif (
 
   wire [31:0] status = ({31'd0, core_reset} << `NIC_HOSTIF_STATUS_CORE_IN_RESET_LSB) |
                        ({31'd0, core_sleeping} << `NIC_HOSTIF_STATUS_CORE_SLEEPING_LSB);
-  always @* begin
-    case (addr)
-      `NIC_HOSTIF_ID:              rdata = `NIC_HOSTIF_ID_VALUE;
-      `NIC_HOSTIF_VERSION:         rdata = `NIC_HOSTIF_VERSION_VALUE;
-      `NIC_HOSTIF_CTRL:            rdata = ctrl;
-      `NIC_HOSTIF_FW_STATE:        rdata = fw_state;
-      `NIC_HOSTIF_FW_VERSION:      rdata = fw_version;
-      `NIC_HOSTIF_FW_INFO:         rdata = fw_info;
-      `NIC_HOSTIF_IRQ_CAUSE:       rdata = irq_cause;
-      `NIC_HOSTIF_IRQ_MASK:        rdata = irq_mask;
-      `NIC_HOSTIF_WIN_BASE:        rdata = win_base_r;
-      `NIC_HOSTIF_SCRATCH:         rdata = scratch;
-      `NIC_HOSTIF_STATUS:          rdata = status;
-      `NIC_HOSTIF_IMEM_WR_DROPPED: rdata = imem_wr_dropped;
-      `NIC_HOSTIF_HOST_BAD:        rdata = host_bad;
-      default:                     rdata = 32'd0;
-    endcase
+  // read data, registered at an access (nic_regbus returns it the cycle after the grant)
+  always @(posedge clk) begin
+    if (acc) begin
+      case (addr)
+        `NIC_HOSTIF_ID:              rdata <= `NIC_HOSTIF_ID_VALUE;
+        `NIC_HOSTIF_VERSION:         rdata <= `NIC_HOSTIF_VERSION_VALUE;
+        `NIC_HOSTIF_CTRL:            rdata <= ctrl;
+        `NIC_HOSTIF_FW_STATE:        rdata <= fw_state;
+        `NIC_HOSTIF_FW_VERSION:      rdata <= fw_version;
+        `NIC_HOSTIF_FW_INFO:         rdata <= fw_info;
+        `NIC_HOSTIF_IRQ_CAUSE:       rdata <= irq_cause;
+        `NIC_HOSTIF_IRQ_MASK:        rdata <= irq_mask;
+        `NIC_HOSTIF_WIN_BASE:        rdata <= win_base_r;
+        `NIC_HOSTIF_SCRATCH:         rdata <= scratch;
+        `NIC_HOSTIF_STATUS:          rdata <= status;
+        `NIC_HOSTIF_IMEM_WR_DROPPED: rdata <= imem_wr_dropped;
+        `NIC_HOSTIF_HOST_BAD:        rdata <= host_bad;
+        default:                     rdata <= 32'd0;
+      endcase
+    end
   end
 endmodule
 `default_nettype wire

@@ -12,6 +12,7 @@ module nic_intc (
   input  wire [11:0] addr,
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,
+  input  wire        acc,   // register access: rdata <= the register at addr
   output reg  [31:0] rdata,
   // event pulses from the blocks
   input  wire        ev_dma,
@@ -46,14 +47,17 @@ module nic_intc (
     end
   end
 
-  always @* begin
-    case (addr)
-      `NIC_INTC_ID:      rdata = `NIC_INTC_ID_VALUE;
-      `NIC_INTC_VERSION: rdata = `NIC_INTC_VERSION_VALUE;
-      `NIC_INTC_PENDING: rdata = pending;
-      `NIC_INTC_ENABLE:  rdata = enable;
-      default:           rdata = 32'd0;
-    endcase
+  // read data, registered at an access (nic_regbus returns it the cycle after the grant)
+  always @(posedge clk) begin
+    if (acc) begin
+      case (addr)
+        `NIC_INTC_ID:      rdata <= `NIC_INTC_ID_VALUE;
+        `NIC_INTC_VERSION: rdata <= `NIC_INTC_VERSION_VALUE;
+        `NIC_INTC_PENDING: rdata <= pending;
+        `NIC_INTC_ENABLE:  rdata <= enable;
+        default:           rdata <= 32'd0;
+      endcase
+    end
   end
 endmodule
 `default_nettype wire

@@ -20,6 +20,7 @@ module nic_mac #(
   input  wire [11:0]  addr,
   input  wire [31:0]  wdata,
   input  wire [31:0]  wmask,
+  input  wire         acc,   // register access: rdata <= the register at addr
   output reg  [31:0]  rdata,
   // link
   output wire         tx_valid,
@@ -55,9 +56,6 @@ module nic_mac #(
   wire [31:0] w = wdata & wmask;
   function [31:0] merge(input [31:0] old);
     merge = (old & ~wmask) | w;
-  endfunction
-  function [31:0] sat_inc(input [31:0] v, input e);
-    sat_inc = (e && v != 32'hFFFF_FFFF) ? v + 32'd1 : v;
   endfunction
 
   reg [31:0] ctrl, tx_addr, rx_ring, rx_cfg, rx_tail, node_id;
@@ -97,8 +95,60 @@ module nic_mac #(
   assign ev_rx = r_ok;
   assign ev_tx = t_done;
 
+  wire [31:0] tx_status = ({24'd0, q_free} << `NIC_MAC_TX_STATUS_FREE_LSB) |
+                          ({16'd0, tx_done} << `NIC_MAC_TX_STATUS_DONE_LSB);
+  // One block, reads first, reset last (it overrides every register it names): written so,
+  // the simulator updates these registers in place instead of through shadow copies (speed).
   always @(posedge clk) begin
-    if (rst) begin
+    // read data, registered at an access (nic_regbus returns it the cycle after the grant)
+    if (acc) begin
+      case (addr)
+        `NIC_MAC_ID:          rdata <= `NIC_MAC_ID_VALUE;
+        `NIC_MAC_VERSION:     rdata <= `NIC_MAC_VERSION_VALUE;
+        `NIC_MAC_CTRL:        rdata <= ctrl;
+        `NIC_MAC_TX_ADDR:     rdata <= tx_addr;
+        `NIC_MAC_TX_STATUS:   rdata <= tx_status;
+        `NIC_MAC_RX_RING:     rdata <= rx_ring;
+        `NIC_MAC_RX_CFG:      rdata <= rx_cfg;
+        `NIC_MAC_RX_HEAD:     rdata <= rx_head;
+        `NIC_MAC_RX_TAIL:     rdata <= rx_tail;
+        `NIC_MAC_NODE_ID:     rdata <= node_id;
+        `NIC_MAC_RX_OK:       rdata <= rx_ok;
+        `NIC_MAC_RX_BAD_CRC:  rdata <= rx_bad_crc;
+        `NIC_MAC_RX_RUNT:     rdata <= rx_runt;
+        `NIC_MAC_RX_OVERSIZE: rdata <= rx_oversize;
+        `NIC_MAC_RX_NOBUF:    rdata <= rx_nobuf;
+        `NIC_MAC_TX_OK:       rdata <= tx_ok;
+        `NIC_MAC_TX_ERRORS:   rdata <= tx_errors;
+        `NIC_MAC_TX_OVERFLOW: rdata <= tx_overflow;
+        `NIC_MAC_RX_OVERFLOW: rdata <= rx_overflow;
+        default:              rdata <= 32'd0;
+      endcase
+    end
+    if (wr) begin
+      case (addr)
+        `NIC_MAC_CTRL:    ctrl    <= merge(ctrl) & ((32'd1 << `NIC_MAC_CTRL_TX_ENABLE_LSB) |
+                                                    (32'd1 << `NIC_MAC_CTRL_RX_ENABLE_LSB));
+        `NIC_MAC_TX_ADDR: tx_addr <= merge(tx_addr);
+        `NIC_MAC_RX_RING: rx_ring <= merge(rx_ring) & 32'hFFFF_FFF0;
+        `NIC_MAC_RX_CFG:  rx_cfg  <= merge(rx_cfg);
+        `NIC_MAC_RX_TAIL: rx_tail <= merge(rx_tail);
+        `NIC_MAC_NODE_ID: node_id <= merge(node_id);
+        default: ;
+      endcase
+    end
+    // saturating event counters
+    if (r_ok && rx_ok != 32'hFFFF_FFFF) rx_ok <= rx_ok + 32'd1;
+    if (r_bad_crc && rx_bad_crc != 32'hFFFF_FFFF) rx_bad_crc <= rx_bad_crc + 32'd1;
+    if (r_runt && rx_runt != 32'hFFFF_FFFF) rx_runt <= rx_runt + 32'd1;
+    if (r_oversize && rx_oversize != 32'hFFFF_FFFF) rx_oversize <= rx_oversize + 32'd1;
+    if (r_nobuf && rx_nobuf != 32'hFFFF_FFFF) rx_nobuf <= rx_nobuf + 32'd1;
+    if (r_overflow && rx_overflow != 32'hFFFF_FFFF) rx_overflow <= rx_overflow + 32'd1;
+    if (t_ok && tx_ok != 32'hFFFF_FFFF) tx_ok <= tx_ok + 32'd1;
+    if (t_err && tx_errors != 32'hFFFF_FFFF) tx_errors <= tx_errors + 32'd1;
+    if (enq && q_full && tx_overflow != 32'hFFFF_FFFF) tx_overflow <= tx_overflow + 32'd1;
+    if (t_done) tx_done <= tx_done + 16'd1;
+    if (rst) begin   // power-on reset
       ctrl <= `NIC_MAC_CTRL_RESET;
       tx_addr <= `NIC_MAC_TX_ADDR_RESET;
       rx_ring <= `NIC_MAC_RX_RING_RESET;
@@ -108,57 +158,7 @@ module nic_mac #(
       rx_ok <= 32'd0; rx_bad_crc <= 32'd0; rx_runt <= 32'd0; rx_oversize <= 32'd0;
       rx_nobuf <= 32'd0; tx_ok <= 32'd0; tx_errors <= 32'd0; tx_overflow <= 32'd0;
       rx_overflow <= 32'd0; tx_done <= 16'd0;
-    end else begin
-      if (wr) begin
-        case (addr)
-          `NIC_MAC_CTRL:    ctrl    <= merge(ctrl) & ((32'd1 << `NIC_MAC_CTRL_TX_ENABLE_LSB) |
-                                                      (32'd1 << `NIC_MAC_CTRL_RX_ENABLE_LSB));
-          `NIC_MAC_TX_ADDR: tx_addr <= merge(tx_addr);
-          `NIC_MAC_RX_RING: rx_ring <= merge(rx_ring) & 32'hFFFF_FFF0;
-          `NIC_MAC_RX_CFG:  rx_cfg  <= merge(rx_cfg);
-          `NIC_MAC_RX_TAIL: rx_tail <= merge(rx_tail);
-          `NIC_MAC_NODE_ID: node_id <= merge(node_id);
-          default: ;
-        endcase
-      end
-      rx_ok       <= sat_inc(rx_ok, r_ok);
-      rx_bad_crc  <= sat_inc(rx_bad_crc, r_bad_crc);
-      rx_runt     <= sat_inc(rx_runt, r_runt);
-      rx_oversize <= sat_inc(rx_oversize, r_oversize);
-      rx_nobuf    <= sat_inc(rx_nobuf, r_nobuf);
-      rx_overflow <= sat_inc(rx_overflow, r_overflow);
-      tx_ok       <= sat_inc(tx_ok, t_ok);
-      tx_errors   <= sat_inc(tx_errors, t_err);
-      tx_overflow <= sat_inc(tx_overflow, enq && q_full);
-      if (t_done) tx_done <= tx_done + 16'd1;
     end
-  end
-
-  wire [31:0] tx_status = ({24'd0, q_free} << `NIC_MAC_TX_STATUS_FREE_LSB) |
-                          ({16'd0, tx_done} << `NIC_MAC_TX_STATUS_DONE_LSB);
-  always @* begin
-    case (addr)
-      `NIC_MAC_ID:          rdata = `NIC_MAC_ID_VALUE;
-      `NIC_MAC_VERSION:     rdata = `NIC_MAC_VERSION_VALUE;
-      `NIC_MAC_CTRL:        rdata = ctrl;
-      `NIC_MAC_TX_ADDR:     rdata = tx_addr;
-      `NIC_MAC_TX_STATUS:   rdata = tx_status;
-      `NIC_MAC_RX_RING:     rdata = rx_ring;
-      `NIC_MAC_RX_CFG:      rdata = rx_cfg;
-      `NIC_MAC_RX_HEAD:     rdata = rx_head;
-      `NIC_MAC_RX_TAIL:     rdata = rx_tail;
-      `NIC_MAC_NODE_ID:     rdata = node_id;
-      `NIC_MAC_RX_OK:       rdata = rx_ok;
-      `NIC_MAC_RX_BAD_CRC:  rdata = rx_bad_crc;
-      `NIC_MAC_RX_RUNT:     rdata = rx_runt;
-      `NIC_MAC_RX_OVERSIZE: rdata = rx_oversize;
-      `NIC_MAC_RX_NOBUF:    rdata = rx_nobuf;
-      `NIC_MAC_TX_OK:       rdata = tx_ok;
-      `NIC_MAC_TX_ERRORS:   rdata = tx_errors;
-      `NIC_MAC_TX_OVERFLOW: rdata = tx_overflow;
-      `NIC_MAC_RX_OVERFLOW: rdata = rx_overflow;
-      default:              rdata = 32'd0;
-    endcase
   end
 endmodule
 `default_nettype wire

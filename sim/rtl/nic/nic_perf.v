@@ -12,6 +12,7 @@ module nic_perf (
   input  wire        wr,
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,
+  input  wire        acc,   // register access: rdata <= the register at addr
   /* verilator lint_on UNUSEDSIGNAL */
   input  wire [11:0] addr,
   output reg  [31:0] rdata,
@@ -39,16 +40,19 @@ module nic_perf (
     end
   end
 
-  always @* begin
-    case (addr)
-      `NIC_PERF_ID:             rdata = `NIC_PERF_ID_VALUE;
-      `NIC_PERF_VERSION:        rdata = `NIC_PERF_VERSION_VALUE;
-      `NIC_PERF_CYCLES:         rdata = cycles;
-      `NIC_PERF_INSTRET:        rdata = instret;
-      `NIC_PERF_SLEEP_CYCLES:   rdata = sleep_cycles;
-      `NIC_PERF_SRAM_CONFLICTS: rdata = sram_conflicts;
-      default:                  rdata = 32'd0;
-    endcase
+  // read data, registered at an access (nic_regbus returns it the cycle after the grant)
+  always @(posedge clk) begin
+    if (acc) begin
+      case (addr)
+        `NIC_PERF_ID:             rdata <= `NIC_PERF_ID_VALUE;
+        `NIC_PERF_VERSION:        rdata <= `NIC_PERF_VERSION_VALUE;
+        `NIC_PERF_CYCLES:         rdata <= cycles;
+        `NIC_PERF_INSTRET:        rdata <= instret;
+        `NIC_PERF_SLEEP_CYCLES:   rdata <= sleep_cycles;
+        `NIC_PERF_SRAM_CONFLICTS: rdata <= sram_conflicts;
+        default:                  rdata <= 32'd0;
+      endcase
+    end
   end
 endmodule
 `default_nettype wire

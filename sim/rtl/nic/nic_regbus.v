@@ -1,10 +1,11 @@
 // nic_regbus: the register bus. The core's data port and the host's BAR0 share it: one access
 // per cycle, round-robin when both ask. The 64 KiB register space holds NBLK 4 KiB blocks at
 // the offsets in nic_regs.vh; the granted access goes to the selected block (write strobe,
-// 12-bit offset, data and a bit mask from the byte enables), and the block's combinational
-// read data is registered here: rdata/err are valid the cycle after the grant, for whichever
-// side was granted. An address in no block gives err (the core takes an access fault; the host
-// reads 0xFFFFFFFF and hostif counts it).
+// access strobe, 12-bit offset, data and a bit mask from the byte enables). At the access
+// strobe the block registers its read data for that offset; rdata (that block's registered
+// word, 0 after an access in no block) and err are valid the cycle after the grant, for
+// whichever side was granted. An address in no block gives err (the core takes an access
+// fault; the host reads 0xFFFFFFFF and hostif counts it).
 `default_nettype none
 `include "nic_regs.vh"
 module nic_regbus #(
@@ -27,10 +28,11 @@ module nic_regbus #(
   input  wire [3:0]       h_be,
   output wire             h_gnt,
   // response (both sides, the cycle after a grant)
-  output reg  [31:0]      rdata,
+  output reg  [31:0]      rdata,      // registers of the blocks, selected by the last access
   output reg              err,
   // to the blocks: hostif, intc, timer, dma, mac, perf, console, testmb, doorbell
   output wire [NBLK-1:0]  blk_wr,
+  output wire [NBLK-1:0]  blk_acc,    // access (read or write): the block registers its rdata
   output wire [11:0]      blk_addr,
   output wire [31:0]      blk_wdata,
   output wire [31:0]      blk_wmask,
@@ -67,25 +69,31 @@ module nic_regbus #(
     for (i = 0; i < NBLK; i = i + 1)
       sel[i] = (a[15:12] == BLK_IDX[4*i +: 4]);
   end
-  assign blk_wr = (any && we) ? sel : {NBLK{1'b0}};
+  assign blk_wr  = (any && we) ? sel : {NBLK{1'b0}};
+  assign blk_acc = any ? sel : {NBLK{1'b0}};
 
-  reg [31:0] rmux;
+  // Read data: each block registers its own read data at an access (blk_acc), so no block's
+  // read multiplexer sits in the combinational path of the host's request (simulation speed:
+  // the simulator evaluates that path several times a cycle); the block of the last access is
+  // remembered here (rsel) and its registered word returned. Same value as registering the
+  // selected block's combinational read data at the grant.
+  reg [NBLK-1:0] rsel;
   always @* begin
-    rmux = 32'd0;
+    rdata = 32'd0;
     for (i = 0; i < NBLK; i = i + 1)
-      if (sel[i]) rmux = blk_rdata[32*i +: 32];
+      if (rsel[i]) rdata = blk_rdata[32*i +: 32];
   end
 
   always @(posedge clk) begin
     if (rst) begin
       host_turn <= 1'b0;
       err <= 1'b0;
-      rdata <= 32'd0;
+      rsel <= {NBLK{1'b0}};
     end else begin
       if (c_valid && h_valid) host_turn <= !host_turn;
       if (any) begin
-        rdata <= rmux;
-        err   <= (sel == {NBLK{1'b0}});
+        rsel <= sel;
+        err  <= (sel == {NBLK{1'b0}});
       end
     end
   end

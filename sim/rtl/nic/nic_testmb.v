@@ -10,6 +10,7 @@ module nic_testmb (
   input  wire [11:0] addr,
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,
+  input  wire        acc,   // register access: rdata <= the register at addr
   output reg  [31:0] rdata,
   // to the harness
   output reg         testmb_valid,
@@ -28,14 +29,17 @@ module nic_testmb (
     end
   end
 
-  always @* begin
-    case (addr)
-      `NIC_TESTMB_ID:      rdata = `NIC_TESTMB_ID_VALUE;
-      `NIC_TESTMB_VERSION: rdata = `NIC_TESTMB_VERSION_VALUE;
-      `NIC_TESTMB_STATUS:  rdata = testmb_status;
-      `NIC_TESTMB_VALUE:   rdata = testmb_value;
-      default:             rdata = 32'd0;
-    endcase
+  // read data, registered at an access (nic_regbus returns it the cycle after the grant)
+  always @(posedge clk) begin
+    if (acc) begin
+      case (addr)
+        `NIC_TESTMB_ID:      rdata <= `NIC_TESTMB_ID_VALUE;
+        `NIC_TESTMB_VERSION: rdata <= `NIC_TESTMB_VERSION_VALUE;
+        `NIC_TESTMB_STATUS:  rdata <= testmb_status;
+        `NIC_TESTMB_VALUE:   rdata <= testmb_value;
+        default:             rdata <= 32'd0;
+      endcase
+    end
   end
 endmodule
 `default_nettype wire

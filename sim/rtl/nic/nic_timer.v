@@ -16,6 +16,7 @@ module nic_timer (
   input  wire [11:0] addr,
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,
+  input  wire        acc,   // register access: rdata <= the register at addr
   output reg  [31:0] rdata,
   // harness hook
   input  wire        skip_valid,
@@ -55,17 +56,20 @@ module nic_timer (
     end
   end
 
-  always @* begin
-    case (addr)
-      `NIC_TIMER_ID:          rdata = `NIC_TIMER_ID_VALUE;
-      `NIC_TIMER_VERSION:     rdata = `NIC_TIMER_VERSION_VALUE;
-      `NIC_TIMER_MTIME_LO:    rdata = mtime[31:0];
-      `NIC_TIMER_MTIME_HI:    rdata = mtime[63:32];
-      `NIC_TIMER_MTIMECMP_LO: rdata = mtimecmp[31:0];
-      `NIC_TIMER_MTIMECMP_HI: rdata = mtimecmp[63:32];
-      `NIC_TIMER_MSIP:        rdata = {31'd0, msip_r} << `NIC_TIMER_MSIP_PENDING_LSB;
-      default:                rdata = 32'd0;
-    endcase
+  // read data, registered at an access (nic_regbus returns it the cycle after the grant)
+  always @(posedge clk) begin
+    if (acc) begin
+      case (addr)
+        `NIC_TIMER_ID:          rdata <= `NIC_TIMER_ID_VALUE;
+        `NIC_TIMER_VERSION:     rdata <= `NIC_TIMER_VERSION_VALUE;
+        `NIC_TIMER_MTIME_LO:    rdata <= mtime[31:0];
+        `NIC_TIMER_MTIME_HI:    rdata <= mtime[63:32];
+        `NIC_TIMER_MTIMECMP_LO: rdata <= mtimecmp[31:0];
+        `NIC_TIMER_MTIMECMP_HI: rdata <= mtimecmp[63:32];
+        `NIC_TIMER_MSIP:        rdata <= {31'd0, msip_r} << `NIC_TIMER_MSIP_PENDING_LSB;
+        default:                rdata <= 32'd0;
+      endcase
+    end
   end
 endmodule
 `default_nettype wire

@@ -149,7 +149,7 @@ module nic_top #(
   wire [15:0] rbc_addr, rbh_addr;
   wire [31:0] rbc_wdata, rbh_wdata, rb_rdata;
   wire [3:0]  rbc_be, rbh_be;
-  wire [NBLK-1:0]    blk_wr;
+  wire [NBLK-1:0]    blk_wr, blk_acc;
   wire [11:0]        blk_addr;
   wire [31:0]        blk_wdata, blk_wmask;
   wire [NBLK*32-1:0] blk_rdata;
@@ -160,7 +160,7 @@ module nic_top #(
     .h_valid(rbh_valid), .h_we(rbh_we), .h_addr(rbh_addr), .h_wdata(rbh_wdata), .h_be(rbh_be),
     .h_gnt(rbh_gnt),
     .rdata(rb_rdata), .err(rb_err),
-    .blk_wr(blk_wr), .blk_addr(blk_addr), .blk_wdata(blk_wdata), .blk_wmask(blk_wmask),
+    .blk_wr(blk_wr), .blk_acc(blk_acc), .blk_addr(blk_addr), .blk_wdata(blk_wdata), .blk_wmask(blk_wmask),
     .blk_rdata(blk_rdata));
 
   // ---- core data port decoder ----
@@ -201,7 +201,7 @@ module nic_top #(
   // ---- register blocks ----
   nic_hostif u_hostif (
     .clk(clk), .rst(rst),
-    .wr(blk_wr[B_HOSTIF]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask),
+    .wr(blk_wr[B_HOSTIF]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_HOSTIF]),
     .rdata(blk_rdata[B_HOSTIF*32 +: 32]),
     .core_sleeping(core_sleeping), .ev_imem_wr_dropped(ev_imem_drop), .ev_host_bad(ev_host_bad),
     .core_reset(core_reset_ctl), .win_imem(win_imem), .win_base(win_base), .host_irq(host_irq));
@@ -209,14 +209,14 @@ module nic_top #(
   wire ev_dma, ev_mac_rx, ev_mac_tx, ev_doorbell;
   nic_intc u_intc (
     .clk(clk), .rst(rst),
-    .wr(blk_wr[B_INTC]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask),
+    .wr(blk_wr[B_INTC]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_INTC]),
     .rdata(blk_rdata[B_INTC*32 +: 32]),
     .ev_dma(ev_dma), .ev_mac_rx(ev_mac_rx), .ev_mac_tx(ev_mac_tx), .ev_doorbell(ev_doorbell),
     .meip(meip));
 
   nic_timer u_timer (
     .clk(clk), .rst(rst),
-    .wr(blk_wr[B_TIMER]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask),
+    .wr(blk_wr[B_TIMER]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_TIMER]),
     .rdata(blk_rdata[B_TIMER*32 +: 32]),
     .skip_valid(skip_valid), .skip_cycles(skip_cycles), .cycles_to_irq(timer_cycles_to_irq),
     .mtip(mtip), .msip(msip));
@@ -225,7 +225,7 @@ module nic_top #(
   nic_dma #(.SRAM_SIZE(SRAM_SIZE), .QDEPTH(DMA_QDEPTH), .INFLIGHT(DMA_INFLIGHT),
             .MAX_BURST(DMA_MAX_BURST), .CPL_DEPTH(DMA_CPL_DEPTH)) u_dma (
     .clk(clk), .rst(rst),
-    .wr(blk_wr[B_DMA]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask),
+    .wr(blk_wr[B_DMA]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_DMA]),
     .rdata(blk_rdata[B_DMA*32 +: 32]),
     .dma_req_valid(dma_req_valid), .dma_req_ready(dma_req_ready), .dma_req_write(dma_req_write),
     .dma_req_addr(dma_req_addr), .dma_req_len(dma_req_len), .dma_req_tag(dma_req_tag),
@@ -248,7 +248,7 @@ module nic_top #(
   nic_mac #(.SRAM_SIZE(SRAM_SIZE), .W(LINK_W), .RATE(LINK_RATE), .TXQ_DEPTH(MAC_TXQ),
             .RX_FIFO(MAC_RX_FIFO), .MIN_FRAME(MIN_FRAME), .MAX_FRAME(MAX_FRAME)) u_mac (
     .clk(clk), .rst(rst),
-    .wr(blk_wr[B_MAC]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask),
+    .wr(blk_wr[B_MAC]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_MAC]),
     .rdata(blk_rdata[B_MAC*32 +: 32]),
     .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data), .tx_last(tx_last), .tx_bytes(tx_bytes),
     .rx_valid(rx_valid), .rx_data(rx_data), .rx_last(rx_last), .rx_bytes(rx_bytes),
@@ -264,26 +264,26 @@ module nic_top #(
 
   nic_perf u_perf (
     .clk(clk), .rst(rst),
-    .wr(blk_wr[B_PERF]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask),
+    .wr(blk_wr[B_PERF]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_PERF]),
     .rdata(blk_rdata[B_PERF*32 +: 32]),
     .retired(retire_valid && !retire_trap && !core_rst), .sleeping(core_sleeping),
     .sram_conflict(s_conflict), .skip_valid(skip_valid), .skip_cycles(skip_cycles));
 
   nic_console u_console (
     .clk(clk), .rst(rst),
-    .wr(blk_wr[B_CONSOLE]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask),
+    .wr(blk_wr[B_CONSOLE]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_CONSOLE]),
     .rdata(blk_rdata[B_CONSOLE*32 +: 32]),
     .console_valid(console_valid), .console_char(console_char));
 
   nic_testmb u_testmb (
     .clk(clk), .rst(rst),
-    .wr(blk_wr[B_TESTMB]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask),
+    .wr(blk_wr[B_TESTMB]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_TESTMB]),
     .rdata(blk_rdata[B_TESTMB*32 +: 32]),
     .testmb_valid(testmb_valid), .testmb_status(testmb_status), .testmb_value(testmb_value));
 
   nic_doorbell #(.DEPTH(DB_DEPTH)) u_doorbell (
     .clk(clk), .rst(rst),
-    .wr(blk_wr[B_DOORBELL]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask),
+    .wr(blk_wr[B_DOORBELL]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_DOORBELL]),
     .rdata(blk_rdata[B_DOORBELL*32 +: 32]),
     .push(dbl_push), .push_page(dbl_page), .push_offset(dbl_offset), .push_data(dbl_data),
     .ev_doorbell(ev_doorbell));

@@ -255,9 +255,15 @@ static void on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
         xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now);
         break;
     case PKT_NACK_PROTECTION:
-    case PKT_NACK_MALFORMED:
-        op_fail(op_by_id(h->op), h->reason == PKT_NACK_MALFORMED ? NIC_ST_BAD_DESC : h->status);
+    case PKT_NACK_MALFORMED: {
+        struct ncp_op *o = op_by_id(h->op);
+        op_fail(o, h->reason == PKT_NACK_MALFORMED ? NIC_ST_BAD_DESC : h->status);
+        /* A refused read request gets no response, so nothing else would complete the read: finish
+         * it now. A refused write segment completes through the ACK of its consumed sequence number. */
+        if (o && o->kind == NIC_OP_RDMA_READ)
+            op_progress(o, o->len - o->done);
         break;
+    }
     default:
         break;
     }

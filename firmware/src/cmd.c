@@ -184,6 +184,10 @@ static void cmd_start(const struct nic_cmd *c)
             break;
         }
         ops_flush_ep((uint8_t)c->ep);
+        /* Closed now, not after the drain: meanwhile the send path must not take more entries
+         * from its queue (they would become operations of a closed endpoint, completing later
+         * into whatever endpoint reuses the slot). */
+        ncp.ep[c->ep].state = EP_CLOSED;
         cs.ticket = dmaq_barrier_ticket(); /* the FLUSHED completions land before the answer */
         cs.state = CMD_WAIT_DRAIN;
         break;

@@ -25,11 +25,18 @@ ExternalProject_Add(newlib
 
 # ncp_firmware_tree(TARGET DIR [OPTION=VALUE...]): one cross build of firmware/ (the NCP and
 # every firmware test image) with the cache's NCP_* options, overridden by the ones given.
+# NCP_ONLY: a variant tree that builds only ncp.img and only on request.
 function(ncp_firmware_tree target dir)
+  cmake_parse_arguments(T "NCP_ONLY" "" "" ${ARGN})
   set(args)
+  set(extra)
+  if(T_NCP_ONLY)
+    # A variant: only the NCP image, built only when asked for (the evaluation's grid).
+    set(extra EXCLUDE_FROM_ALL TRUE BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR> --target ncp)
+  endif()
   foreach(opt ${NCP_FW_OPTIONS})
     set(val "${${opt}}")
-    foreach(ov ${ARGN})
+    foreach(ov ${T_UNPARSED_ARGUMENTS})
       if(ov MATCHES "^${opt}=(.*)$")
         set(val "${CMAKE_MATCH_1}")
       endif()
@@ -50,6 +57,7 @@ function(ncp_firmware_tree target dir)
       ${args}
     INSTALL_COMMAND ""
     BUILD_ALWAYS ON
+    ${extra}
     DEPENDS newlib fwimage nic_hwmap)
 endfunction()
 
@@ -60,3 +68,21 @@ set(NCP_FW_STATIC_DIR ${CMAKE_BINARY_DIR}/fw-static)
 ncp_firmware_tree(firmware ${NCP_FW_DIR})
 ncp_firmware_tree(firmware-static ${NCP_FW_STATIC_DIR} NCP_LOOKUP=static)
 ncp_firmware_tree(firmware-nonack ${CMAKE_BINARY_DIR}/fw-nonack NCP_NACK=OFF)
+
+# The evaluation's cache-geometry grid (seed 000, Fig. 5/6): one NCP-only tree per C x L x A in
+# build/fwvar/cC-lL-aA/, built on request by `cmake --build build --target fw-grid` (or one
+# variant: fwvar-c16384-l64-a4). nicsim --cache C,L,A picks the image from there.
+set(NCP_GRID_C 8192 16384 32768)
+set(NCP_GRID_L 8 16 64 128)
+set(NCP_GRID_A 2 4 8)
+add_custom_target(fw-grid)
+foreach(c ${NCP_GRID_C})
+  foreach(l ${NCP_GRID_L})
+    foreach(a ${NCP_GRID_A})
+      set(v c${c}-l${l}-a${a})
+      ncp_firmware_tree(fwvar-${v} ${CMAKE_BINARY_DIR}/fwvar/${v} NCP_ONLY
+                        NCP_CACHE_ENTRIES=${c} NCP_CACHE_LINE=${l} NCP_CACHE_WAYS=${a})
+      add_dependencies(fw-grid fwvar-${v})
+    endforeach()
+  endforeach()
+endforeach()

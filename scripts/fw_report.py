@@ -108,6 +108,8 @@ def main():
     ap.add_argument("--newlib", required=True, help="directory holding our newlib libc.a")
     ap.add_argument("--libgcc", required=True, help="the rv32im/ilp32 libgcc.a")
     ap.add_argument("--top", type=int, default=12, help="modules to list per section")
+    ap.add_argument("--mem-out", help="also write the NIC memory categories here, one 'category bytes' "
+                    "line each (read by nicsim for its nic_mem report)")
     args = ap.parse_args()
 
     check_elf_header(args.elf)
@@ -130,6 +132,10 @@ def main():
     cats = {}
     for s, n in totals.items():
         cats[CATEGORY[s]] = cats.get(CATEGORY[s], 0) + n
+    if args.mem_out:
+        with open(args.mem_out, "w") as f:
+            for c, n in cats.items():
+                f.write(f"{c} {n}\n")
     print(f"== {name}: {arch}, newlib {os.path.relpath(args.newlib)}")
     print("   " + "  ".join(f"{s} {totals[s]}" for s in SECTIONS))
     print("   NIC memory by category: " + ", ".join(f"{c} {n} B" for c, n in cats.items()))

@@ -13,6 +13,8 @@ struct cluster {
     coro_sched_t *sched;
     sim_cycle_t now;
     struct cluster_stats st;
+    cluster_note_fn note;
+    void *note_ctx;
 };
 
 void cluster_config_default(struct cluster_config *cfg, unsigned nodes)
@@ -123,10 +125,13 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
         if (progress && (c->st.cycles_clocked & 0xFFFu) == 0) {
             double w = wall();
             if (w - last >= 1.0) {
-                fprintf(progress, "\r[sim] %.3f ms simulated, %3.0f%%, %.2f M cycles/s   ",
+                char note[96] = "";
+                if (c->note)
+                    c->note(c->note_ctx, note, sizeof note);
+                fprintf(progress, "\r[sim] %.3f ms simulated, %3.0f%% of max, %.2f M cycles/s%s%s   ",
                         (double)c->now * 1e3 / (double)c->cfg.clock_hz,
                         100.0 * (double)c->now / (double)(end ? end : 1),
-                        (double)(c->now - last_cycles) / (w - last) / 1e6);
+                        (double)(c->now - last_cycles) / (w - last) / 1e6, note[0] ? ", " : "", note);
                 fflush(progress);
                 last = w;
                 last_cycles = c->now;
@@ -138,6 +143,12 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
     c->st.cycles = c->now;
     c->st.wall_s += wall() - t0;
     return rc;
+}
+
+void cluster_set_progress_note(cluster_t *c, cluster_note_fn fn, void *ctx)
+{
+    c->note = fn;
+    c->note_ctx = ctx;
 }
 
 unsigned cluster_nodes(const cluster_t *c)

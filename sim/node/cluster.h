@@ -54,6 +54,11 @@ void cluster_destroy(cluster_t *c);
  * line every ~second of wall time: simulated time, % of max_cycles, cycles/s. */
 int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void *ctx, FILE *progress);
 
+/* The progress line (cluster_run) appends what fn writes into buf (e.g. the workload's own
+ * progress); NULL removes it. */
+typedef void (*cluster_note_fn)(void *ctx, char *buf, size_t n);
+void cluster_set_progress_note(cluster_t *c, cluster_note_fn fn, void *ctx);
+
 unsigned cluster_nodes(const cluster_t *c);
 node_t *cluster_node(cluster_t *c, unsigned i);
 switch_t *cluster_switch(cluster_t *c);

@@ -1,0 +1,164 @@
+/*
+ * nicsim.h - the cluster simulation tool's shared state: options, the per-node runtime every
+ * workload runs on, and the results the report is made of.
+ *
+ * Role map:
+ *   nicsim.c     options, firmware image choice, cluster and host software set-up, the run loop
+ *                with progress, the summary table, JSON and CSV reports
+ *   ns_rt.c      the per-node runtime: probe, process, endpoint, registration, the out-of-band
+ *                directory and barrier, posting with a window, verification, latency samples
+ *   wl_micro.c   pingpong, stream, missratio
+ *   wl_apps.c    the SPLASH-2-like page-granularity patterns fft, radix, lu, ocean, water
+ *
+ * Every node runs one user program (a coroutine): probe its driver, open the device and its
+ * endpoint, let the workload register and publish buffers, barrier, run, barrier, collect the
+ * NCP's counters, close. The directory and barrier are out of band (simulator memory, zero
+ * simulated time), like an MPI bootstrap; the data path is only the NIC.
+ *
+ * Verification: after each completed RDMA write the target range is compared with the source
+ * (and after each read the local range with the remote source) by reading the simulated hosts'
+ * memory directly (no simulated time). Mismatches are counted, and the run fails.
+ *
+ * Contract: single-threaded (the cluster's coroutines are cooperative).
+ */
+#ifndef NICSIM_H
+#define NICSIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cluster.h"
+#include "costs.h"
+#include "hostsw.h"
+#include "nic.h"
+
+#define NS_MAX_NODES 16
+#define NS_MAX_BUFS 64 /* published buffers per node */
+#define NS_PAGE 4096u
+#define NS_LAT_MAX 200000u /* latency samples kept (beyond: counted, not kept) */
+
+struct ns_opts {
+    unsigned nodes;
+    const char *workload;
+    /* firmware */
+    const char *fw;       /* explicit image (overrides the next three) */
+    int lookup_static;    /* --lookup static */
+    unsigned cache[3];    /* C, L, A; 0 = the default build */
+    int nack;             /* 1 = NACK build (default), 0 = seed-faithful timeout build */
+    /* link and faults */
+    uint32_t link_bpc;    /* bits per cycle (50 = 10 Gb/s at 200 MHz) */
+    uint64_t link_latency;
+    double drop, duplicate, corrupt, delay;
+    /* host */
+    const char *host_cost; /* costs_set_list string */
+    uint64_t pin_hwm;      /* driver pin high-water mark, pages (0 = driver default) */
+    /* run */
+    uint64_t seed, max_cycles;
+    int trace_node;
+    const char *fst;
+    const char *json, *csv;
+    int quiet, progress; /* progress: 1 on, 0 off, -1 auto (a terminal) */
+    int no_skip;
+    int console;
+    /* workload parameters */
+    uint64_t size_min, size_max; /* pingpong sweep / stream / missratio message size */
+    unsigned iters, warmup, window;
+    int op_read, bidir;
+    double miss_ratio;
+    uint64_t ws_pages; /* application patterns: working set per node, pages */
+    unsigned phases;
+    uint64_t compute_ns; /* application patterns: host compute per page per phase */
+};
+
+/* One point of a size sweep (pingpong), or the whole run for the other workloads. */
+struct ns_point {
+    uint64_t size;
+    uint64_t ops, bytes;
+    sim_cycle_t t0, t1;       /* measured interval */
+    double lat_p50_ns, lat_p99_ns, lat_mean_ns;
+    double mbps;
+};
+
+struct ns_world;
+
+struct ns_node {
+    struct ns_world *w;
+    unsigned id;
+    hostsw_t *hs;
+    nicdrv_t *drv;
+    os_t *os;
+    nic_dev_t *dev;
+    nic_ep_t ep;
+    uint32_t pid;
+    int ok;                       /* set up */
+    struct nic_stats stats;       /* NCP counters at the end */
+    struct nicdrv_stats dstats;   /* driver counters at the end */
+    uint64_t pinned_after_close;  /* pages still pinned after the process closed (must be 0) */
+    uint64_t nlocal;
+    struct nic_mr local[NS_MAX_BUFS]; /* this node's registered buffers, by slot */
+    uint64_t posted, completed, errors;
+    uint64_t next_wr;
+    void *wl; /* workload's per-node state */
+};
+
+struct ns_workload {
+    const char *name;
+    const char *help;
+    unsigned min_nodes, max_nodes;
+    int (*check)(const struct ns_opts *o, char *err, size_t n); /* option checks before the run */
+    void (*run)(struct ns_node *n);                             /* the node's program body */
+};
+
+struct ns_world {
+    const struct ns_opts *o;
+    const struct ns_workload *wl;
+    cluster_t *cl;
+    costs_t *costs;
+    uint64_t clock_hz;
+    struct ns_node node[NS_MAX_NODES];
+    /* out-of-band directory: node -> slot -> buffer */
+    struct nic_mr dir[NS_MAX_NODES][NS_MAX_BUFS];
+    /* barrier */
+    unsigned bar_count;
+    uint64_t bar_gen;
+    coro_event_t bar_ev;
+    /* results */
+    unsigned done, failed;
+    sim_cycle_t fail_at; /* the first failure */
+    int stopping; /* set when the run ended: later failures are the shutdown's */
+    char fail_msg[256];
+    uint64_t ops, bytes;
+    sim_cycle_t t0, t1;          /* the measured phase (first post to last completion) */
+    uint64_t *lat;               /* latency samples, cycles */
+    uint64_t nlat, lat_dropped;
+    uint64_t verify_bytes, verify_mismatch;
+    struct ns_point pts[32];
+    unsigned npts;
+};
+
+/* ---- ns_rt.c: the per-node runtime workloads use ---- */
+void ns_fail(struct ns_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ns_barrier(struct ns_node *n);
+/* Register [va, va+len) filled with a deterministic pattern of (node, slot) and publish it as slot. */
+int ns_reg(struct ns_node *n, unsigned slot, uint64_t va, uint64_t len, uint32_t access);
+const struct nic_mr *ns_peer(struct ns_node *n, unsigned node, unsigned slot);
+/* Post one request (write or read) of len bytes from the local address to (peer mr, offset). The
+ * request is signalled; returns 0 or an API error (already reported with ns_fail). */
+int ns_post(struct ns_node *n, int write, uint64_t lva, uint32_t len, const struct nic_mr *m, uint64_t roff,
+            uint64_t wr_id);
+/* Wait for one completion (fails the run on an error status or a timeout): 0 or -1. */
+int ns_wait(struct ns_node *n, struct nic_wc *wc);
+/* Compare [lva, lva+len) of node a's process with [rva, rva+len) of node b's (zero simulated time);
+ * counts verified bytes and mismatches. */
+void ns_verify(struct ns_node *a, uint64_t lva, unsigned b, uint64_t rva, uint64_t len);
+/* Fill the local range with a pattern that depends on seq (so every transfer moves new bytes). */
+int ns_fill(struct ns_node *n, uint64_t va, uint64_t len, uint64_t seq);
+void ns_lat(struct ns_world *w, sim_cycle_t cycles);
+double ns_cyc_to_ns(const struct ns_world *w, double cycles);
+void ns_compute(struct ns_node *n, uint64_t ns); /* host compute time */
+
+/* ---- workloads ---- */
+extern const struct ns_workload ns_wl_pingpong, ns_wl_stream, ns_wl_missratio;
+extern const struct ns_workload ns_wl_fft, ns_wl_radix, ns_wl_lu, ns_wl_ocean, ns_wl_water;
+
+#endif /* NICSIM_H */

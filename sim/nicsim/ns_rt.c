@@ -1,0 +1,188 @@
+/*
+ * ns_rt.c - the per-node runtime of nicsim's workloads (nicsim.h): the out-of-band directory and
+ * barrier, registration with known contents, posting and waiting through the library, and the
+ * harness-side verification of every byte moved.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nicsim.h"
+
+#define NS_WAIT_CYCLES 2000000000ull /* 10 s simulated: far beyond any retry limit */
+#define NS_CHUNK 65536u
+
+void ns_fail(struct ns_node *n, const char *fmt, ...)
+{
+    struct ns_world *w = n->w;
+    char msg[200];
+    va_list ap;
+
+    if (w->stopping)
+        return; /* the run is over: what fails now is the shutdown, not the workload */
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!w->failed) {
+        snprintf(w->fail_msg, sizeof w->fail_msg, "node %u: %s", n->id, msg);
+        w->fail_at = coro_now();
+    }
+    w->failed++;
+    fprintf(stderr, "nicsim: node %u at cycle %" PRIu64 ": %s\n", n->id, (uint64_t)coro_now(), msg);
+}
+
+/* Everyone arrives, the last one releases the generation. Nodes that failed still arrive (they
+ * run their program to the end), so a failure never leaves the others waiting forever. */
+void ns_barrier(struct ns_node *n)
+{
+    struct ns_world *w = n->w;
+    uint64_t gen = w->bar_gen;
+
+    if (++w->bar_count == w->o->nodes) {
+        w->bar_count = 0;
+        w->bar_gen++;
+        coro_event_signal(&w->bar_ev, coro_now());
+        return;
+    }
+    while (w->bar_gen == gen)
+        coro_wait_change(&w->bar_ev, coro_event_count(&w->bar_ev), SIM_CYCLE_NEVER);
+}
+
+static uint8_t pattern(unsigned node, uint64_t seq, uint64_t i)
+{
+    uint64_t x = (seq + 1) * 0x9E3779B97F4A7C15ull + (uint64_t)node * 0xBF58476D1CE4E5B9ull + (i >> 3) * 0x94D049BB133111EBull;
+    x ^= x >> 29;
+    return (uint8_t)(x >> (8 * (i & 7)));
+}
+
+int ns_fill(struct ns_node *n, uint64_t va, uint64_t len, uint64_t seq)
+{
+    uint8_t buf[NS_CHUNK];
+    for (uint64_t off = 0; off < len; off += NS_CHUNK) {
+        uint64_t k = len - off < NS_CHUNK ? len - off : NS_CHUNK;
+        for (uint64_t i = 0; i < k; i++)
+            buf[i] = pattern(n->id, seq, off + i);
+        if (os_write(n->os, n->pid, va + off, buf, (size_t)k) != SIM_OK) {
+            ns_fail(n, "cannot write %" PRIu64 " bytes at 0x%" PRIx64, k, va + off);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int ns_reg(struct ns_node *n, unsigned slot, uint64_t va, uint64_t len, uint32_t access)
+{
+    int rc;
+    if (slot >= NS_MAX_BUFS) {
+        ns_fail(n, "buffer slot %u out of range", slot);
+        return -1;
+    }
+    if (ns_fill(n, va, len, 1000000u + slot))
+        return -1;
+    rc = nic_reg(n->dev, va, len, access, &n->local[slot]);
+    if (rc) {
+        ns_fail(n, "nic_reg(0x%" PRIx64 ", %" PRIu64 "): %s", va, len, nic_strerror(rc));
+        return -1;
+    }
+    n->w->dir[n->id][slot] = n->local[slot];
+    if (slot >= n->nlocal)
+        n->nlocal = slot + 1;
+    return 0;
+}
+
+const struct nic_mr *ns_peer(struct ns_node *n, unsigned node, unsigned slot)
+{
+    return &n->w->dir[node % NS_MAX_NODES][slot % NS_MAX_BUFS];
+}
+
+int ns_post(struct ns_node *n, int write, uint64_t lva, uint32_t len, const struct nic_mr *m, uint64_t roff,
+            uint64_t wr_id)
+{
+    struct nic_wr wr = { .local_va = lva, .len = len, .remote_offset = roff, .wr_id = wr_id, .signaled = 1 };
+    int rc;
+
+    wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };
+    for (;;) {
+        rc = write ? nic_post_write(n->dev, n->ep, &wr) : nic_post_read(n->dev, n->ep, &wr);
+        if (rc != NIC_EQFULL)
+            break;
+        coro_sleep(100); /* the caller's window is larger than the queue: let it drain */
+    }
+    if (rc) {
+        ns_fail(n, "post %s %u bytes to node %u: %s", write ? "write" : "read", len, m->node, nic_strerror(rc));
+        return rc;
+    }
+    n->posted++;
+    return 0;
+}
+
+int ns_wait(struct ns_node *n, struct nic_wc *wc)
+{
+    sim_cycle_t start = coro_now();
+    int rc;
+    /* in slices, so that a failure elsewhere lets this node go on to its end-of-run steps */
+    while ((rc = nic_wait(n->dev, n->ep, wc, 200000)) == NIC_ETIMEDOUT && !n->w->failed &&
+           coro_now() - start < NS_WAIT_CYCLES)
+        ;
+    if (rc == NIC_ETIMEDOUT && n->w->failed)
+        return -1;
+    if (rc) {
+        ns_fail(n, "waiting for a completion: %s", nic_strerror(rc));
+        return -1;
+    }
+    n->completed++;
+    if (wc->status != NIC_WC_SUCCESS) {
+        n->errors++;
+        ns_fail(n, "request %" PRIu64 " completed with %s (%" PRIu64 " completions before it)", wc->wr_id,
+                nic_wc_status_str(wc->status), n->completed - 1);
+        return -1;
+    }
+    return 0;
+}
+
+void ns_verify(struct ns_node *a, uint64_t lva, unsigned b, uint64_t rva, uint64_t len)
+{
+    struct ns_world *w = a->w;
+    struct ns_node *nb = &w->node[b];
+    static uint8_t x[NS_CHUNK], y[NS_CHUNK];
+
+    for (uint64_t off = 0; off < len; off += NS_CHUNK) {
+        uint64_t k = len - off < NS_CHUNK ? len - off : NS_CHUNK;
+        if (os_read(a->os, a->pid, lva + off, x, (size_t)k) != SIM_OK ||
+            os_read(nb->os, nb->pid, rva + off, y, (size_t)k) != SIM_OK) {
+            ns_fail(a, "verify: cannot read host memory");
+            return;
+        }
+        w->verify_bytes += k;
+        if (memcmp(x, y, (size_t)k)) {
+            uint64_t i = 0;
+            while (x[i] == y[i])
+                i++;
+            w->verify_mismatch++;
+            ns_fail(a, "verify: node %u 0x%" PRIx64 " and node %u 0x%" PRIx64 " differ at byte %" PRIu64 " of %" PRIu64,
+                    a->id, lva, b, rva, off + i, len);
+            return;
+        }
+    }
+}
+
+void ns_lat(struct ns_world *w, sim_cycle_t cycles)
+{
+    if (w->nlat < NS_LAT_MAX)
+        w->lat[w->nlat++] = cycles;
+    else
+        w->lat_dropped++;
+}
+
+double ns_cyc_to_ns(const struct ns_world *w, double cycles)
+{
+    return cycles * 1e9 / (double)w->clock_hz;
+}
+
+void ns_compute(struct ns_node *n, uint64_t ns)
+{
+    sim_cycle_t c = (sim_cycle_t)((double)ns * (double)n->w->clock_hz / 1e9);
+    if (c)
+        coro_sleep(c);
+}

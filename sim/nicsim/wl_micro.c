@@ -1,0 +1,399 @@
+/*
+ * wl_micro.c - nicsim's micro-benchmarks.
+ *
+ *   pingpong   nodes 0 and 1 bounce a message of each size from --size-min to --size-max
+ *              (doubling): node 0 RDMA-writes it into node 1's buffer, node 1 polls the last byte,
+ *              verifies the message and writes it back. One-way latency = round trip / 2;
+ *              bandwidth = size / one-way latency. --warmup rounds per size are not measured.
+ *   stream     node 0 streams --iters RDMA writes (or reads, --op read) of --size-max bytes to
+ *              node 1 with --window requests outstanding; --bidir: node 1 streams to node 0 at
+ *              the same time. Bandwidth = bytes / (last completion - first post).
+ *   missratio  the seed's micro-benchmark (seed 000, Fig. 4): pingpong at --size-max where a
+ *              fraction --miss-ratio of node 0's pings target buffers that miss in node 1's VMH
+ *              cache. The cold buffers are single pages spaced one cache "set stride" apart
+ *              (sets * L pages, from the firmware's handshake), 2A of them used round robin, so
+ *              LRU keeps none of them: every use is a receive-path miss. The others target one
+ *              hot buffer. Reported: latency (mean, p50, p99) and bandwidth.
+ *
+ * Arrival detection: the receiver polls the last byte of the expected message every
+ * NS_POLL_CYCLES (host memory reads, as a real program would spin); the sender makes that byte
+ * nonzero and the receiver clears it after verifying, so a stale byte is never taken for a new
+ * message. Transport order (in-sequence delivery, in-order DMA) makes the last byte land last.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nicsim.h"
+
+#define NS_POLL_CYCLES 20 /* 100 ns at 200 MHz */
+#define VA_SRC 0x100000000ull
+#define VA_DST 0x200000000ull
+#define VA_COLD 0x400000000ull
+
+static int size_ok(const struct ns_opts *o, char *err, size_t n)
+{
+    if (o->size_min < 1 || o->size_max < o->size_min || o->size_max > (64u << 20)) {
+        snprintf(err, n, "message sizes must satisfy 1 <= --size-min <= --size-max <= 64 MiB");
+        return -1;
+    }
+    return 0;
+}
+
+/* Reap completions without blocking; 0 or -1 on an error completion. */
+static int reap(struct ns_node *n)
+{
+    struct nic_wc wc[8];
+    int k;
+    while ((k = nic_poll(n->dev, n->ep, wc, 8)) > 0) {
+        for (int i = 0; i < k; i++) {
+            n->completed++;
+            if (wc[i].status != NIC_WC_SUCCESS) {
+                n->errors++;
+                ns_fail(n, "request %" PRIu64 " completed with %s", wc[i].wr_id, nic_wc_status_str(wc[i].status));
+                return -1;
+            }
+        }
+    }
+    if (k < 0) {
+        ns_fail(n, "nic_poll: %s", nic_strerror(k));
+        return -1;
+    }
+    return 0;
+}
+
+static int drain(struct ns_node *n)
+{
+    struct nic_wc wc;
+    while (n->completed < n->posted)
+        if (ns_wait(n, &wc))
+            return -1;
+    return 0;
+}
+
+/* Poll [va + len - 1] until it holds `want` (then clear it after the caller verified). */
+static int await_byte(struct ns_node *n, uint64_t va, uint8_t want)
+{
+    uint8_t b = 0;
+    sim_cycle_t deadline = coro_now() + 2000000000ull;
+    for (;;) {
+        if (os_read(n->os, n->pid, va, &b, 1) != SIM_OK) {
+            ns_fail(n, "poll: cannot read 0x%" PRIx64, va);
+            return -1;
+        }
+        if (b == want)
+            return 0;
+        if (b != 0) {
+            ns_fail(n, "poll: flag byte 0x%02x, expected 0x%02x", b, want);
+            return -1;
+        }
+        if (reap(n))
+            return -1;
+        if (n->w->failed || coro_now() > deadline) {
+            if (!n->w->failed)
+                ns_fail(n, "poll: no message arrived");
+            return -1;
+        }
+        coro_sleep(NS_POLL_CYCLES);
+    }
+}
+
+/* Prepare a message of len bytes at va with a nonzero last byte = flag. */
+static int make_msg(struct ns_node *n, uint64_t va, uint64_t len, uint64_t seq, uint8_t flag)
+{
+    if (ns_fill(n, va, len, seq))
+        return -1;
+    return os_write(n->os, n->pid, va + len - 1, &flag, 1) == SIM_OK ? 0 : -1;
+}
+
+static int clear_byte(struct ns_node *n, uint64_t va)
+{
+    uint8_t z = 0;
+    return os_write(n->os, n->pid, va, &z, 1) == SIM_OK ? 0 : -1;
+}
+
+static int zero(struct ns_node *n, uint64_t va, uint64_t len)
+{
+    static const uint8_t z[NS_PAGE];
+    for (uint64_t off = 0; off < len; off += NS_PAGE)
+        if (os_write(n->os, n->pid, va + off, z, len - off < NS_PAGE ? (size_t)(len - off) : NS_PAGE) != SIM_OK)
+            return -1;
+    return 0;
+}
+
+static uint8_t flag_of(uint64_t seq)
+{
+    return (uint8_t)(seq % 255u + 1u);
+}
+
+/* One round of a ping-pong between node 0 (initiator) and node 1. `dst_slot` is where node 0's
+ * ping lands at node 1 (va_at_1 is its address there). Returns the round trip (at node 0) or 0 on
+ * failure. */
+static sim_cycle_t round_trip(struct ns_node *n, uint64_t len, uint64_t seq, unsigned dst_slot, uint64_t va_at_1)
+{
+    struct ns_world *w = n->w;
+    uint8_t f = flag_of(seq);
+    sim_cycle_t t0;
+
+    if (n->id == 0) {
+        if (make_msg(n, VA_SRC, len, seq, f))
+            return 0;
+        t0 = coro_now();
+        if (ns_post(n, 1, VA_SRC, (uint32_t)len, ns_peer(n, 1, dst_slot), 0, n->next_wr++))
+            return 0;
+        if (await_byte(n, VA_DST + len - 1, f))
+            return 0;
+        sim_cycle_t rtt = coro_now() - t0;
+        ns_verify(n, VA_DST, 1, VA_SRC, len); /* the pong against node 1's source */
+        if (clear_byte(n, VA_DST + len - 1))
+            return 0;
+        return rtt ? rtt : 1;
+    }
+    /* node 1: wait for the ping, verify it against node 0's source, answer */
+    if (await_byte(n, va_at_1 + len - 1, f))
+        return 0;
+    ns_verify(n, va_at_1, 0, VA_SRC, len);
+    if (clear_byte(n, va_at_1 + len - 1) || make_msg(n, VA_SRC, len, seq + 7777, f))
+        return 0;
+    if (ns_post(n, 1, VA_SRC, (uint32_t)len, ns_peer(n, 0, 1), 0, n->next_wr++))
+        return 0;
+    (void)w;
+    return 1;
+}
+
+static int pp_setup(struct ns_node *n, uint64_t maxlen)
+{
+    uint64_t len = (maxlen + NS_PAGE - 1) / NS_PAGE * NS_PAGE;
+    if (n->id > 1)
+        return 0;
+    if (ns_reg(n, 0, VA_SRC, len, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE) ||
+        ns_reg(n, 1, VA_DST, len, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ))
+        return -1;
+    return zero(n, VA_DST, len); /* every flag byte starts cleared */
+}
+
+static void pingpong_run(struct ns_node *n)
+{
+    struct ns_world *w = n->w;
+    const struct ns_opts *o = w->o;
+    uint64_t seq = 0;
+    int bad = pp_setup(n, o->size_max);
+
+    ns_barrier(n);
+    if (bad || n->id > 1)
+        return;
+    w->t0 = coro_now();
+    for (uint64_t s = o->size_min; s <= o->size_max && !w->failed; s = s * 2 > o->size_max && s < o->size_max ? o->size_max : s * 2) {
+        struct ns_point *pt = &w->pts[w->npts < 32 ? w->npts : 31];
+        uint64_t lat0 = w->nlat;
+        double sum = 0;
+        if (n->id == 0) {
+            memset(pt, 0, sizeof *pt);
+            pt->size = s;
+        }
+        for (unsigned i = 0; i < o->warmup + o->iters && !w->failed; i++) {
+            sim_cycle_t rtt = round_trip(n, s, seq++, 1, VA_DST);
+            if (!rtt)
+                break;
+            if (n->id == 0 && i >= o->warmup) {
+                ns_lat(w, rtt / 2);
+                sum += (double)rtt / 2;
+                w->ops++;
+                w->bytes += s;
+            }
+        }
+        if (n->id == 0 && !w->failed) {
+            /* percentiles of this size's samples (sorted copy) */
+            uint64_t k = w->nlat - lat0;
+            uint64_t *v = malloc((k ? k : 1) * sizeof *v);
+            if (v && k) {
+                memcpy(v, w->lat + lat0, k * sizeof *v);
+                for (uint64_t a = 1; a < k; a++)
+                    for (uint64_t b = a; b > 0 && v[b - 1] > v[b]; b--) {
+                        uint64_t t = v[b];
+                        v[b] = v[b - 1];
+                        v[b - 1] = t;
+                    }
+                pt->ops = k;
+                pt->bytes = k * s;
+                pt->lat_p50_ns = ns_cyc_to_ns(w, (double)v[k / 2]);
+                pt->lat_p99_ns = ns_cyc_to_ns(w, (double)v[(k * 99) / 100 < k ? (k * 99) / 100 : k - 1]);
+                pt->lat_mean_ns = ns_cyc_to_ns(w, sum / (double)k);
+                pt->mbps = (double)s / (pt->lat_mean_ns * 1e-9) / 1e6;
+                w->npts++;
+            }
+            free(v);
+        }
+        if (s == o->size_max)
+            break;
+    }
+    if (drain(n))
+        return;
+    if (n->id == 0)
+        w->t1 = coro_now();
+}
+
+const struct ns_workload ns_wl_pingpong = {
+    "pingpong", "one-way latency and bandwidth over message sizes --size-min..--size-max (nodes 0 and 1)", 2,
+    NS_MAX_NODES, size_ok, pingpong_run,
+};
+
+/* ---- stream ---- */
+static int stream_check(const struct ns_opts *o, char *err, size_t n)
+{
+    if (size_ok(o, err, n))
+        return -1;
+    if (o->window < 1 || o->window > 256) {
+        snprintf(err, n, "--window must be 1..256");
+        return -1;
+    }
+    if ((uint64_t)(o->window + 1) * o->size_max > (256ull << 20)) {
+        snprintf(err, n, "--window x --size-max must stay under 256 MiB of buffers");
+        return -1;
+    }
+    return 0;
+}
+
+static void stream_run(struct ns_node *n)
+{
+    struct ns_world *w = n->w;
+    const struct ns_opts *o = w->o;
+    uint64_t s = o->size_max, ring = o->window + 1;
+    uint64_t chunk = (s + NS_PAGE - 1) / NS_PAGE * NS_PAGE;
+    int active = n->id == 0 || (o->bidir && n->id == 1);
+    int write = !o->op_read;
+    unsigned peer = n->id ^ 1u;
+    uint64_t posted = 0, done = 0;
+    sim_cycle_t *t_post = NULL;
+    int bad = 0;
+
+    if (n->id <= 1)
+        bad = ns_reg(n, 0, VA_SRC, ring * chunk, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE) ||
+              ns_reg(n, 1, VA_DST, ring * chunk, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ);
+    t_post = calloc(ring, sizeof *t_post);
+    ns_barrier(n);
+    if (bad || !active || !t_post)
+        goto out;
+    if (n->id == 0)
+        w->t0 = coro_now();
+    while (done < o->iters && !w->failed) {
+        while (posted < o->iters && posted - done < o->window) {
+            uint64_t k = posted % ring;
+            if (write && ns_fill(n, VA_SRC + k * chunk, s, posted * 2 + n->id))
+                goto out;
+            t_post[k] = coro_now();
+            if (ns_post(n, write, VA_SRC + k * chunk, (uint32_t)s, ns_peer(n, peer, 1), k * chunk, posted))
+                goto out;
+            posted++;
+        }
+        struct nic_wc wc;
+        if (ns_wait(n, &wc))
+            goto out;
+        if (wc.wr_id != done) {
+            ns_fail(n, "completion for request %" PRIu64 ", expected %" PRIu64 " (order)", wc.wr_id, done);
+            goto out;
+        }
+        uint64_t k = done % ring;
+        ns_lat(w, coro_now() - t_post[k]);
+        ns_verify(n, VA_SRC + k * chunk, peer, VA_DST + k * chunk, s);
+        done++;
+        w->ops++;
+        w->bytes += s;
+    }
+    if (coro_now() > w->t1)
+        w->t1 = coro_now();
+out:
+    free(t_post);
+}
+
+const struct ns_workload ns_wl_stream = {
+    "stream", "bandwidth: --iters RDMA writes (--op read: reads) of --size-max bytes, --window outstanding, "
+              "node 0 -> 1 (--bidir: both ways)", 2, NS_MAX_NODES, stream_check, stream_run,
+};
+
+/* ---- missratio ---- */
+static int missratio_check(const struct ns_opts *o, char *err, size_t n)
+{
+    if (size_ok(o, err, n))
+        return -1;
+    if (o->size_max > NS_PAGE) {
+        snprintf(err, n, "missratio: --size-max must be <= 4096 (the cold buffers are single pages)");
+        return -1;
+    }
+    if (o->miss_ratio < 0 || o->miss_ratio > 1) {
+        snprintf(err, n, "--miss-ratio must be in 0..1");
+        return -1;
+    }
+    return 0;
+}
+
+static void missratio_run(struct ns_node *n)
+{
+    struct ns_world *w = n->w;
+    const struct ns_opts *o = w->o;
+    uint64_t s = o->size_max, stride = 0;
+    unsigned ncold = 0;
+    int bad = 0;
+
+    if (n->id == 1) {
+        const struct nic_info *fi = nicdrv_fw_info(n->drv);
+        const struct nic_cache_geom *g = &fi->cache[NIC_CACHE_VMH];
+        uint64_t sets = g->entries / ((uint64_t)g->line * g->ways);
+        stride = sets * g->line * NS_PAGE;
+        ncold = 2u * g->ways;
+        if (ncold + 2 > NS_MAX_BUFS)
+            ncold = NS_MAX_BUFS - 2;
+        if (!(fi->caps & NIC_CAP_DYNAMIC_LOOKUP))
+            ncold = 4; /* static tables: nothing misses; the same code path, no cold effect */
+    }
+    if (n->id <= 1)
+        bad = pp_setup(n, s);
+    for (unsigned j = 0; n->id == 1 && !bad && j < ncold; j++)
+        bad = ns_reg(n, 2 + j, VA_COLD + j * stride, NS_PAGE, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ) ||
+              zero(n, VA_COLD + j * stride, NS_PAGE);
+    if (n->id == 1)
+        w->dir[1][NS_MAX_BUFS - 1].len = ncold; /* tell node 0 how many cold buffers (out of band) */
+    ns_barrier(n);
+    if (bad || n->id > 1)
+        return;
+    ncold = (unsigned)w->dir[1][NS_MAX_BUFS - 1].len;
+    w->t0 = coro_now();
+    double sum = 0;
+    uint64_t cold_i = 0;
+    for (unsigned i = 0; i < o->warmup + o->iters && !w->failed; i++) {
+        unsigned m = i >= o->warmup ? i - o->warmup : 0;
+        int cold = i >= o->warmup && (uint64_t)((double)(m + 1) * o->miss_ratio) > (uint64_t)((double)m * o->miss_ratio);
+        unsigned slot = cold ? 2 + (unsigned)(cold_i % ncold) : 1;
+        /* both sides make the same choice; node 1 needs the address the ping lands at */
+        uint64_t va1 = cold ? VA_COLD + (cold_i % ncold) * stride : VA_DST;
+        if (cold)
+            cold_i++;
+        sim_cycle_t rtt = round_trip(n, s, i, slot, va1);
+        if (!rtt)
+            break;
+        if (n->id == 0 && i >= o->warmup) {
+            ns_lat(w, rtt / 2);
+            sum += (double)rtt / 2;
+            w->ops++;
+            w->bytes += s;
+        }
+    }
+    if (drain(n))
+        return;
+    if (n->id == 0) {
+        w->t1 = coro_now();
+        struct ns_point *pt = &w->pts[0];
+        memset(pt, 0, sizeof *pt);
+        pt->size = s;
+        pt->ops = w->ops;
+        pt->bytes = w->bytes;
+        pt->lat_mean_ns = w->ops ? ns_cyc_to_ns(w, sum / (double)w->ops) : 0;
+        pt->mbps = pt->lat_mean_ns > 0 ? (double)s / (pt->lat_mean_ns * 1e-9) / 1e6 : 0;
+        w->npts = 1;
+    }
+}
+
+const struct ns_workload ns_wl_missratio = {
+    "missratio", "pingpong at --size-max where a fraction --miss-ratio of pings miss in node 1's VMH cache "
+                 "(seed Fig. 4)", 2, NS_MAX_NODES, missratio_check, missratio_run,
+};

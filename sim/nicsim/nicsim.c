@@ -31,7 +31,7 @@ enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
 
 static const struct ns_workload *const workloads[] = {
     &ns_wl_pingpong, &ns_wl_stream, &ns_wl_missratio, &ns_wl_fft,
-    &ns_wl_radix,    &ns_wl_lu,     &ns_wl_ocean,     &ns_wl_water,
+    &ns_wl_radix,    &ns_wl_lu,     &ns_wl_ocean,     &ns_wl_water, &ns_wl_reglimit,
 };
 #define NWL (sizeof workloads / sizeof workloads[0])
 
@@ -408,6 +408,9 @@ static void summary(FILE *f, const struct ns_world *w, const struct cluster_stat
     for (unsigned i = 0; i < w->npts && !strcmp(o->workload, "pingpong"); i++)
         fprintf(f, "    %8" PRIu64 " B  one-way p50 %9.0f ns  p99 %9.0f ns  %8.1f MB/s\n", w->pts[i].size,
                 w->pts[i].lat_p50_ns, w->pts[i].lat_p99_ns, w->pts[i].mbps);
+    if (!strcmp(o->workload, "reglimit"))
+        fprintf(f, "  registered  %" PRIu64 " pages (%.1f MiB) at node 0; stopped by: %s\n", w->reg_pages,
+                (double)w->reg_pages / 256.0, w->reg_error[0] ? w->reg_error : "the --ws-pages / 256-buffer cap");
     if (!strcmp(o->workload, "missratio") && w->npts)
         fprintf(f, "    miss ratio %.2f: one-way mean %.0f ns, %.1f MB/s\n", o->miss_ratio, w->pts[0].lat_mean_ns,
                 w->pts[0].mbps);
@@ -492,7 +495,7 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
                    "\"bandwidth_MBps\": %.2f}",
                 i ? ", " : "", w->pts[i].size, w->pts[i].ops, w->pts[i].lat_p50_ns, w->pts[i].lat_p99_ns,
                 w->pts[i].lat_mean_ns, w->pts[i].mbps);
-    fprintf(f, "]},\n");
+    fprintf(f, "], \"registered_pages\": %" PRIu64 ", \"registration_error\": \"%s\"},\n", w->reg_pages, w->reg_error);
     fprintf(f, "  \"verify\": {\"bytes_checked\": %" PRIu64 ", \"mismatches\": %" PRIu64 ", \"oracle_violations\": %" PRIu64 "},\n",
             w->verify_bytes, w->verify_mismatch, S.violations);
     fprintf(f, "  \"miss_penalty_ns\": {\"count\": %" PRIu64 ", \"delay_p50\": %.0f, \"delay_p99\": %.0f, \"processing_p50\": %.0f, "
@@ -609,6 +612,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
+    int ws_set = 0;
     int c;
 
     memset(o, 0, sizeof *o);
@@ -640,7 +644,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             for (i = 0; i < NWL && strcmp(a, workloads[i]->name); i++)
                 ;
             if (i == NWL)
-                return bad("--workload", a, "pingpong, stream, missratio, fft, radix, lu, ocean or water");
+                return bad("--workload", a, "pingpong, stream, missratio, fft, radix, lu, ocean, water or reglimit");
             o->workload = workloads[i]->name;
             break;
         }
@@ -679,8 +683,9 @@ static int parse(int argc, char **argv, struct ns_opts *o)
                 return bad("--miss-ratio", a, "a fraction 0..1");
             break;
         case O_WS:
-            if (parse_u64(a, &o->ws_pages) || o->ws_pages < 16 || o->ws_pages > 65536)
-                return bad("--ws-pages", a, "16..65536 pages");
+            ws_set = 1;
+            if (parse_u64(a, &o->ws_pages) || o->ws_pages < 16 || o->ws_pages > (1u << 20))
+                return bad("--ws-pages", a, "16..1048576 pages");
             break;
         case O_PH:
             if (parse_u64(a, &v) || v < 1 || v > 100000)
@@ -763,8 +768,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     }
     /* per-workload defaults */
     int pp = !strcmp(o->workload, "pingpong"), st = !strcmp(o->workload, "stream"), mr = !strcmp(o->workload, "missratio");
+    int rl = !strcmp(o->workload, "reglimit");
     o->size_min = smin ? smin : pp ? 8 : st ? 65536 : 4096;
-    o->size_max = smax ? smax : pp ? (smin > (1u << 20) ? smin : 1u << 20) : st ? 65536 : 4096;
+    o->size_max = smax ? smax : pp ? (smin > (1u << 20) ? smin : 1u << 20) : st ? 65536 : rl ? (2u << 20) : 4096;
+    if (rl && !ws_set)
+        o->ws_pages = 65536; /* 256 MiB */
     if (!smin && smax && !pp)
         o->size_min = smax;
     o->iters = (unsigned)(iters ? iters : st ? 200 : mr ? 40 : 20);

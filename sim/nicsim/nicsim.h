@@ -132,6 +132,8 @@ struct ns_world {
     uint64_t *lat;               /* latency samples, cycles */
     uint64_t nlat, lat_dropped;
     uint64_t verify_bytes, verify_mismatch;
+    uint64_t reg_pages;   /* reglimit: pages registered before the first failure */
+    char reg_error[64];   /* reglimit: why registration stopped ("" = the cap) */
     struct ns_point pts[32];
     unsigned npts;
 };
@@ -158,7 +160,7 @@ double ns_cyc_to_ns(const struct ns_world *w, double cycles);
 void ns_compute(struct ns_node *n, uint64_t ns); /* host compute time */
 
 /* ---- workloads ---- */
-extern const struct ns_workload ns_wl_pingpong, ns_wl_stream, ns_wl_missratio;
+extern const struct ns_workload ns_wl_pingpong, ns_wl_stream, ns_wl_missratio, ns_wl_reglimit;
 extern const struct ns_workload ns_wl_fft, ns_wl_radix, ns_wl_lu, ns_wl_ocean, ns_wl_water;
 
 #endif /* NICSIM_H */

@@ -247,7 +247,7 @@ static int stream_check(const struct ns_opts *o, char *err, size_t n)
         snprintf(err, n, "--window must be 1..256");
         return -1;
     }
-    if ((uint64_t)(o->window + 1) * o->size_max > (256ull << 20)) {
+    if ((uint64_t)(2 * o->window) * o->size_max > (256ull << 20)) {
         snprintf(err, n, "--window x --size-max must stay under 256 MiB of buffers");
         return -1;
     }
@@ -258,26 +258,30 @@ static void stream_run(struct ns_node *n)
 {
     struct ns_world *w = n->w;
     const struct ns_opts *o = w->o;
-    uint64_t s = o->size_max, ring = o->window + 1;
+    uint64_t s = o->size_max, ring = 2u * o->window;
     uint64_t chunk = (s + NS_PAGE - 1) / NS_PAGE * NS_PAGE;
     int active = n->id == 0 || (o->bidir && n->id == 1);
     int write = !o->op_read;
     unsigned peer = n->id ^ 1u;
     uint64_t posted = 0, done = 0;
-    sim_cycle_t *t_post = NULL;
+    sim_cycle_t *t_post = NULL; /* per ring chunk: when its request was posted; NEVER = free */
     int bad = 0;
 
     if (n->id <= 1)
         bad = ns_reg(n, 0, VA_SRC, ring * chunk, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE) ||
               ns_reg(n, 1, VA_DST, ring * chunk, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ);
-    t_post = calloc(ring, sizeof *t_post);
+    t_post = malloc(ring * sizeof *t_post);
+    for (uint64_t k = 0; t_post && k < ring; k++)
+        t_post[k] = SIM_CYCLE_NEVER;
     ns_barrier(n);
     if (bad || !active || !t_post)
         goto out;
     if (n->id == 0)
         w->t0 = coro_now();
+    /* Completions may come back in any order (reads are served concurrently by the peer), so
+     * each request owns its ring chunk (local and remote) until its completion is verified. */
     while (done < o->iters && !w->failed) {
-        while (posted < o->iters && posted - done < o->window) {
+        while (posted < o->iters && posted - done < o->window && t_post[posted % ring] == SIM_CYCLE_NEVER) {
             uint64_t k = posted % ring;
             if (write && ns_fill(n, VA_SRC + k * chunk, s, posted * 2 + n->id))
                 goto out;
@@ -289,12 +293,13 @@ static void stream_run(struct ns_node *n)
         struct nic_wc wc;
         if (ns_wait(n, &wc))
             goto out;
-        if (wc.wr_id != done) {
-            ns_fail(n, "completion for request %" PRIu64 ", expected %" PRIu64 " (order)", wc.wr_id, done);
+        uint64_t k = wc.wr_id % ring;
+        if (wc.wr_id >= posted || t_post[k] == SIM_CYCLE_NEVER) {
+            ns_fail(n, "completion for request %" PRIu64 ", which is not outstanding", wc.wr_id);
             goto out;
         }
-        uint64_t k = done % ring;
         ns_lat(w, coro_now() - t_post[k]);
+        t_post[k] = SIM_CYCLE_NEVER;
         ns_verify(n, VA_SRC + k * chunk, peer, VA_DST + k * chunk, s);
         done++;
         w->ops++;
@@ -396,4 +401,65 @@ static void missratio_run(struct ns_node *n)
 const struct ns_workload ns_wl_missratio = {
     "missratio", "pingpong at --size-max where a fraction --miss-ratio of pings miss in node 1's VMH cache "
                  "(seed Fig. 4)", 2, NS_MAX_NODES, missratio_check, missratio_run,
+};
+
+/* ---- reglimit ---- */
+#define RL_VA 0x1000000000ull
+#define RL_MAX 256u /* the driver's default buffers per process */
+static int reglimit_check(const struct ns_opts *o, char *err, size_t n)
+{
+    if (o->size_max < NS_PAGE || o->size_max % NS_PAGE) {
+        snprintf(err, n, "reglimit: --size-max must be a multiple of 4096 (the buffer size)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Node 0 registers buffers of --size-max bytes until registration fails or --ws-pages pages
+ * (or 256 buffers) are registered; then node 1 RDMA-writes into the last one, which proves it
+ * usable. The static build's tables set a limit; the dynamic build has none. */
+static void reglimit_run(struct ns_node *n)
+{
+    struct ns_world *w = n->w;
+    const struct ns_opts *o = w->o;
+    uint64_t pages = o->size_max / NS_PAGE, k = 0;
+    int bad = 0;
+
+    if (n->id == 1)
+        bad = ns_reg(n, 0, VA_SRC, NS_PAGE, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE);
+    if (n->id == 0) {
+        struct nic_mr mr;
+        for (k = 0; k < RL_MAX && (k + 1) * pages <= o->ws_pages; k++) {
+            int rc = nic_reg(n->dev, RL_VA + k * o->size_max, o->size_max, NIC_ACCESS_REMOTE_WRITE, &mr);
+            if (rc) {
+                snprintf(w->reg_error, sizeof w->reg_error, "%s", nic_strerror(rc));
+                break;
+            }
+            w->dir[0][1] = mr;
+        }
+        w->reg_pages = k * pages;
+        if (!k)
+            bad = 1, ns_fail(n, "not even one buffer could be registered: %s", w->reg_error);
+    }
+    ns_barrier(n);
+    if (bad || n->id != 1)
+        return;
+    const struct nic_mr *last = ns_peer(n, 0, 1);
+    w->t0 = coro_now();
+    if (ns_fill(n, VA_SRC, NS_PAGE, 5) ||
+        ns_post(n, 1, VA_SRC, NS_PAGE, last, last->len - NS_PAGE, 0))
+        return;
+    struct nic_wc wc;
+    if (ns_wait(n, &wc))
+        return;
+    ns_lat(w, coro_now() - w->t0);
+    w->t1 = coro_now();
+    ns_verify(n, VA_SRC, 0, last->va + last->len - NS_PAGE, NS_PAGE);
+    w->ops = 1;
+    w->bytes = NS_PAGE;
+}
+
+const struct ns_workload ns_wl_reglimit = {
+    "reglimit", "registration limit: node 0 registers --size-max buffers up to --ws-pages pages, node 1 "
+                "writes into the last", 2, NS_MAX_NODES, reglimit_check, reglimit_run,
 };

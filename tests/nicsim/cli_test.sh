@@ -1,0 +1,38 @@
+#!/bin/sh
+# cli_test.sh NICSIM: bad options are rejected with exit 3 and a message naming the option;
+# --help documents every workload; a missing firmware variant says how to build it.
+set -u
+N=$1
+fails=0
+expect() { # want-exit want-text args...
+    want=$1 text=$2
+    shift 2
+    out=$("$N" "$@" 2>&1)
+    rc=$?
+    if [ "$rc" -ne "$want" ] || ! printf '%s' "$out" | grep -q -- "$text"; then
+        echo "FAIL: nicsim $*: exit $rc (want $want), output: $out"
+        fails=$((fails + 1))
+    else
+        echo "ok: nicsim $* -> $rc"
+    fi
+}
+expect 3 "--nodes" --nodes 1
+expect 3 "--nodes" --nodes 99
+expect 3 "--workload" --workload nosuch
+expect 3 "--drop" --drop 1.5
+expect 3 "--cache" --cache 1000,64,4
+expect 3 "--cache" --cache 64,64,4
+expect 3 "--nack" --nack maybe
+expect 3 "--ws-pages" --ws-pages 3
+expect 3 "unknown option" --frobnicate
+expect 3 "unexpected argument" extra
+expect 3 "multiple of --nodes" --workload fft --nodes 3 --ws-pages 256
+expect 3 "fwvar-c2048-l8-a8" --cache 2048,8,8
+expect 3 "static" --lookup static --cache 16384,64,4
+expect 3 "not found" --fw /nonexistent.img
+expect 0 "reglimit" --help
+for w in pingpong stream missratio fft radix lu ocean water reglimit; do
+    expect 0 "$w" --help
+done
+[ "$fails" -eq 0 ] && echo "cli_test: PASS" || echo "cli_test: $fails FAILED"
+[ "$fails" -eq 0 ]

@@ -67,6 +67,9 @@ struct nicdrv_config {
     uint64_t pin_hwm_pages;     /* high-water mark on pages pinned for VMH fills; 0 = none (4096) */
     uint32_t miss_queue;        /* misses queued for the miss thread (64); beyond: counted, dropped
                                    (the NCP re-posts: its request is still parked or retransmitted) */
+    uint32_t miss_threads;      /* miss threads the host runs, 1..NICDRV_MAX_MISS_THREADS (1: the seed's
+                                   single kernel thread); nicdrv_miss_resolve is safe to call from
+                                   several at once (tbl_lock orders the table work and the FILLs) */
     uint32_t ev_log2;           /* event ring entries, log2 (7: 128 entries, one page) */
     uint32_t cq_log2;           /* completion queue entries per endpoint, log2 (7: one page) */
     uint64_t boot_timeout;      /* cycles to wait for fw_state ready (default 4,000,000 = 20 ms) */
@@ -74,6 +77,8 @@ struct nicdrv_config {
     uint32_t key_seed;          /* remote keys are drawn from this (deterministic) */
     uint32_t required_fw_major; /* 0 = any firmware version (the ABI major is always checked) */
 };
+
+#define NICDRV_MAX_MISS_THREADS 16
 
 struct nicdrv_stats {
     uint64_t cmds, cmd_errors, events, irqs;

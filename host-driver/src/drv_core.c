@@ -45,6 +45,7 @@ void nicdrv_config_default(struct nicdrv_config *cfg)
     cfg->max_bufs = 256;
     cfg->pin_hwm_pages = 4096;
     cfg->miss_queue = 64;
+    cfg->miss_threads = 1;
     cfg->ev_log2 = 7;
     cfg->cq_log2 = 7;
     cfg->boot_timeout = 4000000;
@@ -70,7 +71,8 @@ nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *
     /* both rings must fit one kernel page: the NIC gets one physical address for each */
     if (d->cfg.ev_log2 < 1 || (sizeof(struct nic_event) << d->cfg.ev_log2) > NICDRV_PAGE_SIZE ||
         (sizeof(struct nic_cqe) << d->cfg.cq_log2) > NICDRV_PAGE_SIZE || d->cfg.cq_log2 < 1 || !d->cfg.max_procs ||
-        !d->cfg.max_bufs || !d->cfg.miss_queue || !d->cfg.nodes) {
+        !d->cfg.max_bufs || !d->cfg.miss_queue || !d->cfg.nodes || d->cfg.miss_threads < 1 ||
+        d->cfg.miss_threads > NICDRV_MAX_MISS_THREADS) {
         free(d);
         return NULL;
     }

@@ -182,8 +182,10 @@ static void irq_thread(void *arg)
     }
 }
 
-/* The miss thread (seed 000: an in-kernel thread). delay = interrupt at the host -> this thread
- * starts on the miss; processing = start -> the FILL answered. */
+/* The miss thread (seed 000: an in-kernel thread; cfg.miss_threads of them, default 1). delay =
+ * interrupt at the host -> a thread starts on the miss; processing = start -> the FILL answered.
+ * With several threads the base processing of different misses overlaps; the table work and the
+ * FILL commands stay ordered by the driver's tbl_lock. */
 static void miss_thread(void *arg)
 {
     struct hostsw *h = arg;
@@ -255,8 +257,10 @@ hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const stru
                                  .ev_wait = h_ev_wait,
                                  .syscall = h_syscall };
     h->drv = nicdrv_create(&h->bus, &host, &c);
-    if (!h->drv || coro_spawn(cluster_sched(cl), "nic-irq", irq_thread, h, NULL) ||
-        coro_spawn(cluster_sched(cl), "nic-miss", miss_thread, h, NULL)) {
+    int bad = !h->drv || coro_spawn(cluster_sched(cl), "nic-irq", irq_thread, h, NULL);
+    for (uint32_t i = 0; !bad && i < c.miss_threads; i++)
+        bad = coro_spawn(cluster_sched(cl), "nic-miss", miss_thread, h, NULL);
+    if (bad) {
         nicdrv_destroy(h->drv);
         free(h);
         return NULL;

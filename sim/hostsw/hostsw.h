@@ -6,7 +6,7 @@
  * Role map (one per node):
  *   irq coroutine   woken by the PCIe model's host notification; pops MSIs (pcie_irq_pop), sleeps
  *                   the interrupt latency (costs_irq), runs nicdrv_intr
- *   miss coroutine  waits for queued misses; on wake-up sleeps the miss delay (costs_draw_wake),
+ *   miss coroutines cfg.miss_threads of them (default 1); each waits for queued misses; on wake-up sleeps the miss delay (costs_draw_wake),
  *                   then per miss the processing draw (costs_draw_miss_proc) plus the real work
  *                   (pinning charged by os_pin's cost, MMIO through the PCIe model, the FILL's
  *                   answer); records delay and processing with costs_record_miss

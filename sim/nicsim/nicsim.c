@@ -97,6 +97,7 @@ static void usage(FILE *f)
             "Host:\n"
             "  --host-cost K=V,...  cost model overrides (docs/models.md: irq_ns, wake_min_ns, ...)\n"
             "  --pin-hwm PAGES      driver high-water mark on pinned pages (default 4096)\n"
+            "  --miss-threads N     driver miss threads per node (default 1, the seed's single thread)\n"
             "\n"
             "Run and reports:\n"
             "  --seed N             seed of the switch faults, costs and patterns (default 1)\n"
@@ -474,14 +475,14 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
             "\"link_latency_cycles\": %" PRIu64 ", \"drop\": %g, \"duplicate\": %g, \"corrupt\": %g, \"delay\": %g, "
             "\"seed\": %" PRIu64 ", \"size_min\": %" PRIu64 ", \"size_max\": %" PRIu64 ", \"iters\": %u, \"window\": %u, "
             "\"op\": \"%s\", \"bidir\": %s, \"miss_ratio\": %g, \"ws_pages\": %" PRIu64 ", \"phases\": %u, "
-            "\"compute_ns\": %" PRIu64 ", \"pin_hwm\": %" PRIu64 "},\n",
+            "\"compute_ns\": %" PRIu64 ", \"pin_hwm\": %" PRIu64 ", \"miss_threads\": %u},\n",
             o->nodes, o->workload, fw, S.img_path,
             S.have_info && !(S.info.caps & NIC_CAP_DYNAMIC_LOOKUP) ? "static" : "dynamic",
             S.have_info ? S.info.cache[0].entries : 0, S.have_info ? S.info.cache[0].line : 0,
             S.have_info ? S.info.cache[0].ways : 0, S.have_info && (S.info.caps & NIC_CAP_NACK) ? "true" : "false",
             (double)o->link_bpc * 0.2, o->link_latency, o->drop, o->duplicate, o->corrupt, o->delay, o->seed,
             o->size_min, o->size_max, o->iters, o->window, o->op_read ? "read" : "write", o->bidir ? "true" : "false",
-            o->miss_ratio, o->ws_pages, o->phases, o->compute_ns, o->pin_hwm);
+            o->miss_ratio, o->ws_pages, o->phases, o->compute_ns, o->pin_hwm, o->miss_threads);
     fprintf(f, "  \"sim\": {\"cycles\": %" PRIu64 ", \"wall_s\": %.3f, \"cycles_per_s\": %.0f, \"clock_hz\": %" PRIu64
                ", \"cycles_clocked\": %" PRIu64 ", \"skips\": %" PRIu64 "},\n",
             (uint64_t)cs->cycles, cs->wall_s, cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s : 0, w->clock_hz,
@@ -593,7 +594,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_HELP
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_HELP
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -608,7 +609,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "max-cycles", 1, 0, O_MAXC },   { "no-skip", 0, 0, O_NOSKIP },   { "fst", 1, 0, O_FST },
         { "trace-node", 1, 0, O_TN },     { "json", 1, 0, O_JSON },        { "csv", 1, 0, O_CSV },
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
-        { "console", 0, 0, O_CONSOLE },
+        { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -630,6 +631,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     o->ws_pages = 256;
     o->phases = 4;
     o->compute_ns = 200;
+    o->miss_threads = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         const char *a = optarg;
@@ -755,6 +757,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         case O_NOPROG: o->progress = 0; break;
         case O_QUIET: o->quiet = 1; break;
         case O_CONSOLE: o->console = 1; break;
+        case O_MT:
+            if (parse_u64(a, &v) || v < 1 || v > NICDRV_MAX_MISS_THREADS)
+                return bad("--miss-threads", a, "1..16");
+            o->miss_threads = (unsigned)v;
+            break;
         case O_HELP:
         case 'h': usage(stdout); exit(0);
         default:
@@ -856,6 +863,7 @@ int main(int argc, char **argv)
         dc.nodes = (uint16_t)o->nodes;
         if (o->pin_hwm)
             dc.pin_hwm_pages = o->pin_hwm;
+        dc.miss_threads = o->miss_threads;
         n->w = w;
         n->id = i;
         n->os = node_os(cluster_node(w->cl, i));

@@ -32,7 +32,8 @@ function(ncp_firmware_tree target dir)
   set(extra)
   if(T_NCP_ONLY)
     # A variant: only the NCP image, built only when asked for (the evaluation's grid).
-    set(extra EXCLUDE_FROM_ALL TRUE BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR> --target ncp)
+    # $(MAKE): the sub-make joins the parent's jobserver (the build uses Unix Makefiles)
+    set(extra EXCLUDE_FROM_ALL TRUE BUILD_COMMAND $(MAKE) ncp)
   endif()
   foreach(opt ${NCP_FW_OPTIONS})
     set(val "${${opt}}")
@@ -72,7 +73,8 @@ ncp_firmware_tree(firmware-nonack ${CMAKE_BINARY_DIR}/fw-nonack NCP_NACK=OFF)
 # The evaluation's cache-geometry grid (seed 000, Fig. 5/6): one NCP-only tree per C x L x A in
 # build/fwvar/cC-lL-aA/, built on request by `cmake --build build --target fw-grid` (or one
 # variant: fwvar-c16384-l64-a4). nicsim --cache C,L,A picks the image from there.
-set(NCP_GRID_C 8192 16384 32768)
+# C 1K/2K/4K: the same grid scaled down, for working sets a simulation can afford (scripts/eval).
+set(NCP_GRID_C 1024 2048 4096 8192 16384 32768)
 set(NCP_GRID_L 8 16 64 128)
 set(NCP_GRID_A 2 4 8)
 add_custom_target(fw-grid)

@@ -67,11 +67,6 @@ void hal_timer_off(void)
     nic_wr(NIC_TIMER_BASE, NIC_TIMER_MTIMECMP_LO, 0xFFFFFFFFu);
 }
 
-uint32_t hal_dma_free(void)
-{
-    return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_REQ_FREE);
-}
-
 uint32_t hal_dma_cpl_count(void)
 {
     return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_CPL_COUNT);

@@ -46,7 +46,10 @@ void hal_timer_at(uint32_t deadline);
 void hal_timer_off(void);
 
 /* DMA engine. */
-uint32_t hal_dma_free(void);
+static inline uint32_t hal_dma_free(void)
+{
+    return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_REQ_FREE);
+}
 static inline void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host, uint8_t tag)
 {
     nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_SRAM, sram_off);

@@ -102,7 +102,7 @@ static void tx_collect(void)
  * Feeds the MAC the next ready frames in order. MAC submission slots are counted in software:
  * tx_credit is a lower bound of the MAC's free slots (only we take them), re-read when used up.
  */
-static void tx_feed(void)
+static inline __attribute__((always_inline)) void tx_feed_inline(void)
 {
     while (txq_sub != txq_ready) {
         uint8_t id = txq[txq_sub % TXQ_N];
@@ -124,6 +124,11 @@ static void tx_feed(void)
     }
 }
 
+static void tx_feed(void)
+{
+    tx_feed_inline();
+}
+
 void tx_reap(void)
 {
     tx_collect();
@@ -134,7 +139,7 @@ void tx_dma_done(uint32_t idx)
 {
     NCP_PROF_START();
     tx_data_ready[idx] = 1;
-    tx_feed();
+    tx_feed_inline(); /* on the fast path: no call */
     NCP_PROF(5);
     if (tx_cyc[idx]) {
         fp_record(FP_TX, tx_cyc[idx] + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), tx_len[idx] - PKT_HDR_BYTES);

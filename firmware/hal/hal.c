@@ -67,24 +67,6 @@ void hal_timer_off(void)
     nic_wr(NIC_TIMER_BASE, NIC_TIMER_MTIMECMP_LO, 0xFFFFFFFFu);
 }
 
-uint32_t hal_dma_free(void)
-{
-    return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_REQ_FREE);
-}
-
-uint32_t hal_dma_cpl_count(void)
-{
-    return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_CPL_COUNT);
-}
-
-void hal_dma_pop_head(uint8_t *tag, uint8_t *err)
-{
-    uint32_t c = nic_rd(NIC_DMA_BASE, NIC_DMA_CPL_HEAD);
-    nic_wr(NIC_DMA_BASE, NIC_DMA_CPL_POP, 1);
-    *tag = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_TAG);
-    *err = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_ERR);
-}
-
 int hal_dma_pop(uint8_t *tag, uint8_t *err)
 {
     if (!nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_CPL_COUNT))
@@ -107,26 +89,6 @@ void hal_mac_rx_init(volatile uint32_t *ring, uint32_t log2n, const uint8_t *buf
            nic_bits(NIC_MAC_RX_CFG_ENTRIES_LOG2, log2n) | nic_bits(NIC_MAC_RX_CFG_BUF_SIZE, buf_size));
     nic_wr(NIC_MAC_BASE, NIC_MAC_RX_TAIL, nic_rd(NIC_MAC_BASE, NIC_MAC_RX_HEAD));
     nic_wr(NIC_MAC_BASE, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK | NIC_MAC_CTRL_RX_ENABLE_MASK);
-}
-
-uint32_t hal_mac_rx_head(void)
-{
-    return nic_rd(NIC_MAC_BASE, NIC_MAC_RX_HEAD);
-}
-
-void hal_mac_rx_release(uint32_t tail)
-{
-    nic_wr(NIC_MAC_BASE, NIC_MAC_RX_TAIL, tail);
-}
-
-uint32_t hal_mac_tx_free(void)
-{
-    return nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_STATUS), NIC_MAC_TX_STATUS_FREE);
-}
-
-uint16_t hal_mac_tx_done(void)
-{
-    return (uint16_t)nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_STATUS), NIC_MAC_TX_STATUS_DONE);
 }
 
 uint16_t hal_node_id(void)

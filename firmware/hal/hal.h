@@ -46,7 +46,10 @@ void hal_timer_at(uint32_t deadline);
 void hal_timer_off(void);
 
 /* DMA engine. */
-uint32_t hal_dma_free(void);
+static inline uint32_t hal_dma_free(void)
+{
+    return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_REQ_FREE);
+}
 static inline void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host, uint8_t tag)
 {
     nic_wr(NIC_DMA_BASE, NIC_DMA_REQ_SRAM, sram_off);
@@ -59,20 +62,41 @@ static inline void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len
 /* Oldest completion: 1 with tag and error code (0 ok), or 0 when none. */
 int hal_dma_pop(uint8_t *tag, uint8_t *err);
 /* Completions waiting; hal_dma_pop_head pops one (only when the count said there is one). */
-uint32_t hal_dma_cpl_count(void);
-void hal_dma_pop_head(uint8_t *tag, uint8_t *err);
+static inline uint32_t hal_dma_cpl_count(void)
+{
+    return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_CPL_COUNT);
+}
+static inline void hal_dma_pop_head(uint8_t *tag, uint8_t *err)
+{
+    uint32_t c = nic_rd(NIC_DMA_BASE, NIC_DMA_CPL_HEAD);
+    nic_wr(NIC_DMA_BASE, NIC_DMA_CPL_POP, 1);
+    *tag = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_TAG);
+    *err = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_ERR);
+}
 
 /* MAC. */
 void hal_mac_rx_init(volatile uint32_t *ring, uint32_t log2n, const uint8_t *bufs, uint32_t buf_size);
-uint32_t hal_mac_rx_head(void);
-void hal_mac_rx_release(uint32_t tail);
-uint32_t hal_mac_tx_free(void);
+static inline uint32_t hal_mac_rx_head(void)
+{
+    return nic_rd(NIC_MAC_BASE, NIC_MAC_RX_HEAD);
+}
+static inline void hal_mac_rx_release(uint32_t tail)
+{
+    nic_wr(NIC_MAC_BASE, NIC_MAC_RX_TAIL, tail);
+}
+static inline uint32_t hal_mac_tx_free(void)
+{
+    return nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_STATUS), NIC_MAC_TX_STATUS_FREE);
+}
 static inline void hal_mac_tx_submit(const void *frame, uint32_t len)
 {
     nic_wr(NIC_MAC_BASE, NIC_MAC_TX_ADDR, HAL_SRAM_OFF(frame));
     nic_wr(NIC_MAC_BASE, NIC_MAC_TX_SUBMIT, nic_bits(NIC_MAC_TX_SUBMIT_LEN, len));
 }
-uint16_t hal_mac_tx_done(void);
+static inline uint16_t hal_mac_tx_done(void)
+{
+    return (uint16_t)nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_STATUS), NIC_MAC_TX_STATUS_DONE);
+}
 uint16_t hal_node_id(void);
 
 /* Doorbells: 1 with page/offset/data of the oldest, or 0. */

@@ -269,6 +269,26 @@ static inline void dmaq_post(uint32_t sram, uint64_t host, uint32_t len, int to_
     r->to_host = (uint8_t)to_host;
     dmaq_pump();
 }
+/* dmaq_post when the engine takes the request at once: for the fast paths (no call). */
+static inline int dmaq_direct(void)
+{
+    return ncp.dq_issued == ncp.dq_head && (ncp.dma_credit || (ncp.dma_credit = hal_dma_free()));
+}
+static inline void dmaq_post_direct(uint32_t sram, uint64_t host, uint32_t len, int to_host, uint8_t kind,
+                                    uint32_t a, uint16_t b)
+{
+    uint32_t h = ncp.dq_head;
+    struct dma_req *r = &ncp.dq[h % NCP_DMAQ_N];
+
+    NCP_ASSERT(NCP_MOD_HAL, 3, ncp.dq_issued == h && ncp.dma_credit && len > 0 && len <= 65536u);
+    r->kind = kind;
+    r->a = a;
+    r->b = b;
+    ncp.dq_head = h + 1;
+    ncp.dq_issued = h + 1;
+    ncp.dma_credit--;
+    hal_dma_submit(sram, host, len, to_host, (uint8_t)h);
+}
 uint32_t dmaq_barrier_ticket(void); /* completes when every DMA posted before it has */
 int dmaq_passed(uint32_t ticket);
 void dmaq_complete(void);
@@ -286,7 +306,6 @@ void *stage_slot(void);
 enum xl_result { XL_OK, XL_MISS, XL_DENIED, XL_WAIT };
 void xlate_init(void);
 /* Physical address of virtual `va` of pid with `right`, for `path`; on miss posts the miss. */
-enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa);
 enum xl_result xlate_cbh(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **e, unsigned path);
 enum xl_result xlate_pch(uint16_t pid, unsigned path);
 /* PCH then CBH of a remote access's target (pid, buffer), memoised for the next packet: the memo
@@ -308,18 +327,99 @@ void xlate_geom(struct nic_cache_geom *g);
 void xlate_post_held(void);
 extern struct lkc ncp_cache[NIC_CACHE__COUNT];
 
+/*
+ * Hits of the inlined paths (memos and the VMH hit), counted once each and folded into the caches'
+ * lookups and hits by xlate_stats: `target` is a PCH and a CBH hit (the memo saves both lookups).
+ */
+struct xlate_fast_hits {
+    uint32_t vmh, target;
+};
+extern struct xlate_fast_hits xlate_fast_hits;
+
 static inline enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
 {
     if (xlate_tmemo.pid == (pid | LKC_KEY_VALID) && xlate_tmemo.buf == buf) {
-        /* counted as the PCH and CBH hits the memo saves */
-        ncp_sat_inc(&ncp_cache[NIC_CACHE_PCH].st.lookups);
-        ncp_sat_inc(&ncp_cache[NIC_CACHE_PCH].st.hits);
-        ncp_sat_inc(&ncp_cache[NIC_CACHE_CBH].st.lookups);
-        ncp_sat_inc(&ncp_cache[NIC_CACHE_CBH].st.hits);
+        ncp_sat_inc(&xlate_fast_hits.target);
         *out = xlate_tmemo.e;
         return XL_OK;
     }
     return xlate_target_lookup(pid, buf, out, path);
+}
+
+/* Cache geometry (xlate.c), constants for the inlined hit path. */
+#if NCP_LOOKUP_STATIC
+/* Full tables: sized for every page and buffer the host may register, 8-way buckets. */
+#define VMH_C 32768u
+#define VMH_L NCP_CACHE_LINE
+#define VMH_A 8u
+#define CBH_C 1024u
+#define CBH_L 8u
+#define CBH_A 8u
+#define PCH_C 256u
+#define PCH_L 8u
+#define PCH_A 8u
+#else
+#define VMH_C NCP_CACHE_ENTRIES
+#define VMH_L NCP_CACHE_LINE
+#define VMH_A NCP_CACHE_WAYS
+#define CBH_C 128u
+#define CBH_L 8u
+#define CBH_A 4u
+#define PCH_C 64u
+#define PCH_L 8u
+#define PCH_A 2u
+#endif
+
+/* Geometry as compile-time constants, for the inlined hit path (lkc_lookup_k). */
+#define XL_LOG2(x) ((uint8_t)__builtin_ctz(x))
+#define GEOM(C, L, A, E) XL_LOG2((C) / ((L) * (A))), XL_LOG2(A), XL_LOG2(L), (E)
+#define VMH_GEOM GEOM(VMH_C, VMH_L, VMH_A, 0u)
+#define CBH_GEOM GEOM(CBH_C, CBH_L, CBH_A, 3u)
+#define PCH_GEOM GEOM(PCH_C, PCH_L, PCH_A, 0u)
+
+
+/*
+ * Memo of the last VMH translation per path (the word of the last page), cleared by every fill and
+ * invalidation: consecutive packets of one operation do not look the same page up again.
+ */
+struct xlate_vmemo {
+    uint32_t vpn;
+    uint32_t pid; /* pid | LKC_KEY_VALID when valid */
+    uint32_t w;
+};
+extern struct xlate_vmemo xlate_vmemo[2];
+/* Physical address of virtual `va` of pid with `right`, for `path`; on miss posts the miss. */
+enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa);
+
+/*
+ * The hit side of xlate_vmh, inline for the fast paths: 1 with *pa when the page translates (memo,
+ * else the set's ways unrolled) with `right`, counted as a hit; 0 when it is absent or not allowed,
+ * nothing counted (the caller's general path then calls xlate_vmh, which counts and decides).
+ */
+static inline __attribute__((always_inline)) int xlate_vmh_hit(uint16_t pid, uint64_t va, uint32_t right,
+                                                               unsigned path, uint64_t *pa)
+{
+    uint32_t vpn = (uint32_t)(va >> 12), w;
+    struct xlate_vmemo *m = &xlate_vmemo[path & 1u];
+
+    if (va >> 44)
+        return 0;
+    if (m->pid == (pid | LKC_KEY_VALID) && m->vpn == vpn) {
+        w = m->w;
+    } else {
+        const uint32_t *e = lkc_find_k(&ncp_cache[NIC_CACHE_VMH], pid, vpn, VMH_GEOM);
+        if (!e)
+            return 0;
+        w = *e;
+        m->vpn = vpn;
+        m->pid = pid | LKC_KEY_VALID;
+        m->w = w;
+    }
+    if (!(w & 1u) || !((w << 3) & right))
+        return 0;
+    ncp_sat_inc(&xlate_fast_hits.vmh);
+    *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
+    return 1;
 }
 
 /* ops.c */

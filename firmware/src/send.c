@@ -102,7 +102,7 @@ static void tx_collect(void)
  * Feeds the MAC the next ready frames in order. MAC submission slots are counted in software:
  * tx_credit is a lower bound of the MAC's free slots (only we take them), re-read when used up.
  */
-static void tx_feed(void)
+static inline __attribute__((always_inline)) void tx_feed_inline(void)
 {
     while (txq_sub != txq_ready) {
         uint8_t id = txq[txq_sub % TXQ_N];
@@ -124,6 +124,11 @@ static void tx_feed(void)
     }
 }
 
+static void tx_feed(void)
+{
+    tx_feed_inline();
+}
+
 void tx_reap(void)
 {
     tx_collect();
@@ -134,7 +139,7 @@ void tx_dma_done(uint32_t idx)
 {
     NCP_PROF_START();
     tx_data_ready[idx] = 1;
-    tx_feed();
+    tx_feed_inline(); /* on the fast path: no call */
     NCP_PROF(5);
     if (tx_cyc[idx]) {
         fp_record(FP_TX, tx_cyc[idx] + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), tx_len[idx] - PKT_HDR_BYTES);
@@ -349,6 +354,95 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     return B_SENT;
 }
 
+/*
+ * The common case of emit() in a straight line, without calls: a new write segment or read
+ * response, operation live, its data in one page that translates (memo or cache hit, right
+ * granted), a frame, queue room and a free DMA engine slot. Returns 1 when sent; 0 when any
+ * condition fails, having changed nothing that matters (a header partly written into a free frame,
+ * the VMH memo and LRU stamp of a page it found): emit() then does the same work the general way.
+ */
+static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
+{
+    uint32_t t0 = ncp_rdcycle();
+    uint32_t idx = CK_IDX(cookie), off = CK_SEG(cookie) * NCP_MTU, len, type, last, pid, right;
+    uint64_t va, pa;
+
+    NCP_PROF_START();
+    if (!ncp.tx_free || txq_ready - txq_done >= TXQ_N || !dmaq_room(MAX_PIECES) || !dmaq_direct())
+        return 0;
+    uint32_t f = frame_lowest(ncp.tx_free);
+    uint32_t *w = (uint32_t *)(void *)tx_frame[f];
+    if (CK_KIND(cookie) == CK_WRITE) {
+        const struct ncp_op *o = &ncp.op[idx];
+        if (o->used != 1 || o->gen != CK_GEN(cookie) || o->status != NIC_ST_OK)
+            return 0;
+        uint64_t roff = o->roff + off;
+        len = seg_bytes(o->len, off);
+        last = off + len == o->len;
+        type = PKT_WRITE;
+        pid = o->lpid;
+        va = o->laddr + off;
+        right = NIC_RIGHT_LOCAL_READ;
+        w[PKT_W_OP] = op_id(o);
+        w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
+        w[PKT_W_BUF] = o->rbuf;
+        w[PKT_W_KEY] = o->rkey;
+        w[PKT_W_OFF_LO] = (uint32_t)roff;
+        w[PKT_W_OFF_HI] = (uint32_t)(roff >> 32);
+        w[PKT_W_XLEN] = off;
+    } else if (CK_KIND(cookie) == CK_READRESP) {
+        const struct ncp_resp *rs = &ncp.resp[idx];
+        if (!rs->used || rs->gen != CK_GEN(cookie) || rs->failed)
+            return 0;
+        len = seg_bytes(rs->len, off);
+        last = off + len == rs->len;
+        type = PKT_READ_RESP;
+        pid = rs->pid;
+        va = rs->va + off;
+        right = NIC_RIGHT_REMOTE_READ;
+        w[PKT_W_OP] = rs->op;
+        w[PKT_W_PID] = 0;
+        w[PKT_W_BUF] = 0;
+        w[PKT_W_KEY] = 0;
+        w[PKT_W_OFF_LO] = off;
+        w[PKT_W_OFF_HI] = 0;
+        w[PKT_W_XLEN] = 0;
+    } else {
+        return 0;
+    }
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !xlate_vmh_hit((uint16_t)pid, va, right, LKC_PATH_SEND, &pa))
+        return 0;
+    /* committed: from here on as emit() */
+    struct ncp_peer *pp = &ncp.peer[peer];
+    uint32_t seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
+    uint32_t flags = (last ? PKT_F_LAST : 0u) | xport_tx_flags(&pp->x, seq);
+    uint32_t ack = pp->ack_val;
+    w[PKT_W_NODES] = pkt_w_nodes(peer, ncp.me);
+    w[PKT_W_STATUS] = 0;
+    w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
+    w[PKT_W_SEQ] = seq;
+    w[PKT_W_ACK] = ack;
+    if (ack == pp->x.expected)
+        pp->x.ack_pending = 0; /* piggy-backed */
+    ncp.tx_free &= ~(1u << f);
+    tx_len[f] = (uint16_t)(PKT_HDR_BYTES + len);
+    txq[txq_ready++ % TXQ_N] = (uint8_t)f;
+    dmaq_post_direct(HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES, pa, len, 0, DK_TX, f, 0);
+    tx_cyc[f] = ncp_rdcycle() - t0;
+    NCP_PROF(15);
+    return 1;
+}
+
+/* A new packet: the fast path, else the general one. */
+static enum build_result emit_new(uint16_t peer, uint32_t cookie)
+{
+    if (!ncp.tx_free)
+        tx_collect(); /* as emit() does first */
+    if (emit_fast(peer, cookie))
+        return B_SENT;
+    return emit(peer, cookie, 0, 0);
+}
+
 /* ---- send queue entries ---- */
 
 void send_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
@@ -457,7 +551,7 @@ static int serve_ep(uint8_t epi)
             cookie = CK_MAKE(CK_READREQ, ep->cur, o->gen, 0);
         else
             cookie = CK_MAKE(CK_WRITE, ep->cur, o->gen, o->sent / NCP_MTU);
-        enum build_result r = emit(o->rnode, cookie, 0, 0);
+        enum build_result r = emit_new(o->rnode, cookie);
         if (r == B_WAIT) {
             if (!ncp.tx_free || !dmaq_room(MAX_PIECES))
                 return progress; /* resources: retried when frames/DMA free up */
@@ -510,7 +604,7 @@ static void serve_resp(void)
             if (!xport_has_room(&ncp.peer[r->peer].x))
                 break;
             uint32_t ck = CK_MAKE(CK_READRESP, i, r->gen, r->sent / NCP_MTU);
-            enum build_result b = emit(r->peer, ck, 0, 0);
+            enum build_result b = emit_new(r->peer, ck);
             if (b == B_WAIT)
                 break;
             if (b == B_DENIED) {

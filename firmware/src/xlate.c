@@ -19,28 +19,6 @@
 
 #define LOG2(x) ((uint8_t)__builtin_ctz(x))
 
-#if NCP_LOOKUP_STATIC
-/* Full tables: sized for every page and buffer the host may register, 8-way buckets. */
-#define VMH_C 32768u
-#define VMH_L NCP_CACHE_LINE
-#define VMH_A 8u
-#define CBH_C 1024u
-#define CBH_L 8u
-#define CBH_A 8u
-#define PCH_C 256u
-#define PCH_L 8u
-#define PCH_A 8u
-#else
-#define VMH_C NCP_CACHE_ENTRIES
-#define VMH_L NCP_CACHE_LINE
-#define VMH_A NCP_CACHE_WAYS
-#define CBH_C 128u
-#define CBH_L 8u
-#define CBH_A 4u
-#define PCH_C 64u
-#define PCH_L 8u
-#define PCH_A 2u
-#endif
 #define EPOCH_LOG2 7u
 #define SEEN_LOG2 11u
 
@@ -106,6 +84,13 @@ void xlate_stats(struct nic_cache_stats *out)
 {
     for (unsigned i = 0; i < NIC_CACHE__COUNT; i++)
         out[i] = ncp_cache[i].st;
+    /* the inlined hit paths count one word each (ncp.h, struct xlate_fast_hits) */
+    ncp_sat_add(&out[NIC_CACHE_VMH].lookups, xlate_fast_hits.vmh);
+    ncp_sat_add(&out[NIC_CACHE_VMH].hits, xlate_fast_hits.vmh);
+    for (unsigned i = NIC_CACHE_CBH; i <= NIC_CACHE_PCH; i++) {
+        ncp_sat_add(&out[i].lookups, xlate_fast_hits.target);
+        ncp_sat_add(&out[i].hits, xlate_fast_hits.target);
+    }
 }
 
 /* A lookup missed: record the line's miss (merged per line) and post it, or count the drop. */
@@ -138,12 +123,6 @@ void xlate_post_held(void)
     }
 }
 
-/* Geometry as compile-time constants, for the inlined hit path (lkc_lookup_k). */
-#define GEOM(C, L, A, E) LOG2((C) / ((L) * (A))), LOG2(A), LOG2(L), (E)
-#define VMH_GEOM GEOM(VMH_C, VMH_L, VMH_A, 0u)
-#define CBH_GEOM GEOM(CBH_C, CBH_L, CBH_A, 3u)
-#define PCH_GEOM GEOM(PCH_C, PCH_L, PCH_A, 0u)
-
 static const uint32_t *missed(uint8_t cache, uint16_t pid, uint32_t idx, unsigned path, enum xl_result *r)
 {
     if (NCP_LOOKUP_STATIC) {
@@ -162,24 +141,16 @@ static const uint32_t *missed(uint8_t cache, uint16_t pid, uint32_t idx, unsigne
  * into cache lines, so every fill (which may evict) and every invalidation clears them.
  * A memo hit counts as a lookup and a hit of its caches, as the lookups it saves would.
  */
-static struct {
-    uint32_t vpn;
-    uint32_t pid; /* pid | LKC_KEY_VALID when valid */
-    uint32_t w;
-} vmemo[2];
+struct xlate_vmemo xlate_vmemo[2];
 struct xlate_tmemo xlate_tmemo;
+struct xlate_fast_hits xlate_fast_hits;
+#define vmemo xlate_vmemo
 #define tmemo xlate_tmemo
 
 static void memo_clear(void)
 {
     vmemo[0].pid = vmemo[1].pid = 0;
     tmemo.pid = 0;
-}
-
-static void count_hit(uint8_t cache)
-{
-    ncp_sat_inc(&ncp_cache[cache].st.lookups);
-    ncp_sat_inc(&ncp_cache[cache].st.hits);
 }
 
 /* The miss side of xlate_vmh, out of line so the hit path needs no saved registers. */
@@ -204,22 +175,22 @@ static __attribute__((noinline)) enum xl_result vmh_miss(uint16_t pid, uint64_t 
 enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa)
 {
     uint32_t vpn = (uint32_t)(va >> 12), w;
+    struct xlate_vmemo *m = &vmemo[path & 1u];
 
     if (va >> 44)
         return XL_DENIED;
-    path &= 1u;
-    if (vmemo[path].pid == (pid | LKC_KEY_VALID) && vmemo[path].vpn == vpn) {
-        w = vmemo[path].w;
-        count_hit(NIC_CACHE_VMH);
+    if (m->pid == (pid | LKC_KEY_VALID) && m->vpn == vpn) {
+        w = m->w;
     } else {
-        const uint32_t *e = lkc_hit_k(&ncp_cache[NIC_CACHE_VMH], pid, vpn, VMH_GEOM);
+        const uint32_t *e = lkc_find_k(&ncp_cache[NIC_CACHE_VMH], pid, vpn, VMH_GEOM);
         if (!e)
             return vmh_miss(pid, va, right, path, pa);
         w = *e;
-        vmemo[path].vpn = vpn;
-        vmemo[path].pid = pid | LKC_KEY_VALID;
-        vmemo[path].w = w;
+        m->vpn = vpn;
+        m->pid = pid | LKC_KEY_VALID;
+        m->w = w;
     }
+    ncp_sat_inc(&xlate_fast_hits.vmh);
     if (!(w & 1u) || !((w << 3) & right))
         return XL_DENIED;
     *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);

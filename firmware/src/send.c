@@ -35,7 +35,8 @@ _Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 3
 _Static_assert(PKT_WORDS, "emit() writes header words in place: little-endian core");
 _Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
 
-const struct xport_cfg ncp_xcfg = {.rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .backoff_max = 5, .max_retries = 8};
+const struct xport_cfg ncp_xcfg = {
+    .rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .backoff_max = 5, .max_retries = 8, .jitter_shift = 2};
 
 void send_init(void)
 {

@@ -18,6 +18,18 @@ void xport_init(struct xport_peer *p, uint32_t isn)
     p->una = p->nxt = p->rexmit = isn;
     p->resync_seq = isn;
     p->resync_on = 1; /* the very first packet fixes the receiver's expected value */
+    p->rng = isn ^ 0x9E3779B9u; /* distinct per connection (isn is); xorshift needs nonzero */
+    if (!p->rng)
+        p->rng = 1;
+}
+
+static uint32_t rng_next(struct xport_peer *p)
+{
+    uint32_t x = p->rng;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return p->rng = x;
 }
 
 static void arm(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now)
@@ -46,6 +58,7 @@ uint32_t xport_on_ack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_
     p->backoff = 0;
     p->retries = 0;
     p->nack_hold = 0;
+    p->probe = 0; /* the peer hears us again: go-back-N from the new una (rexmit is there) */
     if (p->una != p->nxt)
         arm(p, cfg, now);
     return n;
@@ -73,14 +86,15 @@ void xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint
     p->deadline = now + cfg->nack_delay;
     p->nack_hold = 1;
     p->retries = 0;
+    p->probe = 0;
     if (seq_lt(seq, p->rexmit))
         p->rexmit = p->nxt; /* hold resends until the short timer fires */
 }
 
 int xport_rexmit_next(struct xport_peer *p, uint32_t *seq, uint32_t *cookie)
 {
-    if (!seq_lt(p->rexmit, p->nxt))
-        return 0;
+    if (!seq_lt(p->rexmit, p->nxt) || (p->probe && p->rexmit != p->una))
+        return 0; /* nothing to resend, or a timeout probe holds the rest back */
     *seq = p->rexmit;
     *cookie = p->cookie[p->rexmit & (XP_WIN - 1u)];
     p->rexmit++;
@@ -107,7 +121,10 @@ enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *
     if (p->backoff < cfg->backoff_max)
         p->backoff++;
     arm(p, cfg, now);
+    if (cfg->jitter_shift)
+        p->deadline += rng_next(p) % (((cfg->rto << p->backoff) >> cfg->jitter_shift) | 1u);
     p->rexmit = p->una;
+    p->probe = 1;
     return XP_TICK_RETRANSMIT;
 }
 
@@ -118,6 +135,7 @@ void xport_giveup(struct xport_peer *p)
     p->resync_on = 1;
     p->backoff = 0;
     p->retries = 0;
+    p->probe = 0;
 }
 
 enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint8_t flags, int *nack)

@@ -9,6 +9,13 @@
  * operation and segment, so a retransmission rebuilds the packet from host memory: no packet
  * data is kept per packet in flight, see docs/firmware.md).
  *
+ * Timeout recovery: a timeout resends only the oldest unacknowledged packet (a probe) and holds
+ * new packets and the other resends until the peer acknowledges something; then go-back-N
+ * resumes from the new `una`. Each timeout's re-arm adds a random jitter (per-connection
+ * generator): two nodes streaming at each other time out together, and if both resent their whole
+ * windows at the same instant, every frame would again meet the peer's own burst (a receiver that
+ * loses frames while it transmits loses them all, every time, until the retry limit).
+ *
  * Receiver: only the next expected packet is accepted (go-back-N); older ones are duplicates
  * (dropped, ACK re-sent), newer ones reveal a gap (dropped, one NACK "gap" per expected value).
  * The caller may refuse an accepted packet (translation miss, busy): then it does not call
@@ -31,6 +38,8 @@ struct xport_cfg {
     uint32_t nack_delay;  /* resend delay after a "miss"/"busy" NACK (much less than rto) */
     uint8_t backoff_max;  /* rto doubles per timeout up to rto << backoff_max */
     uint8_t max_retries;  /* timeouts in a row without progress before giving up */
+    uint8_t jitter_shift; /* each timeout re-arm adds a random [0, t >> jitter_shift) to its
+                           * timeout t (0: no jitter) */
 };
 
 struct xport_stats {
@@ -49,6 +58,9 @@ struct xport_peer {
     uint8_t retries;
     uint8_t resync_on;
     uint8_t nack_hold; /* the timer is a short NACK retry delay, not a timeout */
+    uint8_t probe;     /* after a timeout: only `una` is resent, nothing new sent, until progress */
+    uint8_t reserved0[3];
+    uint32_t rng;      /* timeout jitter generator (xorshift32, never 0) */
     uint32_t cookie[XP_WIN];
     /* receiver side */
     uint32_t expected;     /* next sequence number to accept */
@@ -68,7 +80,8 @@ enum xport_rx_verdict {
 
 enum xport_tick_action {
     XP_TICK_NONE,
-    XP_TICK_RETRANSMIT, /* timer expired: resend from una (xport_rexmit_next()) */
+    XP_TICK_RETRANSMIT, /* timer expired: resend from una (xport_rexmit_next(); after a timeout,
+                         * as opposed to a NACK retry delay, only una until progress) */
     XP_TICK_GIVEUP,     /* retry limit: fail every cookie in [una, nxt), then call xport_giveup() */
 };
 
@@ -80,9 +93,10 @@ static inline uint32_t xport_in_flight(const struct xport_peer *p)
     return p->nxt - p->una;
 }
 
+/* A new packet may be pushed: window room, and no timeout probe outstanding. */
 static inline int xport_has_room(const struct xport_peer *p)
 {
-    return p->nxt - p->una < XP_WIN;
+    return p->nxt - p->una < XP_WIN && !p->probe;
 }
 
 /* Records a new packet (the caller checked xport_has_room), returns its sequence number. */

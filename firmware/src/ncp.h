@@ -57,6 +57,7 @@ struct ncp_counters {
     struct nic_stats s;
     uint32_t drop_reason[PKT__ERRS];
     uint32_t bad_desc, sq_overrun, dma_errors, dmaq_full, ctl_drops, resp_full, miss_full;
+    uint32_t giveups; /* connections that reached the retry limit (s.timeouts: every timeout) */
 };
 
 /*

@@ -35,7 +35,8 @@ _Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 3
 _Static_assert(PKT_WORDS, "emit() writes header words in place: little-endian core");
 _Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
 
-const struct xport_cfg ncp_xcfg = {.rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .backoff_max = 5, .max_retries = 8};
+const struct xport_cfg ncp_xcfg = {
+    .rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .backoff_max = 5, .max_retries = 8, .jitter_shift = 2};
 
 void send_init(void)
 {
@@ -679,11 +680,15 @@ void send_tick(void)
 
     for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
         struct xport_peer *x = &ncp.peer[p].x;
-        if (xport_tick(x, &ncp_xcfg, ncp.now) == XP_TICK_GIVEUP) {
+        uint32_t timeouts = x->st.timeouts;
+        enum xport_tick_action t = xport_tick(x, &ncp_xcfg, ncp.now);
+        if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
+            ncp_sat_inc(&ncp.c.s.timeouts);
+        if (t == XP_TICK_GIVEUP) {
             for (uint32_t s = x->una; s != x->nxt; s++)
                 send_on_giveup(p, xport_cookie(x, s));
             xport_giveup(x);
-            ncp_sat_inc(&ncp.c.s.timeouts);
+            ncp_sat_inc(&ncp.c.giveups);
         }
         if (x->una != x->nxt && (!armed || seq_lt(x->deadline, next))) {
             next = x->deadline;
@@ -715,6 +720,7 @@ void send_poll(void)
                 x->rexmit = seq; /* not now: the cursor goes back */
                 break;
             }
+            ncp_sat_inc(&ncp.c.s.retransmits);
         }
     }
     serve_resp();

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "nic_model.h"
+#include "nic_regs.h"
 #include "nicsim.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
@@ -276,6 +277,15 @@ static void node_prog(void *arg)
     ns_barrier(n); /* every node finished: nothing in flight any more */
     if ((rc = nicdrv_nic_stats(n->drv, &n->stats)))
         ns_fail(n, "NIC statistics: %s", nicdrv_strerror(rc));
+    {   /* the MAC's counters, through BAR0 as a driver would read them */
+        const struct nicdrv_bus *bus = nicdrv_bus_of(n->drv);
+        static const uint32_t reg[5] = { NIC_MAC_RX_OK, NIC_MAC_RX_BAD_CRC, NIC_MAC_RX_NOBUF, NIC_MAC_RX_OVERFLOW,
+                                         NIC_MAC_TX_OK };
+        uint32_t *dst[5] = { &n->mac.rx_ok, &n->mac.rx_bad_crc, &n->mac.rx_nobuf, &n->mac.rx_overflow, &n->mac.tx_ok };
+        for (unsigned k = 0; k < 5; k++)
+            if (bus->rd32(bus->ctx, NICDRV_BAR_REGS, NIC_MAC_OFFSET + reg[k], dst[k]))
+                ns_fail(n, "cannot read the MAC's counters");
+    }
     ns_barrier(n);
     if ((rc = nic_dev_close(n->dev)))
         ns_fail(n, "close: %s", nic_strerror(rc));
@@ -422,6 +432,13 @@ static void summary(FILE *f, const struct ns_world *w, const struct cluster_stat
                " no slot; %" PRIu64 " duplicated, %" PRIu64 " corrupted, %" PRIu64 " delayed\n",
             S.sw.tx_frames, S.sw.fault_drop, S.sw.queue_drops, S.sw.slot_drops, S.sw.fault_duplicate, S.sw.fault_corrupt,
             S.sw.fault_delay);
+    {
+        uint64_t ovf = 0, nobuf = 0, crc = 0;
+        for (unsigned i = 0; i < o->nodes; i++)
+            ovf += w->node[i].mac.rx_overflow, nobuf += w->node[i].mac.rx_nobuf, crc += w->node[i].mac.rx_bad_crc;
+        fprintf(f, "  MACs        frames dropped on receive: %" PRIu64 " RX FIFO overflow, %" PRIu64 " RX ring full, %" PRIu64
+                   " bad CRC\n", ovf, nobuf, crc);
+    }
     if (S.mem.ok)
         fprintf(f, "  NIC memory  code %" PRIu64 " B, packet buffers %" PRIu64 " B, lookup %" PRIu64 " B, queues %" PRIu64
                    " B, other %" PRIu64 " B\n",
@@ -522,6 +539,8 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
                    "\"protection_errors\": %u},\n",
                 s->tx_packets, s->rx_packets, s->retransmits, s->timeouts, s->nacks_sent, s->nacks_received,
                 s->drops_miss, s->drops_bad, s->dup_packets, s->protection_errors);
+        fprintf(f, "     \"mac\": {\"rx_ok\": %u, \"rx_bad_crc\": %u, \"rx_nobuf\": %u, \"rx_overflow\": %u, \"tx_ok\": %u},\n",
+                n->mac.rx_ok, n->mac.rx_bad_crc, n->mac.rx_nobuf, n->mac.rx_overflow, n->mac.tx_ok);
         fprintf(f, "     \"nic_mem\": {\"code\": %" PRIu64 ", \"buffers\": %" PRIu64 ", \"lookup\": %" PRIu64 ", \"queues\": %" PRIu64
                    ", \"other\": %" PRIu64 ", \"total\": %" PRIu64 "},\n",
                 S.mem.code, S.mem.buffers, S.mem.lookup, S.mem.queues, S.mem.other,

@@ -94,6 +94,7 @@ struct ns_node {
     int ok;                       /* set up */
     struct nic_stats stats;       /* NCP counters at the end */
     struct nicdrv_stats dstats;   /* driver counters at the end */
+    struct { uint32_t rx_ok, rx_bad_crc, rx_nobuf, rx_overflow, tx_ok; } mac; /* the MAC's own counters */
     uint64_t pinned_after_close;  /* pages still pinned after the process closed (must be 0) */
     uint64_t nlocal;
     struct nic_mr local[NS_MAX_BUFS]; /* this node's registered buffers, by slot */

@@ -74,6 +74,7 @@ struct node {
     uint8_t *rx_buf;
     size_t rx_len, rx_pos;
     bool rx_active;
+    uint32_t rx_credit; /* PHY pacing of received beats, bits (cfg.phy_bits_per_cycle) */
 
     /* console line buffer */
     char line[LINE_MAX];
@@ -218,7 +219,7 @@ static void drive_wack(node_t *n, sim_cycle_t now)
     }
 }
 
-static void drive_rx(node_t *n, sim_cycle_t now)
+static void drive_rx(node_t *n, sim_cycle_t now, bool phy_ready)
 {
     struct nic_pins *p = &n->pins;
 
@@ -232,8 +233,8 @@ static void drive_rx(node_t *n, sim_cycle_t now)
                                   (uint32_t)n->rx_buf[n->rx_len - 2] << 16 | (uint32_t)n->rx_buf[n->rx_len - 1] << 24))
             n->st.frames_received_bad_fcs++;
     }
-    p->rx_valid = n->rx_active;
-    if (!n->rx_active)
+    p->rx_valid = n->rx_active && phy_ready;
+    if (!p->rx_valid)
         return;
     size_t left = n->rx_len - n->rx_pos;
     uint64_t w = 0;
@@ -324,7 +325,9 @@ static void take_link(node_t *n, sim_cycle_t now)
 {
     struct nic_pins *p = &n->pins;
 
-    if (n->rx_active) {
+    if (p->rx_valid) { /* a beat was presented this cycle: the MAC took it (no back-pressure) */
+        if (n->cfg.phy_bits_per_cycle)
+            n->rx_credit -= 64;
         n->rx_pos += 8;
         if (n->rx_pos >= n->rx_len) {
             n->rx_active = false;
@@ -380,6 +383,9 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
     p->skip_valid = skip != 0;
     p->skip_cycles = skip;
     p->dma_wdata_ready = 1;
+    /* PHY pacing of received frames: a 64-bit beat enters the MAC when a beat's worth of line
+     * time has accrued (the MAC paces its own transmit side: LINK_RATE) */
+    bool paced = n->cfg.phy_bits_per_cycle != 0;
     p->tx_ready = 1;
     p->dma_req_ready = !n->dmar_hold && n->dmaw_count < DMAW_SLOTS;
     if (due <= now || n->mmio_valid)
@@ -394,7 +400,7 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
         drive_wack(n, now);
     else
         p->dma_wack_valid = 0;
-    drive_rx(n, now);
+    drive_rx(n, now, !paced || n->rx_credit >= 64);
 
     nic_model_eval(n->nic, p);
     take_mmio(n, now);
@@ -403,6 +409,10 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
     take_misc(n, now);
     nic_model_clock(n->nic, p);
 
+    if (paced) { /* accrue line time; at most two beats' worth banked while idle */
+        uint64_t add = (uint64_t)n->cfg.phy_bits_per_cycle * (1u + (uint64_t)skip);
+        n->rx_credit = (uint32_t)(n->rx_credit + add > 128 ? 128 : n->rx_credit + add);
+    }
     n->st.cycles_run++;
     n->st.cycles_skipped += skip;
 }

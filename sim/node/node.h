@@ -39,6 +39,10 @@ struct node_config {
     struct hostmem_config mem;
     struct os_config os;
     FILE *console; /* console lines go here, prefixed "[node N] " (NULL: discarded) */
+    uint32_t phy_bits_per_cycle; /* the PHY's rate: received beats enter the MAC at this many bits
+                                    per cycle, as a real PHY delivers them (the cluster sets its
+                                    port rate; 0 = one 64-bit beat per cycle). The MAC paces its
+                                    transmit side itself (LINK_RATE). */
 };
 
 struct node_status {

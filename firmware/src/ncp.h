@@ -189,6 +189,23 @@ extern struct ncp ncp;
 extern const struct xport_cfg ncp_xcfg;
 
 /*
+ * Work the event loop has to do besides the hardware sources (loop.c; docs/firmware.md "Event
+ * loop"): a pass runs a state machine's poll only when there is something for it.
+ *   timer_at/on  the deadline the core timer is programmed to (a shadow: no register read); it is
+ *                never later than the earliest transport deadline, so send_tick runs its scan only
+ *                when timer_at has passed or `tick` is set
+ *   tick         a transport deadline may have moved earlier than timer_at (a packet into an empty
+ *                window, an ACK or NACK), or an endpoint parked: send_tick rescans and re-arms.
+ *                Code that moves a deadline earlier must set it.
+ */
+struct ncp_work {
+    uint32_t timer_at;
+    uint8_t timer_on;
+    uint8_t tick;
+};
+extern struct ncp_work ncp_work;
+
+/*
  * Development profiling of the fast path (off by default: build with -DNCP_PROFILE=1): checkpoint
  * k adds the cycles and instructions since the previous checkpoint to ncp_prof[k].
  */

@@ -240,6 +240,7 @@ static void on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 
     if (h->type != PKT_NACK && !seq_lt(x->una, h->ack))
         return; /* old or repeated: nothing new acknowledged (xport_on_ack would change nothing) */
+    ncp_work.tick = 1; /* the deadline may move (re-armed, NACK retry delay, window empty) */
     if (h->type == PKT_NACK && h->reason == PKT_NACK_GAP) {
         n = xport_on_nack_gap(x, &ncp_xcfg, h->ack, ncp.now, &first);
     } else {
@@ -392,6 +393,8 @@ void recv_poll(void)
         }
         ncp.rx_next++;
     }
+    if (ncp.rx_next != head)
+        hal_raise_events(HAL_EV_RX); /* budget: the rest in the next pass */
     release();
 }
 

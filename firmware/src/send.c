@@ -326,8 +326,11 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
         npc = 0;
         len = 0;
     }
-    if (!retrans)
+    if (!retrans) {
         seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
+        if (seq == pp->x.una)
+            ncp_work.tick = 1; /* the window was empty: the push armed a deadline */
+    }
     flags |= xport_tx_flags(&pp->x, seq);
     w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
     w[PKT_W_SEQ] = seq;
@@ -415,6 +418,8 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
     /* committed: from here on as emit() */
     struct ncp_peer *pp = &ncp.peer[peer];
     uint32_t seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
+    if (seq == pp->x.una)
+        ncp_work.tick = 1; /* the window was empty: the push armed a deadline */
     uint32_t flags = (last ? PKT_F_LAST : 0u) | xport_tx_flags(&pp->x, seq);
     uint32_t ack = pp->ack_val;
     w[PKT_W_NODES] = pkt_w_nodes(peer, ncp.me);
@@ -556,6 +561,7 @@ static int serve_ep(uint8_t epi)
             if (!ncp.tx_free || !dmaq_room(MAX_PIECES))
                 return progress; /* resources: retried when frames/DMA free up */
             ep->state = EP_PARKED; /* translation miss: the request waits for its fill */
+            ncp_work.tick = 1;     /* send_tick arms the retry timer */
             return progress;
         }
         if (r == B_DENIED) {
@@ -676,7 +682,11 @@ void send_tick(void)
 {
     uint32_t next = 0;
     int armed = 0;
+    struct ncp_work *w = &ncp_work;
 
+    if (!w->tick && !(w->timer_on && seq_le(w->timer_at, ncp.now)))
+        return; /* no deadline passed, none moved earlier: nothing to tick */
+    w->tick = 0;
     for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
         struct xport_peer *x = &ncp.peer[p].x;
         if (xport_tick(x, &ncp_xcfg, ncp.now) == XP_TICK_GIVEUP) {
@@ -696,17 +706,25 @@ void send_tick(void)
             armed = 1;
         }
     }
-    if (armed)
-        hal_timer_at(next);
-    else
+    /* The timer may fire early (a deadline that moved later: this scan runs again and re-arms it),
+     * never late: reprogrammed when the earliest deadline moved earlier or the timer went off. */
+    if (armed) {
+        if (!w->timer_on || seq_lt(next, w->timer_at) || seq_le(w->timer_at, ncp.now)) {
+            hal_timer_at(next);
+            w->timer_at = next;
+            w->timer_on = 1;
+        }
+    } else if (w->timer_on) {
         hal_timer_off();
+        w->timer_on = 0;
+    }
 }
 
 void send_poll(void)
 {
     uint32_t seq, cookie;
 
-    tx_reap();
+    /* tx_reap: called by the loop when the MAC finished frames */
     /* resends first: they hold the window */
     for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
         struct xport_peer *x = &ncp.peer[p].x;

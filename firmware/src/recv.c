@@ -287,6 +287,7 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
         return 0;
     }
     ncp_sat_inc(&ncp.c.s.rx_packets);
+    ncp_work.peer_ack |= 1u << h.src; /* send_flush_acks looks at this peer */
     on_ack_fields(h.src, &h);
     NCP_PROF(7);
     if (!pkt_is_sequenced(h.type))
@@ -364,6 +365,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RX, ridx, (uint16_t)src);
     pp->rx_dma_pending++;
     xport_rx_accept(&pp->x);
+    ncp_work.peer_ack |= 1u << src;
     NCP_PROF(14);
     return 1;
 }

@@ -72,6 +72,7 @@ static void doorbells(void)
 
 void ncp_run_once(void)
 {
+    const struct ncp_work *w = &ncp_work;
     uint32_t ev = hal_take_events();
 
     ncp.now = hal_now();
@@ -81,13 +82,22 @@ void ncp_run_once(void)
         doorbells();
     if (ev & HAL_EV_RX)
         recv_poll();
-    cmd_poll();
-    send_tick();
+    if (w->cmd)
+        cmd_poll();
+    if (ncp_tick_due())
+        send_tick();
     if (ev & HAL_EV_TX)
         tx_reap(); /* frames the MAC finished: free them, feed the MAC */
-    send_poll();
-    send_flush_acks();
-    xlate_post_held();
-    ops_poll();
-    dmaq_pump();
+    if (w->peer_tx | w->resp | w->ep_ready | (ncp.parked_wake ? w->ep_parked : 0u))
+        send_poll();
+    else
+        ncp.parked_wake = 0; /* as send_poll: a fill wakes the endpoints parked before it */
+    if (w->peer_ack)
+        send_flush_acks();
+    if (w->misses_held)
+        xlate_post_held();
+    if (w->ops_waiting)
+        ops_poll();
+    if (ncp.dq_issued != ncp.dq_head)
+        dmaq_pump();
 }

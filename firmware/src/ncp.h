@@ -205,14 +205,25 @@ extern const struct xport_cfg ncp_xcfg;
  *   resp         read responses with segments still to send
  *   peer_tx      peers with packets in flight (una != nxt): timer, resends
  *   peer_ack     peers a frame came from: an ACK may be pending
+ * and flags: cmd (a command to take or in progress), misses_held (a miss event not yet posted),
+ * ops_waiting (operations may wait to complete: an upper bound, ops_poll recounts).
  */
 struct ncp_work {
     uint32_t timer_at;
     uint8_t timer_on;
     uint8_t tick;
+    uint8_t cmd;
+    uint8_t misses_held;
     uint32_t ep_ready, ep_parked, resp, peer_tx, peer_ack;
+    uint32_t ops_waiting;
 };
 extern struct ncp_work ncp_work;
+
+/* send_tick has work: the programmed deadline passed, or a deadline may have moved earlier. */
+static inline int ncp_tick_due(void)
+{
+    return ncp_work.tick || (ncp_work.timer_on && seq_le(ncp_work.timer_at, ncp.now));
+}
 _Static_assert(NCP_EPS <= 32 && NCP_RESP <= 32 && NCP_MAX_PEERS <= 32, "struct ncp_work bitmaps");
 
 /* Index of the lowest set bit of m != 0 (RV32IM has no ctz instruction: de Bruijn multiply). */

@@ -711,7 +711,7 @@ void send_tick(void)
     int armed = 0;
     struct ncp_work *w = &ncp_work;
 
-    if (!w->tick && !(w->timer_on && seq_le(w->timer_at, ncp.now)))
+    if (!ncp_tick_due())
         return; /* no deadline passed, none moved earlier: nothing to tick */
     w->tick = 0;
     for (uint32_t m = w->peer_tx & ncp_peer_mask(); m; m &= m - 1) { /* the others: una == nxt */

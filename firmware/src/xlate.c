@@ -39,7 +39,6 @@ static uint16_t epochs[NIC_CACHE__COUNT][1u << EPOCH_LOG2] LOOKUP;
 static uint32_t seen[NIC_CACHE__COUNT][(1u << SEEN_LOG2) / 32u] LOOKUP;
 static struct miss_ent miss_storage[NCP_MISS_N] LOOKUP;
 static struct misstab misses;
-static uint8_t misses_held; /* an entry may be HELD (its event not posted): xlate_post_held scans */
 
 struct lkc ncp_cache[NIC_CACHE__COUNT];
 
@@ -105,7 +104,7 @@ static void miss(uint8_t cache, uint16_t pid, uint32_t line, unsigned path)
         if (ev_post(NIC_EV_MISS, cache, (uint8_t)path, pid, e->epoch, line, 0, 0))
             miss_posted(&misses, e, ncp.now);
         else
-            misses_held = 1;
+            ncp_work.misses_held = 1; /* xlate_post_held posts it */
         break;
     case MISS_ADD_MERGED:
         break;
@@ -119,15 +118,15 @@ void xlate_post_held(void)
 {
     struct miss_ent *e = NULL;
 
-    if (!misses_held)
-        return; /* every pass comes here: no scan of the table when nothing is held */
+    if (!ncp_work.misses_held)
+        return; /* no scan of the table when nothing is held */
     for (uint32_t budget = 0; budget < 4 && (e = miss_next_held(&misses)); budget++) {
         if (!ev_post(NIC_EV_MISS, e->cache, e->path, e->pid, e->epoch, e->line, 0, 0))
             return;
         miss_posted(&misses, e, ncp.now);
     }
     if (!e)
-        misses_held = 0; /* none left (an entry held later sets it again) */
+        ncp_work.misses_held = 0; /* none left (an entry held later sets it again) */
 }
 
 static const uint32_t *missed(uint8_t cache, uint16_t pid, uint32_t idx, unsigned path, enum xl_result *r)

@@ -204,7 +204,8 @@ extern const struct xport_cfg ncp_xcfg;
  *   ep_parked    endpoints PARKED on a translation miss (served when a fill arrived)
  *   resp         read responses with segments still to send
  *   peer_tx      peers with packets in flight (una != nxt): timer, resends
- *   peer_ack     peers a frame came from: an ACK may be pending
+ *   peer_ack     peers that may owe an ACK now: a frame came from them, or their last
+ *                receive DMA completed (an ACK waits for the data to be in host memory)
  * and flags: cmd (a command to take or in progress), misses_held (a miss event not yet posted),
  * ops_waiting (operations may wait to complete: an upper bound, ops_poll recounts).
  */

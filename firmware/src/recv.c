@@ -365,7 +365,6 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RX, ridx, (uint16_t)src);
     pp->rx_dma_pending++;
     xport_rx_accept(&pp->x);
-    ncp_work.peer_ack |= 1u << src;
     NCP_PROF(14);
     return 1;
 }
@@ -411,8 +410,10 @@ void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
     /* DMAs complete in order: everything up to this packet is in host memory */
     if (seq_lt(pp->ack_val, rx_meta[ridx].seq + 1u))
         pp->ack_val = rx_meta[ridx].seq + 1u;
-    if (pp->rx_dma_pending == 0)
+    if (pp->rx_dma_pending == 0) {
         pp->ack_val = pp->x.expected;
+        ncp_work.peer_ack |= 1u << peer; /* send_flush_acks: the ACK may go now */
+    }
     if (kind == DK_RXRESP) {
         struct ncp_op *o = op_by_id(rx_meta[ridx].op);
         if (err)

@@ -180,8 +180,13 @@ void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32
 
 void send_flush_acks(void)
 {
-    /* only the peers frames came from (struct ncp_work): the others have no ACK pending */
-    for (uint32_t m = ncp_work.peer_ack & ncp_peer_mask(); m; m &= m - 1) {
+    /* Only the peers in ncp_work.peer_ack (a frame came from them, or their last receive DMA
+     * completed) may have an ACK to send now; afterwards none has: the ACK went out, or it waits
+     * for DMAs whose completion (recv_dma_done) sets the bit again. */
+    uint32_t m = ncp_work.peer_ack & ncp_peer_mask();
+
+    ncp_work.peer_ack &= ~m;
+    for (; m; m &= m - 1) {
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
         struct ncp_peer *pp = &ncp.peer[p];
         if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
@@ -191,8 +196,6 @@ void send_flush_acks(void)
             pp->x.ack_pending = 0;
             fp_record(FP_ACK, ncp_rdcycle() - t0, 0);
         }
-        if (!pp->x.ack_pending)
-            ncp_work.peer_ack &= ~(1u << p);
     }
 }
 

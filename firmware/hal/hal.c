@@ -27,11 +27,14 @@ int hal_check_blocks(void)
     return -1;
 }
 
+static uint32_t hal_enabled; /* intc.enable as hal_init wrote it (only hal_init writes it) */
+
 void hal_init(uint32_t events)
 {
     hal_timer_off();
     nic_wr(NIC_DMA_BASE, NIC_DMA_CTRL, NIC_DMA_CTRL_ENABLE_MASK);
     nic_wr(NIC_INTC_BASE, NIC_INTC_ENABLE, events);
+    hal_enabled = events;
     /* MIE = 0: interrupts never trap; wfi wakes on MEIP (intc) and MTIP (timer) */
     __asm__ volatile("csrci mstatus, 8\n\tcsrw mie, %0" ::"r"((1u << 11) | (1u << 7)));
 }
@@ -46,7 +49,7 @@ uint32_t hal_take_events(void)
 
 void hal_sleep(void)
 {
-    if (!(nic_rd(NIC_INTC_BASE, NIC_INTC_PENDING) & nic_rd(NIC_INTC_BASE, NIC_INTC_ENABLE)))
+    if (!(nic_rd(NIC_INTC_BASE, NIC_INTC_PENDING) & hal_enabled))
         __asm__ volatile("wfi");
 }
 

@@ -34,6 +34,12 @@ void hal_init(uint32_t events);
 /* Top half: acknowledges and returns the pending intc sources (posted to the event loop). */
 uint32_t hal_take_events(void);
 
+/* Sets intc sources pending again: a bottom half that left work behind (budget) gets another pass. */
+static inline void hal_raise_events(uint32_t events)
+{
+    nic_wr(NIC_INTC_BASE, NIC_INTC_RAISE, events);
+}
+
 /* Sleeps in wfi until an enabled source or the timer is pending (MIE stays 0: no trap). */
 void hal_sleep(void);
 

@@ -122,6 +122,7 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
             return;
         }
         cs.pi = data;
+        ncp_work.cmd = 1; /* cmd_poll takes it */
     } else if (off == NIC_DB_EV_CI) {
         if (seq_le(data, ncp.ev_n) && seq_le(ncp.ev_ci, data))
             ncp.ev_ci = data;
@@ -246,7 +247,7 @@ void cmd_dma_done(uint8_t err)
     }
 }
 
-void cmd_poll(void)
+static void cmd_step(void)
 {
     for (uint32_t budget = 0; budget < 4; budget++) {
         switch (cs.state) {
@@ -275,4 +276,10 @@ void cmd_poll(void)
             break;
         }
     }
+}
+
+void cmd_poll(void)
+{
+    cmd_step();
+    ncp_work.cmd = cs.state != CMD_IDLE || cs.ci != cs.pi; /* polled again while a command is open */
 }

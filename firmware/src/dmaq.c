@@ -35,7 +35,11 @@ void dmaq_complete(void)
     /* completions that arrive meanwhile raise the DMA event again: the next pass takes them */
     uint32_t n = hal_dma_cpl_count();
 
-    for (uint32_t budget = 0; budget < n && budget < NCP_DMAQ_N; budget++) {
+    if (n > NCP_DMAQ_N) {
+        n = NCP_DMAQ_N;
+        hal_raise_events(HAL_EV_DMA); /* the rest in the next pass */
+    }
+    for (uint32_t budget = 0; budget < n; budget++) {
         uint32_t t0 = ncp_rdcycle();
         hal_dma_pop_head(&tag, &err);
         NCP_ASSERT(NCP_MOD_HAL, 2, ncp.dq_done != ncp.dq_issued && tag == (uint8_t)ncp.dq_done);

@@ -6,6 +6,12 @@
  * The "top half" is hal_take_events(), which acknowledges the intc; the bottom halves are the
  * poll functions of each state machine, each bounded per pass. When a pass finds nothing to do
  * and nothing new is pending, the core sleeps.
+ *
+ * A pass pays only for work that exists (docs/firmware.md "Event loop"): the hardware sources (DMA
+ * completions, doorbells, RX frames, frames sent) are polled only when their intc event is pending
+ * - the intc latches every event, acknowledged at the start of the pass before the sources are
+ * read, so an event that arrives during a pass makes the next one poll; a poll that leaves work
+ * behind (budget) raises its event again. Software work is found through struct ncp_work.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +20,7 @@
 #include "ncp_rt.h"
 
 struct ncp ncp;
+struct ncp_work ncp_work;
 #if NCP_PROFILE
 uint32_t ncp_prof[16][3], ncp_prof_t, ncp_prof_i;
 #endif
@@ -31,6 +38,7 @@ void ncp_boot(void)
     if (bad >= 0)
         ncp_fatal("register block id/version mismatch", (uint32_t)bad);
     memset(&ncp, 0, sizeof ncp);
+    memset(&ncp_work, 0, sizeof ncp_work);
     ncp.me = hal_node_id();
     ncp.nodes = NCP_MAX_PEERS; /* until INIT says how many */
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
@@ -42,6 +50,7 @@ void ncp_boot(void)
     for (uint32_t e = 0; e < NCP_EPS; e++)
         ncp.ep[e].cur = -1;
     hal_init(HAL_EV_ALL);
+    hal_raise_events(HAL_EV_ALL); /* the first pass polls every source */
     hal_fw_state(1);
 }
 
@@ -49,26 +58,46 @@ static void doorbells(void)
 {
     uint32_t page, off, data;
 
-    for (uint32_t budget = 0; budget < 32 && hal_db_pop(&page, &off, &data); budget++) {
+    for (uint32_t budget = 0; hal_db_pop(&page, &off, &data);) {
         if (page == 0)
             cmd_on_doorbell(off, data);
         else
             send_on_doorbell(page, off, data);
+        if (++budget == 32) {
+            hal_raise_events(HAL_EV_DOORBELL); /* more may wait: the next pass pops them */
+            return;
+        }
     }
 }
 
 void ncp_run_once(void)
 {
-    hal_take_events();
+    const struct ncp_work *w = &ncp_work;
+    uint32_t ev = hal_take_events();
+
     ncp.now = hal_now();
-    dmaq_complete();
-    doorbells();
-    recv_poll();
-    cmd_poll();
-    send_tick();
-    send_poll();
-    send_flush_acks();
-    xlate_post_held();
-    ops_poll();
-    dmaq_pump();
+    if (ev & HAL_EV_DMA)
+        dmaq_complete();
+    if (ev & HAL_EV_DOORBELL)
+        doorbells();
+    if (ev & HAL_EV_RX)
+        recv_poll();
+    if (w->cmd)
+        cmd_poll();
+    if (ncp_tick_due())
+        send_tick();
+    if (ev & HAL_EV_TX)
+        tx_reap(); /* frames the MAC finished: free them, feed the MAC */
+    if (w->peer_tx | w->resp | w->ep_ready | (ncp.parked_wake ? w->ep_parked : 0u))
+        send_poll();
+    else
+        ncp.parked_wake = 0; /* as send_poll: a fill wakes the endpoints parked before it */
+    if (w->peer_ack)
+        send_flush_acks();
+    if (w->misses_held)
+        xlate_post_held();
+    if (w->ops_waiting)
+        ops_poll();
+    if (ncp.dq_issued != ncp.dq_head)
+        dmaq_pump();
 }

@@ -190,6 +190,59 @@ extern struct ncp ncp;
 extern const struct xport_cfg ncp_xcfg;
 
 /*
+ * Work the event loop has to do besides the hardware sources (loop.c; docs/firmware.md "Event
+ * loop"): a pass runs a state machine's poll only when there is something for it.
+ *   timer_at/on  the deadline the core timer is programmed to (a shadow: no register read); it is
+ *                never later than the earliest transport deadline, so send_tick runs its scan only
+ *                when timer_at has passed or `tick` is set
+ *   tick         a transport deadline may have moved earlier than timer_at (a packet into an empty
+ *                window, an ACK or NACK), or an endpoint parked: send_tick rescans and re-arms.
+ *                Code that moves a deadline earlier must set it.
+ * The bitmaps are supersets: a bit is set where the work appears and cleared by the poll that
+ * finds none left, so a poll visits only the entries that may have work (the others' polls would
+ * change nothing):
+ *   ep_ready     endpoints with send work: a doorbell rung, an entry being taken or segmented
+ *   ep_parked    endpoints PARKED on a translation miss (served when a fill arrived)
+ *   resp         read responses with segments still to send
+ *   peer_tx      peers with packets in flight (una != nxt): timer, resends
+ *   peer_ack     peers that may owe an ACK now: a frame came from them, or their last
+ *                receive DMA completed (an ACK waits for the data to be in host memory)
+ * and flags: cmd (a command to take or in progress), misses_held (a miss event not yet posted),
+ * ops_waiting (operations may wait to complete: an upper bound, ops_poll recounts).
+ */
+struct ncp_work {
+    uint32_t timer_at;
+    uint8_t timer_on;
+    uint8_t tick;
+    uint8_t cmd;
+    uint8_t misses_held;
+    uint32_t ep_ready, ep_parked, resp, peer_tx, peer_ack;
+    uint32_t ops_waiting;
+};
+extern struct ncp_work ncp_work;
+
+/* send_tick has work: the programmed deadline passed, or a deadline may have moved earlier. */
+static inline int ncp_tick_due(void)
+{
+    return ncp_work.tick || (ncp_work.timer_on && seq_le(ncp_work.timer_at, ncp.now));
+}
+_Static_assert(NCP_EPS <= 32 && NCP_RESP <= 32 && NCP_MAX_PEERS <= 32, "struct ncp_work bitmaps");
+
+/* Index of the lowest set bit of m != 0 (RV32IM has no ctz instruction: de Bruijn multiply). */
+static inline uint32_t ncp_lowest_bit(uint32_t m)
+{
+    static const uint8_t pos[32] = {0,  1,  28, 2,  29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4,  8,
+                                    31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6,  11, 5,  10, 9};
+    return pos[((m & (0u - m)) * 0x077CB531u) >> 27];
+}
+
+/* Peers [0, ncp.nodes) as a bitmap (the range the per-peer loops cover). */
+static inline uint32_t ncp_peer_mask(void)
+{
+    return ncp.nodes >= 32u ? 0xFFFFFFFFu : (1u << ncp.nodes) - 1u;
+}
+
+/*
  * Development profiling of the fast path (off by default: build with -DNCP_PROFILE=1): checkpoint
  * k adds the cycles and instructions since the previous checkpoint to ncp_prof[k].
  */

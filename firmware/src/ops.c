@@ -11,8 +11,6 @@
 
 #include "ncp.h"
 
-static uint32_t ops_waiting; /* ops may be COMPLETING (an upper bound: ops_poll recounts) */
-
 struct ncp_op *op_alloc(void)
 {
     for (uint32_t i = 0; i < NCP_OPS; i++) {
@@ -54,7 +52,7 @@ static void op_finish(struct ncp_op *o)
         o->used = 0;
     } else {
         o->used = 2; /* retried by ops_poll */
-        ops_waiting++;
+        ncp_work.ops_waiting++;
     }
     if (ep->cur == (int16_t)(o - ncp.op))
         ep->cur = -1;
@@ -73,8 +71,8 @@ void ops_poll(void)
 {
     uint32_t left = 0;
 
-    if (!ops_waiting)
-        return; /* every pass of the loop comes here: no scan of the table when nothing waits */
+    if (!ncp_work.ops_waiting)
+        return; /* no scan of the table when nothing waits */
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
         if (o->used != 2)
@@ -84,7 +82,7 @@ void ops_poll(void)
         else
             left++;
     }
-    ops_waiting = left;
+    ncp_work.ops_waiting = left;
 }
 
 void op_complete_bad(uint8_t ep, const struct nic_sq_entry *e, int32_t status)

@@ -240,6 +240,7 @@ static void on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 
     if (h->type != PKT_NACK && !seq_lt(x->una, h->ack))
         return; /* old or repeated: nothing new acknowledged (xport_on_ack would change nothing) */
+    ncp_work.tick = 1; /* the deadline may move (re-armed, NACK retry delay, window empty) */
     if (h->type == PKT_NACK && h->reason == PKT_NACK_GAP) {
         n = xport_on_nack_gap(x, &ncp_xcfg, h->ack, ncp.now, &first);
     } else {
@@ -286,6 +287,7 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
         return 0;
     }
     ncp_sat_inc(&ncp.c.s.rx_packets);
+    ncp_work.peer_ack |= 1u << h.src; /* send_flush_acks looks at this peer */
     on_ack_fields(h.src, &h);
     NCP_PROF(7);
     if (!pkt_is_sequenced(h.type))
@@ -392,6 +394,8 @@ void recv_poll(void)
         }
         ncp.rx_next++;
     }
+    if (ncp.rx_next != head)
+        hal_raise_events(HAL_EV_RX); /* budget: the rest in the next pass */
     release();
 }
 
@@ -406,8 +410,10 @@ void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
     /* DMAs complete in order: everything up to this packet is in host memory */
     if (seq_lt(pp->ack_val, rx_meta[ridx].seq + 1u))
         pp->ack_val = rx_meta[ridx].seq + 1u;
-    if (pp->rx_dma_pending == 0)
+    if (pp->rx_dma_pending == 0) {
         pp->ack_val = pp->x.expected;
+        ncp_work.peer_ack |= 1u << peer; /* send_flush_acks: the ACK may go now */
+    }
     if (kind == DK_RXRESP) {
         struct ncp_op *o = op_by_id(rx_meta[ridx].op);
         if (err)

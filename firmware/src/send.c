@@ -181,7 +181,14 @@ void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32
 
 void send_flush_acks(void)
 {
-    for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
+    /* Only the peers in ncp_work.peer_ack (a frame came from them, or their last receive DMA
+     * completed) may have an ACK to send now; afterwards none has: the ACK went out, or it waits
+     * for DMAs whose completion (recv_dma_done) sets the bit again. */
+    uint32_t m = ncp_work.peer_ack & ncp_peer_mask();
+
+    ncp_work.peer_ack &= ~m;
+    for (; m; m &= m - 1) {
+        uint16_t p = (uint16_t)ncp_lowest_bit(m);
         struct ncp_peer *pp = &ncp.peer[p];
         if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
             uint32_t t0 = ncp_rdcycle();
@@ -327,8 +334,13 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
         npc = 0;
         len = 0;
     }
-    if (!retrans)
+    if (!retrans) {
         seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
+        if (seq == pp->x.una) { /* the window was empty: the push armed a deadline */
+            ncp_work.tick = 1;
+            ncp_work.peer_tx |= 1u << peer;
+        }
+    }
     flags |= xport_tx_flags(&pp->x, seq);
     w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
     w[PKT_W_SEQ] = seq;
@@ -416,6 +428,10 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
     /* committed: from here on as emit() */
     struct ncp_peer *pp = &ncp.peer[peer];
     uint32_t seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
+    if (seq == pp->x.una) { /* the window was empty: the push armed a deadline */
+        ncp_work.tick = 1;
+        ncp_work.peer_tx |= 1u << peer;
+    }
     uint32_t flags = (last ? PKT_F_LAST : 0u) | xport_tx_flags(&pp->x, seq);
     uint32_t ack = pp->ack_val;
     w[PKT_W_NODES] = pkt_w_nodes(peer, ncp.me);
@@ -456,6 +472,7 @@ void send_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
         return;
     }
     ep->sq_pi = data;
+    ncp_work.ep_ready |= 1u << epi;
 }
 
 static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
@@ -510,6 +527,20 @@ static void take_entry(uint8_t epi)
     ep->state = EP_ACTIVE;
 }
 
+/* After serve_ep: the endpoint's bits in struct ncp_work from its state. */
+static void ep_track(uint8_t e)
+{
+    const struct ncp_ep *ep = &ncp.ep[e];
+    uint32_t b = 1u << e;
+
+    ncp_work.ep_ready &= ~b;
+    ncp_work.ep_parked &= ~b;
+    if (ep->state == EP_PARKED)
+        ncp_work.ep_parked |= b;
+    else if (ep->state != EP_CLOSED && (ep->state != EP_IDLE || ep->cur >= 0 || ep->sq_ci != ep->sq_pi))
+        ncp_work.ep_ready |= b; /* not idle: served again next pass */
+}
+
 /* Sends what it can of the endpoint's current operation. Returns 1 if it made progress. */
 static int serve_ep(uint8_t epi)
 {
@@ -557,6 +588,7 @@ static int serve_ep(uint8_t epi)
             if (!ncp.tx_free || !dmaq_room(MAX_PIECES))
                 return progress; /* resources: retried when frames/DMA free up */
             ep->state = EP_PARKED; /* translation miss: the request waits for its fill */
+            ncp_work.tick = 1;     /* send_tick arms the retry timer */
             return progress;
         }
         if (r == B_DENIED) {
@@ -591,6 +623,7 @@ uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint3
             r->va = va;
             r->len = len;
             r->sent = r->done = 0;
+            ncp_work.resp |= 1u << i;
             return i;
         }
     }
@@ -599,7 +632,8 @@ uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint3
 
 static void serve_resp(void)
 {
-    for (uint32_t i = 0; i < NCP_RESP; i++) {
+    for (uint32_t m = ncp_work.resp; m; m &= m - 1) {
+        uint32_t i = ncp_lowest_bit(m);
         struct ncp_resp *r = &ncp.resp[i];
         for (unsigned budget = 0; budget < 4 && r->used && r->sent < r->len; budget++) {
             if (!xport_has_room(&ncp.peer[r->peer].x))
@@ -618,6 +652,8 @@ static void serve_resp(void)
             }
             r->sent += r->len - r->sent < NCP_MTU ? r->len - r->sent : NCP_MTU;
         }
+        if (!r->used || r->sent >= r->len)
+            ncp_work.resp &= ~(1u << i); /* all segments sent (or freed) */
     }
 }
 
@@ -677,8 +713,13 @@ void send_tick(void)
 {
     uint32_t next = 0;
     int armed = 0;
+    struct ncp_work *w = &ncp_work;
 
-    for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
+    if (!ncp_tick_due())
+        return; /* no deadline passed, none moved earlier: nothing to tick */
+    w->tick = 0;
+    for (uint32_t m = w->peer_tx & ncp_peer_mask(); m; m &= m - 1) { /* the others: una == nxt */
+        uint16_t p = (uint16_t)ncp_lowest_bit(m);
         struct xport_peer *x = &ncp.peer[p].x;
         uint32_t timeouts = x->st.timeouts;
         enum xport_tick_action t = xport_tick(x, &ncp_xcfg, ncp.now);
@@ -690,30 +731,42 @@ void send_tick(void)
             xport_giveup(x);
             ncp_sat_inc(&ncp.c.giveups);
         }
-        if (x->una != x->nxt && (!armed || seq_lt(x->deadline, next))) {
+        if (x->una == x->nxt)
+            w->peer_tx &= ~(1u << p); /* nothing in flight */
+        else if (!armed || seq_lt(x->deadline, next)) {
             next = x->deadline;
             armed = 1;
         }
     }
-    for (uint32_t e = 0; e < NCP_EPS && !armed; e++) {
+    for (uint32_t m = w->ep_parked; m && !armed; m &= m - 1) {
+        uint32_t e = ncp_lowest_bit(m);
         if (ncp.ep[e].state == EP_PARKED) { /* a lost fill must not strand a request */
             next = ncp.now + NCP_RTO;
             armed = 1;
         }
     }
-    if (armed)
-        hal_timer_at(next);
-    else
+    /* The timer may fire early (a deadline that moved later: this scan runs again and re-arms it),
+     * never late: reprogrammed when the earliest deadline moved earlier or the timer went off. */
+    if (armed) {
+        if (!w->timer_on || seq_lt(next, w->timer_at) || seq_le(w->timer_at, ncp.now)) {
+            hal_timer_at(next);
+            w->timer_at = next;
+            w->timer_on = 1;
+        }
+    } else if (w->timer_on) {
         hal_timer_off();
+        w->timer_on = 0;
+    }
 }
 
 void send_poll(void)
 {
     uint32_t seq, cookie;
 
-    tx_reap();
-    /* resends first: they hold the window */
-    for (uint16_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
+    /* tx_reap: called by the loop when the MAC finished frames */
+    /* resends first: they hold the window (only peers with packets in flight can have any) */
+    for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) {
+        uint16_t p = (uint16_t)ncp_lowest_bit(m);
         struct xport_peer *x = &ncp.peer[p].x;
         for (unsigned budget = 0; budget < 8 && xport_rexmit_next(x, &seq, &cookie); budget++) {
             if (emit(p, cookie, 1, seq) == B_WAIT) {
@@ -723,8 +776,15 @@ void send_poll(void)
             ncp_sat_inc(&ncp.c.s.retransmits);
         }
     }
-    serve_resp();
-    for (uint8_t e = 1; e < NCP_EPS; e++)
+    if (ncp_work.resp)
+        serve_resp();
+    /* endpoints with work (struct ncp_work), and the parked ones when a fill arrived; for the
+     * others serve_ep would change nothing */
+    uint32_t m = ncp_work.ep_ready | (ncp.parked_wake ? ncp_work.ep_parked : 0u);
+    for (m &= ~1u; m; m &= m - 1) {
+        uint8_t e = (uint8_t)ncp_lowest_bit(m);
         serve_ep(e);
+        ep_track(e);
+    }
     ncp.parked_wake = 0;
 }

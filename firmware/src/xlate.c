@@ -103,6 +103,8 @@ static void miss(uint8_t cache, uint16_t pid, uint32_t line, unsigned path)
     case MISS_ADD_NEW:
         if (ev_post(NIC_EV_MISS, cache, (uint8_t)path, pid, e->epoch, line, 0, 0))
             miss_posted(&misses, e, ncp.now);
+        else
+            ncp_work.misses_held = 1; /* xlate_post_held posts it */
         break;
     case MISS_ADD_MERGED:
         break;
@@ -114,13 +116,17 @@ static void miss(uint8_t cache, uint16_t pid, uint32_t line, unsigned path)
 
 void xlate_post_held(void)
 {
-    struct miss_ent *e;
+    struct miss_ent *e = NULL;
 
+    if (!ncp_work.misses_held)
+        return; /* no scan of the table when nothing is held */
     for (uint32_t budget = 0; budget < 4 && (e = miss_next_held(&misses)); budget++) {
         if (!ev_post(NIC_EV_MISS, e->cache, e->path, e->pid, e->epoch, e->line, 0, 0))
             return;
         miss_posted(&misses, e, ncp.now);
     }
+    if (!e)
+        ncp_work.misses_held = 0; /* none left (an entry held later sets it again) */
 }
 
 static const uint32_t *missed(uint8_t cache, uint16_t pid, uint32_t idx, unsigned path, enum xl_result *r)

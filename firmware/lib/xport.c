@@ -91,6 +91,20 @@ void xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint
         p->rexmit = p->nxt; /* hold resends until the short timer fires */
 }
 
+int xport_on_nack_refused(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now)
+{
+    if (seq_lt(seq, p->una) || !seq_lt(seq, p->nxt))
+        return 0; /* stale (the void resend was acknowledged already), or never sent */
+    ncp_sat_inc(&p->st.nacks_refused);
+    p->nack_hold = 0;
+    p->retries = 0;
+    p->probe = 0; /* the receiver is alive */
+    if (seq_lt(seq, p->rexmit))
+        p->rexmit = seq;
+    arm(p, cfg, now);
+    return 1;
+}
+
 int xport_rexmit_next(struct xport_peer *p, uint32_t *seq, uint32_t *cookie)
 {
     if (!seq_lt(p->rexmit, p->nxt) || (p->probe && p->rexmit != p->una))

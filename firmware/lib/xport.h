@@ -43,7 +43,7 @@ struct xport_cfg {
 };
 
 struct xport_stats {
-    uint32_t sent, retransmits, timeouts, giveups, acks_bad, nacks_gap, nacks_retry;
+    uint32_t sent, retransmits, timeouts, giveups, acks_bad, nacks_gap, nacks_retry, nacks_refused;
     uint32_t rx_new, rx_dup, rx_gap, resyncs;
 };
 
@@ -146,6 +146,15 @@ uint32_t xport_on_nack_gap(struct xport_peer *p, const struct xport_cfg *cfg, ui
 
 /* NACK miss/busy for packet `seq`: resend from `seq` after cfg->nack_delay instead of a timeout. */
 void xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now);
+
+/*
+ * NACK protection/malformed for packet `seq`: the receiver refused it without consuming its
+ * sequence number (and dropped what followed as a gap). Returns 1 when `seq` is in flight: the
+ * caller fails the operation, and the resend from `seq`, at once, carries no data (PKT_F_VOID),
+ * which the receiver accepts. Returns 0 for a stale or forged NACK (nothing changed). A lost
+ * refusal NACK costs a timeout: the resent original is refused again (the refusal is idempotent).
+ */
+int xport_on_nack_refused(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now);
 
 /* Next packet to resend, if any: returns 1 with seq and cookie set, the cursor advanced. */
 int xport_rexmit_next(struct xport_peer *p, uint32_t *seq, uint32_t *cookie);

@@ -48,10 +48,16 @@ static void drop_miss(uint16_t peer, const struct pkt_hdr *h)
         send_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
 }
 
+/*
+ * A protection violation: nothing is written and the sequence number is NOT consumed, so the
+ * refusal is as reliable as data: the initiator fails the operation on this NACK and resends the
+ * packet without data (PKT_F_VOID), which is accepted; if the NACK is lost, the resent original is
+ * refused again. (Consuming it here would let a lost NACK turn into a success at the initiator:
+ * the cumulative ACK covering the packet cannot say it was refused.)
+ */
 static void protection(uint16_t peer, const struct pkt_hdr *h, int32_t status)
 {
     ncp_sat_inc(&ncp.c.s.protection_errors);
-    xport_rx_accept(&ncp.peer[peer].x); /* consumed: resending it cannot help */
     send_ctl(peer, PKT_NACK, PKT_NACK_PROTECTION, h->seq, h->op, status);
 }
 
@@ -174,6 +180,11 @@ static void on_read_req(uint16_t peer, const struct pkt_hdr *h)
 {
     enum xl_result res;
     uint64_t va = 0;
+
+    if (h->flags & PKT_F_VOID) { /* the initiator failed the read (refused before): no response */
+        xport_rx_accept(&ncp.peer[peer].x);
+        return;
+    }
     int32_t st = check_cbh(h, h->xlen, NIC_RIGHT_REMOTE_READ, &res, &va);
 
     if (res == XL_MISS) {
@@ -258,11 +269,19 @@ static void on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
         break;
     case PKT_NACK_PROTECTION:
     case PKT_NACK_MALFORMED: {
+        /* Only a refusal of a packet in flight that belongs to operation h->op counts (a stale,
+         * duplicated or forged NACK changes nothing); the packet is resent at once as VOID. */
+        uint32_t ck = xport_cookie(x, h->seq);
         struct ncp_op *o = op_by_id(h->op);
+        if (!o || (CK_KIND(ck) != CK_WRITE && CK_KIND(ck) != CK_READREQ) || CK_IDX(ck) != (h->op & 0xFFFFu) ||
+            CK_GEN(ck) != (h->op >> 16) || !xport_on_nack_refused(x, &ncp_xcfg, h->seq, ncp.now)) {
+            ncp_sat_inc(&ncp.c.s.nacks_stale);
+            break;
+        }
         op_fail(o, h->reason == PKT_NACK_MALFORMED ? NIC_ST_BAD_DESC : h->status);
         /* A refused read request gets no response, so nothing else would complete the read: finish
-         * it now. A refused write segment completes through the ACK of its consumed sequence number. */
-        if (o && o->kind == NIC_OP_RDMA_READ)
+         * it now. A refused write completes as its (void) segments are acknowledged. */
+        if (o->kind == NIC_OP_RDMA_READ)
             op_progress(o, o->len - o->done);
         break;
     }

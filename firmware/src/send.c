@@ -289,6 +289,8 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     }
     case CK_READREQ: {
         struct ncp_op *o = &ncp.op[idx];
+        if (o->used != 1 || o->gen != CK_GEN(cookie) || o->status != NIC_ST_OK)
+            void_data = 1; /* refused, failed or flushed: keep the sequence, ask for nothing */
         type = PKT_READ_REQ;
         w[PKT_W_OP] = op_id(o);
         w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);

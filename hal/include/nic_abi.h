@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define NIC_ABI_VERSION_MAJOR 1u
-#define NIC_ABI_VERSION_MINOR 0u
+#define NIC_ABI_VERSION_MINOR 1u
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -220,7 +220,8 @@ struct nic_stats {
     uint32_t tx_packets, rx_packets, retransmits, timeouts;
     uint32_t nacks_sent, nacks_received, drops_miss, drops_bad;
     uint32_t protection_errors, dup_packets, events_held, doorbell_bad;
-    uint32_t reserved[8];
+    uint32_t nacks_stale; /* ABI 1.1: refusal NACKs for no packet in flight of that op (ignored) */
+    uint32_t reserved[7];
 };
 
 /* Layout checks: both sides compile this header, so a mismatch fails the build on either. */

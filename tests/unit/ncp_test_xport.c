@@ -1,7 +1,8 @@
 /*
  * Unit tests of the NCP transport (firmware/lib/xport.c), time driven by calling xport_tick():
  * in-order delivery, loss, duplication, reordering, sequence wrap, timer-driven retransmission
- * with backoff, the retry limit, gap and miss NACKs, and resynchronisation after a give-up.
+ * with backoff, the retry limit, gap and miss NACKs, protection refusals under loss, and
+ * resynchronisation after a give-up.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -407,6 +408,113 @@ static void xport_bogus_ack_is_ignored(void **state)
     assert_int_equal(xport_on_ack(&a, &cfg, 1, 0, &first), 0);
 }
 
+/*
+ * Protection refusals over a lossy channel: B refuses (without accepting) every data packet whose
+ * cookie is "forbidden"; A hears the refusal NACK, fails that cookie and resends it as VOID, which
+ * B accepts. Whatever is lost, A must learn of every refusal before the sequence number is
+ * acknowledged (a refused packet acknowledged without a refusal heard would be a false success),
+ * and B must never take data from a forbidden packet.
+ */
+#define FORBIDDEN(c) ((c) % 7u == 3u)
+static uint8_t refused_heard[256];
+
+static void xport_refusal_is_reliable_under_loss(void **state)
+{
+    (void)state;
+    for (uint32_t trial = 0; trial < 8; trial++) {
+        uint32_t next = 0, total = 200, seq, cookie, first, n, heard = 0, voids = 0;
+        struct wire_pkt p;
+        xport_init(&a, 0xFFFFFF00u + trial * 37u); /* across the wrap */
+        xport_init(&b, 0);
+        ab.n = ba.n = 0;
+        ndelivered = 0;
+        memset(refused_heard, 0, sizeof refused_heard);
+        rng = 777u + trial;
+        for (now = 0; now < 4000000; now++) {
+            while (xport_rexmit_next(&a, &seq, &cookie)) {
+                struct wire_pkt d = {PKT_WRITE, xport_tx_flags(&a, seq), 0, seq, 0, cookie};
+                if (refused_heard[cookie])
+                    d.flags |= PKT_F_VOID;
+                put(&ab, &d);
+            }
+            if (next < total && xport_has_room(&a)) {
+                seq = xport_tx_push(&a, &cfg, next, now);
+                send_data(seq, next);
+                next++;
+            }
+            if (take(&ab, &p, 0) && rnd() % 1000 >= 100) {
+                int nack;
+                enum xport_rx_verdict v = xport_rx_classify(&b, p.seq, p.flags, &nack);
+                struct wire_pkt r = {PKT_ACK, 0, 0, 0, 0, 0};
+                if (v == XP_RX_NEW && FORBIDDEN(p.cookie) && !(p.flags & PKT_F_VOID)) {
+                    r.type = PKT_NACK;
+                    r.reason = PKT_NACK_PROTECTION;
+                    r.seq = p.seq;
+                    r.cookie = p.cookie;
+                } else if (v == XP_RX_NEW) {
+                    if (p.flags & PKT_F_VOID)
+                        voids++;
+                    else
+                        delivered[ndelivered++] = p.cookie;
+                    assert_false(FORBIDDEN(p.cookie) && !(p.flags & PKT_F_VOID)); /* no data taken */
+                    xport_rx_accept(&b);
+                } else if (v == XP_RX_GAP && nack) {
+                    r.type = PKT_NACK;
+                    r.reason = PKT_NACK_GAP;
+                }
+                r.ack = b.expected;
+                if (v != XP_RX_GAP || nack || r.reason == PKT_NACK_PROTECTION)
+                    put(&ba, &r);
+            }
+            if (take(&ba, &p, 0) && rnd() % 1000 >= 100) {
+                if (p.type == PKT_NACK && p.reason == PKT_NACK_GAP)
+                    n = xport_on_nack_gap(&a, &cfg, p.ack, now, &first);
+                else
+                    n = xport_on_ack(&a, &cfg, p.ack, now, &first);
+                for (uint32_t i = 0; i < n; i++) { /* acknowledged: a forbidden one must be known refused */
+                    uint32_t c = xport_cookie(&a, first + i);
+                    assert_true(!FORBIDDEN(c) || refused_heard[c]);
+                }
+                if (p.type == PKT_NACK && p.reason == PKT_NACK_PROTECTION &&
+                    xport_on_nack_refused(&a, &cfg, p.seq, now)) {
+                    assert_int_equal(xport_cookie(&a, p.seq), p.cookie);
+                    heard += !refused_heard[p.cookie];
+                    refused_heard[p.cookie] = 1;
+                }
+            }
+            assert_int_not_equal(xport_tick(&a, &cfg, now), XP_TICK_GIVEUP);
+            if (next == total && a.una == a.nxt && ab.n == 0 && ba.n == 0)
+                break;
+        }
+        uint32_t forbidden = 0, k = 0;
+        for (uint32_t c = 0; c < total; c++) {
+            if (FORBIDDEN(c)) {
+                forbidden++;
+                assert_true(refused_heard[c]);
+            } else {
+                assert_true(k < ndelivered);
+                assert_int_equal(delivered[k++], c); /* the others in order, exactly once */
+            }
+        }
+        assert_int_equal(k, ndelivered);
+        assert_int_equal(heard, forbidden);
+        assert_int_equal(voids, forbidden);
+        assert_int_equal(a.una, a.nxt);
+    }
+    /* a refusal for a packet no longer (or never) in flight changes nothing */
+    xport_init(&a, 10);
+    xport_tx_push(&a, &cfg, 1, 0);
+    xport_tx_push(&a, &cfg, 2, 0);
+    uint32_t first;
+    xport_on_ack(&a, &cfg, 11, 0, &first);
+    assert_int_equal(xport_on_nack_refused(&a, &cfg, 10, 5), 0);
+    assert_int_equal(xport_on_nack_refused(&a, &cfg, 12, 5), 0);
+    assert_int_equal(a.rexmit, 12u);
+    assert_int_equal(xport_on_nack_refused(&a, &cfg, 11, 5), 1);
+    assert_int_equal(a.rexmit, 11u);
+    assert_int_equal(a.st.nacks_refused, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +529,7 @@ int main(void)
         cmocka_unit_test(xport_two_way_loss_while_transmitting_recovers),
         cmocka_unit_test(xport_resync_after_giveup_moves_the_receiver_forward),
         cmocka_unit_test(xport_bogus_ack_is_ignored),
+        cmocka_unit_test(xport_refusal_is_reliable_under_loss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,6 +104,35 @@ lkc_find_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned sets_log2, unsign
     return NULL;
 }
 
+/*
+ * lkc_find_k returning the way that holds the line (LRU updated, nothing counted), or NULL: for a
+ * caller that memoises the line (its entries start at lkc_way_data_k) and touches the way's stamp
+ * on each later use of the memo.
+ */
+static inline __attribute__((always_inline)) struct lkc_way *
+lkc_find_way_k(struct lkc *c, uint16_t pid, uint32_t line, unsigned sets_log2, unsigned ways_log2)
+{
+    uint32_t base = (line & ((1u << sets_log2) - 1u)) << ways_log2;
+    uint32_t tag = line >> sets_log2, key = pid | LKC_KEY_VALID;
+    struct lkc_way *w = c->ways + base;
+
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < (1u << ways_log2); i++) {
+        if (w[i].tag == tag && w[i].key == key) {
+            w[i].stamp = ++c->clock;
+            return &w[i];
+        }
+    }
+    return NULL;
+}
+
+/* The first entry of the line held by way `w` (of lkc_find_way_k). */
+static inline __attribute__((always_inline)) const uint32_t *lkc_way_data_k(const struct lkc *c, const struct lkc_way *w,
+                                                                            unsigned line_log2, unsigned entry_log2)
+{
+    return c->data + ((uint32_t)(w - c->ways) << (line_log2 + entry_log2));
+}
+
 /* lkc_find_k counting the hit (lookups and hits), as lkc_lookup does. */
 static inline __attribute__((always_inline)) const uint32_t *
 lkc_hit_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned sets_log2, unsigned ways_log2, unsigned line_log2,

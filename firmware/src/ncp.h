@@ -127,6 +127,7 @@ enum { CK_WRITE = 1, CK_READREQ = 2, CK_READRESP = 3 };
 struct ncp_peer {
     struct xport_peer x;
     uint32_t ack_val;      /* cumulative ACK we may advertise (data DMA'd to the host) */
+    uint32_t w_nodes;      /* header word PKT_W_NODES of packets to this peer (set at boot) */
     uint16_t rx_dma_pending;
 };
 
@@ -433,17 +434,41 @@ static inline enum xl_result xlate_target(uint16_t pid, uint32_t buf, const stru
 
 
 /*
- * Memo of the last VMH translation per path (the word of the last page), cleared by every fill and
- * invalidation: consecutive packets of one operation do not look the same page up again.
+ * Memo of the last VMH line per path: the line's entries and way, cleared by every fill and
+ * invalidation. Consecutive packets of one operation (and any page of the same line, L pages) find
+ * their entry without the set scan; each use touches the way's LRU stamp as a lookup would.
  */
 struct xlate_vmemo {
-    uint32_t vpn;
-    uint32_t pid; /* pid | LKC_KEY_VALID when valid */
-    uint32_t w;
+    uint32_t line;
+    uint32_t pid;           /* pid | LKC_KEY_VALID when valid */
+    const uint32_t *e;      /* the line's first entry */
+    struct lkc_way *way;    /* the way holding it */
 };
 extern struct xlate_vmemo xlate_vmemo[2];
 /* Physical address of virtual `va` of pid with `right`, for `path`; on miss posts the miss. */
 enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa);
+
+/* The VMH word of page `vpn` of pid from the path's line memo or the cache (no counter): 1 if found. */
+static inline __attribute__((always_inline)) int xlate_vmh_word(uint16_t pid, uint32_t vpn, unsigned path, uint32_t *w)
+{
+    struct xlate_vmemo *m = &xlate_vmemo[path & 1u];
+    struct lkc *c = &ncp_cache[NIC_CACHE_VMH];
+    uint32_t line = vpn >> XL_LOG2(VMH_L), key = pid | LKC_KEY_VALID;
+
+    if (m->pid == key && m->line == line) {
+        m->way->stamp = ++c->clock;
+    } else {
+        struct lkc_way *way = lkc_find_way_k(c, pid, line, XL_LOG2(VMH_C / (VMH_L * VMH_A)), XL_LOG2(VMH_A));
+        if (!way)
+            return 0;
+        m->line = line;
+        m->pid = key;
+        m->way = way;
+        m->e = lkc_way_data_k(c, way, XL_LOG2(VMH_L), 0u);
+    }
+    *w = m->e[vpn & (VMH_L - 1u)];
+    return 1;
+}
 
 /*
  * The hit side of xlate_vmh, inline for the fast paths: 1 with *pa when the page translates (memo,
@@ -453,22 +478,10 @@ enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned pat
 static inline __attribute__((always_inline)) int xlate_vmh_hit(uint16_t pid, uint64_t va, uint32_t right,
                                                                unsigned path, uint64_t *pa)
 {
-    uint32_t vpn = (uint32_t)(va >> 12), w;
-    struct xlate_vmemo *m = &xlate_vmemo[path & 1u];
+    uint32_t w;
 
-    if (va >> 44)
+    if (va >> 44 || !xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w))
         return 0;
-    if (m->pid == (pid | LKC_KEY_VALID) && m->vpn == vpn) {
-        w = m->w;
-    } else {
-        const uint32_t *e = lkc_find_k(&ncp_cache[NIC_CACHE_VMH], pid, vpn, VMH_GEOM);
-        if (!e)
-            return 0;
-        w = *e;
-        m->vpn = vpn;
-        m->pid = pid | LKC_KEY_VALID;
-        m->w = w;
-    }
     if (!(w & 1u) || !((w << 3) & right))
         return 0;
     ncp_sat_inc(&xlate_fast_hits.vmh);

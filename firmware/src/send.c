@@ -385,8 +385,12 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
     NCP_PROF_START();
     if (!ncp.tx_free || txq_ready - txq_done >= TXQ_N || !dmaq_room(MAX_PIECES) || !dmaq_direct())
         return 0;
+    /* The header goes straight into the lowest free frame, taken only if the packet is sent (a
+     * packet that falls back leaves a partly written header in a free frame: harmless). The frame
+     * aliases no other state (restrict): the compiler stores each header word as soon as it is
+     * known and keeps nothing live for it. */
     uint32_t f = frame_lowest(ncp.tx_free);
-    uint32_t *w = (uint32_t *)(void *)tx_frame[f];
+    uint32_t *restrict w = (uint32_t *)(void *)tx_frame[f];
     if (CK_KIND(cookie) == CK_WRITE) {
         const struct ncp_op *o = &ncp.op[idx];
         if (o->used != 1 || o->gen != CK_GEN(cookie) || o->status != NIC_ST_OK)
@@ -398,7 +402,7 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
         pid = o->lpid;
         va = o->laddr + off;
         right = NIC_RIGHT_LOCAL_READ;
-        w[PKT_W_OP] = op_id(o);
+        w[PKT_W_OP] = idx | (uint32_t)o->gen << 16;
         w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
         w[PKT_W_BUF] = o->rbuf;
         w[PKT_W_KEY] = o->rkey;
@@ -427,22 +431,34 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
     }
     if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !xlate_vmh_hit((uint16_t)pid, va, right, LKC_PATH_SEND, &pa))
         return 0;
-    /* committed: from here on as emit() */
+    /* committed: from here on as emit(). xport_tx_push with the peer's state loaded into locals
+     * before the first store (a store into the window's cookie array would otherwise make the
+     * compiler reload every field after it). */
     struct ncp_peer *pp = &ncp.peer[peer];
-    uint32_t seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
-    if (seq == pp->x.una) { /* the window was empty: the push armed a deadline */
+    __asm__("" : "+r"(pp)); /* opaque: kept in a register, not recomputed (a multiply) per access */
+    struct xport_peer *x = &pp->x;
+    uint32_t seq = x->nxt, una = x->una, rexmit = x->rexmit, sent = x->st.sent, ack = pp->ack_val;
+    uint32_t resync = x->resync_on && seq == x->resync_seq, piggy = ack == x->expected;
+    uint32_t backoff = x->backoff, w_nodes = pp->w_nodes;
+    NCP_ASSERT(NCP_MOD_XPORT, 1, seq - una < XP_WIN && !x->probe);
+    w[PKT_W_NODES] = w_nodes;
+    w[PKT_W_TYPE] = pkt_w_type(type, (last ? PKT_F_LAST : 0u) | (resync ? PKT_F_RESYNC : 0u), len);
+    w[PKT_W_SEQ] = seq;
+    w[PKT_W_ACK] = ack;
+    w[PKT_W_STATUS] = 0;
+    x->cookie[seq & (XP_WIN - 1u)] = cookie;
+    x->nxt = seq + 1u;
+    if (rexmit == seq)
+        x->rexmit = seq + 1u;
+    if (sent != 0xFFFFFFFFu)
+        x->st.sent = sent + 1u;
+    if (piggy)
+        x->ack_pending = 0; /* piggy-backed */
+    if (seq == una) { /* the window was empty: arm the deadline */
+        x->deadline = ncp.now + (ncp_xcfg.rto << backoff);
         ncp_work.tick = 1;
         ncp_work.peer_tx |= 1u << peer;
     }
-    uint32_t flags = (last ? PKT_F_LAST : 0u) | xport_tx_flags(&pp->x, seq);
-    uint32_t ack = pp->ack_val;
-    w[PKT_W_NODES] = pkt_w_nodes(peer, ncp.me);
-    w[PKT_W_STATUS] = 0;
-    w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
-    w[PKT_W_SEQ] = seq;
-    w[PKT_W_ACK] = ack;
-    if (ack == pp->x.expected)
-        pp->x.ack_pending = 0; /* piggy-backed */
     ncp.tx_free &= ~(1u << f);
     tx_len[f] = (uint16_t)(PKT_HDR_BYTES + len);
     txq[txq_ready++ % TXQ_N] = (uint8_t)f;

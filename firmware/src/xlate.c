@@ -142,7 +142,7 @@ static const uint32_t *missed(uint8_t cache, uint16_t pid, uint32_t idx, unsigne
 
 /*
  * Memos of the last translations, so consecutive packets of one operation do not look the same
- * page / buffer up again: the VMH word of the last page per path, and the last (pid, buffer) of
+ * line / buffer up again: the VMH line of the last page per path, and the last (pid, buffer) of
  * the receive path with its CBH entry (its PCH entry was valid). They hold copies / pointers
  * into cache lines, so every fill (which may evict) and every invalidation clears them.
  * A memo hit counts as a lookup and a hit of its caches, as the lookups it saves would.
@@ -180,22 +180,12 @@ static __attribute__((noinline)) enum xl_result vmh_miss(uint16_t pid, uint64_t 
 
 enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa)
 {
-    uint32_t vpn = (uint32_t)(va >> 12), w;
-    struct xlate_vmemo *m = &vmemo[path & 1u];
+    uint32_t w;
 
     if (va >> 44)
         return XL_DENIED;
-    if (m->pid == (pid | LKC_KEY_VALID) && m->vpn == vpn) {
-        w = m->w;
-    } else {
-        const uint32_t *e = lkc_find_k(&ncp_cache[NIC_CACHE_VMH], pid, vpn, VMH_GEOM);
-        if (!e)
-            return vmh_miss(pid, va, right, path, pa);
-        w = *e;
-        m->vpn = vpn;
-        m->pid = pid | LKC_KEY_VALID;
-        m->w = w;
-    }
+    if (!xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w))
+        return vmh_miss(pid, va, right, path, pa);
     ncp_sat_inc(&xlate_fast_hits.vmh);
     if (!(w & 1u) || !((w << 3) & right))
         return XL_DENIED;

@@ -448,8 +448,18 @@ extern struct xlate_vmemo xlate_vmemo[2];
 /* Physical address of virtual `va` of pid with `right`, for `path`; on miss posts the miss. */
 enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa);
 
-/* The VMH word of page `vpn` of pid from the path's line memo or the cache (no counter): 1 if found. */
-static inline __attribute__((always_inline)) int xlate_vmh_word(uint16_t pid, uint32_t vpn, unsigned path, uint32_t *w)
+/* Looks line `line` of pid up in the VMH cache (the set scan: out of line, so that the memo hit
+ * path saves no registers) and memoises it for `path`; 0 when absent. */
+int xlate_vmemo_load(uint16_t pid, uint32_t line, unsigned path);
+
+/*
+ * The VMH word of page `vpn` of pid from the path's line memo or the cache (no counter): 1 if found.
+ * `outline` (a constant): the set scan on a memo miss is a call (xlate_vmemo_load), for a caller
+ * whose memo-hit path should not pay the registers an inline scan needs; else the scan is inline,
+ * for a leaf caller that a call would make save its registers on every path.
+ */
+static inline __attribute__((always_inline)) int xlate_vmh_word(uint16_t pid, uint32_t vpn, unsigned path, uint32_t *w,
+                                                                int outline)
 {
     struct xlate_vmemo *m = &xlate_vmemo[path & 1u];
     struct lkc *c = &ncp_cache[NIC_CACHE_VMH];
@@ -457,6 +467,9 @@ static inline __attribute__((always_inline)) int xlate_vmh_word(uint16_t pid, ui
 
     if (m->pid == key && m->line == line) {
         m->way->stamp = ++c->clock;
+    } else if (outline) {
+        if (!xlate_vmemo_load(pid, line, path))
+            return 0;
     } else {
         struct lkc_way *way = lkc_find_way_k(c, pid, line, XL_LOG2(VMH_C / (VMH_L * VMH_A)), XL_LOG2(VMH_A));
         if (!way)
@@ -476,11 +489,11 @@ static inline __attribute__((always_inline)) int xlate_vmh_word(uint16_t pid, ui
  * nothing counted (the caller's general path then calls xlate_vmh, which counts and decides).
  */
 static inline __attribute__((always_inline)) int xlate_vmh_hit(uint16_t pid, uint64_t va, uint32_t right,
-                                                               unsigned path, uint64_t *pa)
+                                                               unsigned path, uint64_t *pa, int outline)
 {
     uint32_t w;
 
-    if (va >> 44 || !xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w))
+    if (va >> 44 || !xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w, outline))
         return 0;
     if (!(w & 1u) || !((w << 3) & right))
         return 0;

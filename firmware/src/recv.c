@@ -376,7 +376,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     /* write_host, one page */
     uint64_t va = ((uint64_t)e->va_hi << 32 | e->va_lo) + off;
     if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !dmaq_direct() ||
-        !xlate_vmh_hit((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa))
+        !xlate_vmh_hit((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 0))
         return 0;
     ncp_sat_inc(&ncp.c.s.rx_packets);
     ncp_sat_inc(&xlate_fast_hits.target);
@@ -418,10 +418,21 @@ void recv_poll(void)
     release();
 }
 
+/* A read response's data is in host memory: the operation progresses (out of line: a call here
+ * would make the common write path of recv_dma_done save registers). */
+static __attribute__((noinline)) void resp_data_done(uint32_t ridx, uint8_t err)
+{
+    struct ncp_op *o = op_by_id(rx_meta[ridx].op);
+    if (err)
+        op_fail(o, NIC_ST_HOST_ERROR);
+    op_progress(o, rx_meta[ridx].len);
+}
+
 void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
 {
     struct ncp_peer *pp = &ncp.peer[peer];
 
+    __asm__("" : "+r"(pp)); /* kept in a register, not recomputed (a multiply) per access */
     NCP_PROF_START();
     NCP_ASSERT(NCP_MOD_RECV, 1, ridx < RX_N && ncp.rx_busy[ridx] && pp->rx_dma_pending > 0);
     ncp.rx_busy[ridx] = 0;
@@ -433,12 +444,8 @@ void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
         pp->ack_val = pp->x.expected;
         ncp_work.peer_ack |= 1u << peer; /* send_flush_acks: the ACK may go now */
     }
-    if (kind == DK_RXRESP) {
-        struct ncp_op *o = op_by_id(rx_meta[ridx].op);
-        if (err)
-            op_fail(o, NIC_ST_HOST_ERROR);
-        op_progress(o, rx_meta[ridx].len);
-    }
+    if (kind == DK_RXRESP)
+        resp_data_done(ridx, err);
     release();
     NCP_PROF(11);
     fp_record(FP_RX, rx_meta[ridx].cyc + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), rx_meta[ridx].len);

@@ -429,7 +429,7 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
     } else {
         return 0;
     }
-    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !xlate_vmh_hit((uint16_t)pid, va, right, LKC_PATH_SEND, &pa))
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !xlate_vmh_hit((uint16_t)pid, va, right, LKC_PATH_SEND, &pa, 1))
         return 0;
     /* committed: from here on as emit(). xport_tx_push with the peer's state loaded into locals
      * before the first store (a store into the window's cookie array would otherwise make the

@@ -159,6 +159,21 @@ static void memo_clear(void)
     tmemo.pid = 0;
 }
 
+__attribute__((noinline)) int xlate_vmemo_load(uint16_t pid, uint32_t line, unsigned path)
+{
+    struct xlate_vmemo *m = &vmemo[path & 1u];
+    struct lkc *c = &ncp_cache[NIC_CACHE_VMH];
+    struct lkc_way *way = lkc_find_way_k(c, pid, line, XL_LOG2(VMH_C / (VMH_L * VMH_A)), XL_LOG2(VMH_A));
+
+    if (!way)
+        return 0;
+    m->line = line;
+    m->pid = pid | LKC_KEY_VALID;
+    m->way = way;
+    m->e = lkc_way_data_k(c, way, XL_LOG2(VMH_L), 0u);
+    return 1;
+}
+
 /* The miss side of xlate_vmh, out of line so the hit path needs no saved registers. */
 static __attribute__((noinline)) enum xl_result vmh_miss(uint16_t pid, uint64_t va, uint32_t right, unsigned path,
                                                          uint64_t *pa)
@@ -184,7 +199,7 @@ enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned pat
 
     if (va >> 44)
         return XL_DENIED;
-    if (!xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w))
+    if (!xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w, 0))
         return vmh_miss(pid, va, right, path, pa);
     ncp_sat_inc(&xlate_fast_hits.vmh);
     if (!(w & 1u) || !((w << 3) & right))

@@ -81,33 +81,12 @@ const uint32_t *lkc_lookup(struct lkc *c, uint16_t pid, uint32_t idx, unsigned p
 
 /*
  * lkc_lookup for a caller that knows the geometry at compile time (constant arguments, inlined:
- * shifts and masks fold, the way loop unrolls). lkc_find_k: the hit side only, LRU updated, no
- * counter touched (the caller counts the hit); lkc_hit_k: the same, counted; lkc_lookup_k: a
- * miss goes through lkc_lookup (which counts it). Same result and LRU update as lkc_lookup.
- */
-static inline __attribute__((always_inline)) const uint32_t *
-lkc_find_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned sets_log2, unsigned ways_log2, unsigned line_log2,
-           unsigned entry_log2)
-{
-    uint32_t line = idx >> line_log2;
-    uint32_t base = (line & ((1u << sets_log2) - 1u)) << ways_log2;
-    uint32_t tag = line >> sets_log2, key = pid | LKC_KEY_VALID;
-    struct lkc_way *w = c->ways + base;
-
-#pragma GCC unroll 8
-    for (uint32_t i = 0; i < (1u << ways_log2); i++) {
-        if (w[i].tag == tag && w[i].key == key) {
-            w[i].stamp = ++c->clock;
-            return c->data + ((((base + i) << line_log2) | (idx & ((1u << line_log2) - 1u))) << entry_log2);
-        }
-    }
-    return NULL;
-}
-
-/*
- * lkc_find_k returning the way that holds the line (LRU updated, nothing counted), or NULL: for a
- * caller that memoises the line (its entries start at lkc_way_data_k) and touches the way's stamp
- * on each later use of the memo.
+ * shifts and masks fold, the way loop unrolls). lkc_find_way_k: the way that holds the line (LRU
+ * updated, nothing counted) or NULL, for a caller that memoises the line (its entries start at
+ * lkc_way_data_k) and touches the way's stamp on each later use; lkc_find_k: the entry, hit side
+ * only, LRU updated, no counter touched (the caller counts the hit); lkc_hit_k: the same,
+ * counted; lkc_lookup_k: a miss goes through lkc_lookup (which counts it). Same result and LRU
+ * update as lkc_lookup.
  */
 static inline __attribute__((always_inline)) struct lkc_way *
 lkc_find_way_k(struct lkc *c, uint16_t pid, uint32_t line, unsigned sets_log2, unsigned ways_log2)
@@ -131,6 +110,17 @@ static inline __attribute__((always_inline)) const uint32_t *lkc_way_data_k(cons
                                                                             unsigned line_log2, unsigned entry_log2)
 {
     return c->data + ((uint32_t)(w - c->ways) << (line_log2 + entry_log2));
+}
+
+static inline __attribute__((always_inline)) const uint32_t *
+lkc_find_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned sets_log2, unsigned ways_log2, unsigned line_log2,
+           unsigned entry_log2)
+{
+    const struct lkc_way *w = lkc_find_way_k(c, pid, idx >> line_log2, sets_log2, ways_log2);
+
+    if (!w)
+        return NULL;
+    return lkc_way_data_k(c, w, line_log2, entry_log2) + ((idx & ((1u << line_log2) - 1u)) << entry_log2);
 }
 
 /* lkc_find_k counting the hit (lookups and hits), as lkc_lookup does. */

@@ -460,9 +460,8 @@ static int read_info(nicdrv_t *d, char *err, size_t errlen)
         return fail(err, errlen, NICDRV_EPROTO, "info block: send queue geometry");
     for (unsigned c = 0; c < NIC_CACHE__COUNT; c++) {
         const struct nic_cache_geom *g = &in->cache[c];
-        if (!g->line || (size_t)g->line * drv_entry_size(c) > NICDRV_PAGE_SIZE ||
-            (c == NIC_CACHE_VMH && g->line < 16)) {
-            snprintf(msg, sizeof msg, "info block: cache %u line of %u entries not servable (one page, VMH >= 16)", c,
+        if (!g->line || (size_t)g->line * drv_entry_size(c) > NICDRV_PAGE_SIZE) {
+            snprintf(msg, sizeof msg, "info block: cache %u line of %u entries not servable (more than a page)", c,
                      (unsigned)g->line);
             return fail(err, errlen, NICDRV_EPROTO, msg);
         }

@@ -513,7 +513,9 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
                    "\"bandwidth_MBps\": %.2f}",
                 i ? ", " : "", w->pts[i].size, w->pts[i].ops, w->pts[i].lat_p50_ns, w->pts[i].lat_p99_ns,
                 w->pts[i].lat_mean_ns, w->pts[i].mbps);
-    fprintf(f, "], \"registered_pages\": %" PRIu64 ", \"registration_error\": \"%s\"},\n", w->reg_pages, w->reg_error);
+    fprintf(f, "], \"steady_ns\": %.0f, \"registered_pages\": %" PRIu64 ", \"registration_error\": \"%s\"},\n",
+            w->t_first && w->t1 > w->t_first ? ns_cyc_to_ns(w, (double)(w->t1 - w->t_first)) : 0.0, w->reg_pages,
+            w->reg_error);
     fprintf(f, "  \"verify\": {\"bytes_checked\": %" PRIu64 ", \"mismatches\": %" PRIu64 ", \"oracle_violations\": %" PRIu64 "},\n",
             w->verify_bytes, w->verify_mismatch, S.violations);
     fprintf(f, "  \"miss_penalty_ns\": {\"count\": %" PRIu64 ", \"delay_p50\": %.0f, \"delay_p99\": %.0f, \"processing_p50\": %.0f, "

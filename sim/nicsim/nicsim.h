@@ -131,6 +131,8 @@ struct ns_world {
     char fail_msg[256];
     uint64_t ops, bytes;
     sim_cycle_t t0, t1;          /* the measured phase (first post to last completion) */
+    sim_cycle_t t_first;         /* patterns: end of the first phase (its barrier), 0 if none;
+                                  * t1 - t_first is the time without the cold first phase */
     uint64_t *lat;               /* latency samples, cycles */
     uint64_t nlat, lat_dropped;
     uint64_t verify_bytes, verify_mismatch;

@@ -31,6 +31,7 @@ enum pkt_nack_reason {
     PKT_NACK_PROTECTION = 3, /* packet `seq` of op `op` violated protection; status in `status` */
     PKT_NACK_MALFORMED = 4,  /* packet `seq` was malformed for its type (not for the header) */
     PKT_NACK_BUSY = 5,       /* receiver out of a bounded resource: packet `seq` dropped, retry soon */
+    PKT_NACK_RESUME = 6,     /* not a refusal: a fill arrived since a MISS to you; resend from `ack` now */
     PKT__NACK_REASONS
 };
 

@@ -57,10 +57,12 @@ uint32_t xport_on_ack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_
         p->resync_on = 0;
     p->backoff = 0;
     p->retries = 0;
-    p->nack_hold = 0;
     p->probe = 0; /* the peer hears us again: go-back-N from the new una (rexmit is there) */
-    if (p->una != p->nxt)
-        arm(p, cfg, now);
+    if (p->nack_hold && (seq_lt(p->hold_seq, ack) || p->una == p->nxt))
+        p->nack_hold = 0; /* the held packet got through: the hold is over */
+    if (p->una != p->nxt && !p->nack_hold)
+        arm(p, cfg, now); /* (a running hold keeps its deadline: progress before the held packet
+                           * does not make the receiver's translation arrive sooner) */
     return n;
 }
 
@@ -77,18 +79,32 @@ uint32_t xport_on_nack_gap(struct xport_peer *p, const struct xport_cfg *cfg, ui
     return n;
 }
 
-void xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now)
+void xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now,
+                         uint32_t delay)
 {
+    (void)cfg;
     if (seq_lt(seq, p->una) || !seq_lt(seq, p->nxt))
         return; /* stale: already acknowledged, or never sent */
     ncp_sat_inc(&p->st.nacks_retry);
-    /* the receiver is alive: no backoff, just come back soon (resend from seq then) */
-    p->deadline = now + cfg->nack_delay;
+    /* the receiver is alive: no backoff, just come back later (resend from seq then) */
+    p->deadline = now + delay;
     p->nack_hold = 1;
+    p->hold_seq = seq;
     p->retries = 0;
     p->probe = 0;
     if (seq_lt(seq, p->rexmit))
         p->rexmit = p->nxt; /* hold resends until the short timer fires */
+}
+
+int xport_on_resume(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now)
+{
+    if (!p->nack_hold || p->una == p->nxt)
+        return 0; /* nothing held: the hold expired and the resend went already, or all acked */
+    ncp_sat_inc(&p->st.resumes);
+    p->nack_hold = 0;
+    p->rexmit = p->una;
+    arm(p, cfg, now);
+    return 1;
 }
 
 int xport_on_nack_refused(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now)

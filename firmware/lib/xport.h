@@ -35,7 +35,10 @@
 
 struct xport_cfg {
     uint32_t rto;         /* first retransmission timeout, in timer ticks */
-    uint32_t nack_delay;  /* resend delay after a "miss"/"busy" NACK (much less than rto) */
+    uint32_t nack_delay;  /* resend delay after a "busy" NACK (much less than rto), and after a
+                           * "miss" NACK when the receiver sends no RESUME */
+    uint32_t miss_hold;   /* resend delay after a "miss" NACK when the receiver sends RESUME at
+                           * its next fill (0: nack_delay); the fallback if the RESUME is lost */
     uint8_t backoff_max;  /* rto doubles per timeout up to rto << backoff_max */
     uint8_t max_retries;  /* timeouts in a row without progress before giving up */
     uint8_t jitter_shift; /* each timeout re-arm adds a random [0, t >> jitter_shift) to its
@@ -44,7 +47,7 @@ struct xport_cfg {
 
 struct xport_stats {
     uint32_t sent, retransmits, timeouts, giveups, acks_bad, nacks_gap, nacks_retry, nacks_refused;
-    uint32_t rx_new, rx_dup, rx_gap, resyncs;
+    uint32_t rx_new, rx_dup, rx_gap, resyncs, resumes;
 };
 
 struct xport_peer {
@@ -57,10 +60,11 @@ struct xport_peer {
     uint8_t backoff;
     uint8_t retries;
     uint8_t resync_on;
-    uint8_t nack_hold; /* the timer is a short NACK retry delay, not a timeout */
+    uint8_t nack_hold; /* the timer is a NACK retry delay (miss/busy hold), not a timeout */
     uint8_t probe;     /* after a timeout: only `una` is resent, nothing new sent, until progress */
     uint8_t reserved0[3];
     uint32_t rng;      /* timeout jitter generator (xorshift32, never 0) */
+    uint32_t hold_seq; /* the packet a miss/busy NACK refused (valid while nack_hold) */
     uint32_t cookie[XP_WIN];
     /* receiver side */
     uint32_t expected;     /* next sequence number to accept */
@@ -144,8 +148,14 @@ uint32_t xport_on_ack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_
 uint32_t xport_on_nack_gap(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t ack, uint32_t now,
                            uint32_t *first);
 
-/* NACK miss/busy for packet `seq`: resend from `seq` after cfg->nack_delay instead of a timeout. */
-void xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now);
+/* NACK miss/busy for packet `seq`: resend from `seq` after `delay` (cfg->nack_delay, or
+ * cfg->miss_hold for a miss when RESUME is in use) instead of a timeout. */
+void xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now,
+                         uint32_t delay);
+
+/* RESUME from the receiver (a fill arrived there): if a miss/busy hold is running, it ends now and
+ * the resend from `una` starts at once; returns 1 then, 0 when nothing was held (ignored). */
+int xport_on_resume(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now);
 
 /*
  * NACK protection/malformed for packet `seq`: the receiver refused it without consuming its

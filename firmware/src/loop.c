@@ -98,6 +98,8 @@ void ncp_run_once(void)
         send_flush_acks();
     if (w->misses_held)
         xlate_post_held();
+    if (w->resume)
+        recv_send_resumes();
     if (w->ops_waiting)
         ops_poll();
     if (ncp.dq_issued != ncp.dq_head)

@@ -49,7 +49,10 @@
 
 /* Transport timing, in timer ticks (core cycles at 200 MHz). */
 #define NCP_RTO 40000u        /* 200 us */
-#define NCP_NACK_DELAY 4000u  /* 20 us: resend after a miss NACK */
+#define NCP_NACK_DELAY 4000u  /* 20 us: resend after a busy NACK (and a miss NACK without RESUME) */
+/* After a miss NACK: wait for the receiver's RESUME, resend anyway after this (a lost RESUME, a
+ * fill that went elsewhere). */
+#define NCP_MISS_HOLD NCP_RTO
 #define NCP_MISS_EXPIRE 2000000u /* 10 ms: re-post a miss the host did not answer */
 
 /* ---- counters (struct nic_stats is what STATS reports) ---- */
@@ -58,6 +61,7 @@ struct ncp_counters {
     uint32_t drop_reason[PKT__ERRS];
     uint32_t bad_desc, sq_overrun, dma_errors, dmaq_full, ctl_drops, resp_full, miss_full;
     uint32_t giveups; /* connections that reached the retry limit (s.timeouts: every timeout) */
+    uint32_t resumes_sent; /* RESUME NACKs: a fill arrived, peers told MISS may resend now */
 };
 
 /*
@@ -181,6 +185,7 @@ struct ncp {
     /* staging slots for events and completions */
     uint32_t stage_next;
     uint32_t parked_wake; /* a fill arrived: parked endpoints / responses retry */
+    uint32_t resume_peers; /* peers sent a MISS NACK since the last fill (they wait for RESUME) */
     struct ncp_counters c;
     /* fast-path accounting: cycles of DMA completions popped since the last continuation */
     uint32_t fp_acc, fp_t0;
@@ -209,6 +214,7 @@ extern const struct xport_cfg ncp_xcfg;
  *   peer_ack     peers that may owe an ACK now: a frame came from them, or their last
  *                receive DMA completed (an ACK waits for the data to be in host memory)
  * and flags: cmd (a command to take or in progress), misses_held (a miss event not yet posted),
+ * resume (RESUME NACKs to send: a fill arrived while peers wait on a MISS NACK),
  * ops_waiting (operations may wait to complete: an upper bound, ops_poll recounts).
  */
 struct ncp_work {
@@ -217,6 +223,8 @@ struct ncp_work {
     uint8_t tick;
     uint8_t cmd;
     uint8_t misses_held;
+    uint8_t resume; /* a fill arrived while peers wait on a MISS NACK: recv_send_resumes */
+    uint8_t reserved[3];
     uint32_t ep_ready, ep_parked, resp, peer_tx, peer_ack;
     uint32_t ops_waiting;
 };
@@ -532,6 +540,7 @@ uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint3
 /* recv.c */
 void recv_init(void);
 void recv_poll(void);
+void recv_send_resumes(void);
 void recv_dma_done(uint8_t kind, uint32_t a, uint16_t b, uint8_t err);
 
 #endif /* NCP_H */

@@ -44,8 +44,29 @@ static void drop_bad(enum pkt_err e)
 static void drop_miss(uint16_t peer, const struct pkt_hdr *h)
 {
     ncp_sat_inc(&ncp.c.s.drops_miss);
-    if (NCP_NACK)
+    if (NCP_NACK) {
         send_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
+        ncp.resume_peers |= 1u << peer; /* told to wait: RESUME at the next fill */
+    }
+}
+
+/*
+ * A fill arrived (xlate_fill): every peer told MISS since the last fill may resend now, instead of
+ * waiting out its hold (NCP_MISS_HOLD). One RESUME per peer per fill, whichever line the fill
+ * was for: a peer whose packet still misses gets another MISS (and waits for the next fill); a
+ * lost RESUME costs the hold.
+ */
+void recv_send_resumes(void)
+{
+    uint32_t m = ncp.resume_peers;
+
+    ncp.resume_peers = 0;
+    ncp_work.resume = 0;
+    for (; m; m &= m - 1) {
+        uint16_t p = (uint16_t)ncp_lowest_bit(m);
+        send_ctl(p, PKT_NACK, PKT_NACK_RESUME, ncp.peer[p].x.expected, 0, 0);
+        ncp_sat_inc(&ncp.c.resumes_sent);
+    }
 }
 
 /*
@@ -264,8 +285,13 @@ static void on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
     ncp_sat_inc(&ncp.c.s.nacks_received);
     switch (h->reason) {
     case PKT_NACK_MISS:
+        xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now, ncp_xcfg.miss_hold ? ncp_xcfg.miss_hold : ncp_xcfg.nack_delay);
+        break;
     case PKT_NACK_BUSY:
-        xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now);
+        xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now, ncp_xcfg.nack_delay);
+        break;
+    case PKT_NACK_RESUME:
+        xport_on_resume(x, &ncp_xcfg, ncp.now);
         break;
     case PKT_NACK_PROTECTION:
     case PKT_NACK_MALFORMED: {

@@ -36,7 +36,8 @@ _Static_assert(PKT_WORDS, "emit() writes header words in place: little-endian co
 _Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
 
 const struct xport_cfg ncp_xcfg = {
-    .rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .backoff_max = 5, .max_retries = 8, .jitter_shift = 2};
+    .rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .miss_hold = NCP_NACK ? NCP_MISS_HOLD : 0u, .backoff_max = 5,
+    .max_retries = 8, .jitter_shift = 2};
 
 void send_init(void)
 {

@@ -36,6 +36,7 @@ struct run {
     size_t image_len;
     unsigned nodes;
     uint32_t frames;
+    bool faults; /* the switch injects faults (fwtest_args.faults) */
     bool expect_oracle;
     bool check_link;
     unsigned booted, boot_failed;
@@ -181,6 +182,7 @@ static int setup_host(struct run *r, unsigned i, struct fwtest_args *a)
     a->nomem_hi = 0;
     a->frames = r->frames;
     a->seed = 0x1234u + i;
+    a->faults = r->faults;
     return 0;
 }
 
@@ -405,6 +407,7 @@ int main(int argc, char **argv)
     cfg.sw.faults.corrupt = fault[1];
     cfg.sw.faults.duplicate = fault[2];
     cfg.sw.faults.delay = fault[3];
+    r.faults = fault[0] > 0 || fault[1] > 0 || fault[2] > 0 || fault[3] > 0;
     r.cl = cluster_create(&cfg, NULL);
     if (!r.cl) {
         fprintf(stderr, "nicrun: cannot create the cluster\n");

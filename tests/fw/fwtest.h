@@ -23,6 +23,8 @@ struct fwtest_args {
     uint32_t nomem_lo, nomem_hi;                     /* an address with no memory behind it */
     uint32_t frames;                                 /* link tests: frames to send per sender */
     uint32_t seed;
+    uint32_t faults; /* nonzero when the switch injects faults (figures that need a clean link
+                      * are checked only without) */
 };
 
 /* testmb.value on pass: what the harness verifies in host memory afterwards. */

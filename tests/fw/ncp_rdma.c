@@ -207,12 +207,14 @@ static void initiator(void)
     for (uint32_t j = 0; j < 4096; j++)
         FWT_CHECK(check_buf[j] == fwtest_pattern((j + 900) % 4096, 0), 15, "bytes written then read back");
     if (!NCP_LOOKUP_STATIC && NCP_NACK) /* the target's misses came back as NACKs, no timeout paid */
-        FWT_CHECK(ncp.c.s.nacks_received > 2 && ncp.peer[1].x.st.nacks_retry > 0, 16, "miss NACKs");
+        FWT_CHECK(ncp.c.s.nacks_received > 2 && ncp.peer[1].x.st.nacks_retry > 0 &&
+                      (FWT_ARGS->faults || ncp.peer[1].x.st.resumes > 0),
+                  16, "miss NACKs, and (on a clean link) RESUME after the fills");
     if (!NCP_LOOKUP_STATIC && !NCP_NACK) /* seed-faithful: the sender found out by timing out */
         FWT_CHECK(ncp.peer[1].x.st.timeouts > 0 && ncp.peer[1].x.st.nacks_retry == 0, 17, "miss timeouts");
-    printf("node 0: write+read verified; retransmits %lu timeouts %lu nacks rx %lu misses %lu\n",
+    printf("node 0: write+read verified; retransmits %lu timeouts %lu nacks rx %lu resumes %lu misses %lu\n",
            (unsigned long)ncp.peer[1].x.st.retransmits, (unsigned long)ncp.peer[1].x.st.timeouts,
-           (unsigned long)ncp.c.s.nacks_received, (unsigned long)misses_seen);
+           (unsigned long)ncp.c.s.nacks_received, (unsigned long)ncp.peer[1].x.st.resumes, (unsigned long)misses_seen);
 }
 
 static void target(void)

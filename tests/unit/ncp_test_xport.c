@@ -110,7 +110,7 @@ static void a_receive(const struct wire_pkt *r)
 
     if (r->type == PKT_NACK && r->reason == PKT_NACK_MISS) {
         n = xport_on_ack(&a, &cfg, r->ack, now, &first);
-        xport_on_nack_retry(&a, &cfg, r->seq, now);
+        xport_on_nack_retry(&a, &cfg, r->seq, now, cfg.nack_delay);
     } else if (r->type == PKT_NACK) {
         n = xport_on_nack_gap(&a, &cfg, r->ack, now, &first);
     } else {
@@ -515,6 +515,44 @@ static void xport_refusal_is_reliable_under_loss(void **state)
     assert_int_equal(a.st.nacks_refused, 1);
 }
 
+/* A miss hold: RESUME ends it at once; progress before the held packet keeps it; the held packet
+ * acknowledged ends it; without RESUME the hold's deadline resends; a RESUME with nothing held is
+ * ignored. */
+static void xport_miss_hold_ends_on_resume(void **state)
+{
+    struct xport_cfg c = cfg;
+    uint32_t seq, cookie, first;
+    (void)state;
+    c.miss_hold = 1000;
+    xport_init(&a, 100);
+    for (uint32_t i = 0; i < 4; i++)
+        xport_tx_push(&a, &c, i, 0);
+    while (xport_rexmit_next(&a, &seq, &cookie))
+        ; /* (nothing to resend) */
+    xport_on_nack_retry(&a, &c, 102, 10, c.miss_hold); /* packet 102 missed */
+    assert_int_equal(a.deadline, 1010u);
+    assert_false(xport_rexmit_next(&a, &seq, &cookie)); /* held */
+    xport_on_ack(&a, &c, 102, 20, &first); /* 100, 101 delivered: still held, same deadline */
+    assert_true(a.nack_hold);
+    assert_int_equal(a.deadline, 1010u);
+    assert_int_equal(xport_tick(&a, &c, 500), XP_TICK_NONE);
+    assert_int_equal(xport_on_resume(&a, &c, 600), 1); /* the fill arrived: resend from una now */
+    assert_false(a.nack_hold);
+    assert_true(xport_rexmit_next(&a, &seq, &cookie));
+    assert_int_equal(seq, 102u);
+    assert_int_equal(a.st.resumes, 1);
+    assert_int_equal(xport_on_resume(&a, &c, 700), 0); /* nothing held: ignored */
+    /* a hold that no RESUME ends: the deadline resends */
+    xport_on_nack_retry(&a, &c, 103, 800, c.miss_hold);
+    assert_int_equal(xport_tick(&a, &c, 1799), XP_TICK_NONE);
+    assert_int_equal(xport_tick(&a, &c, 1800), XP_TICK_RETRANSMIT);
+    assert_int_equal(a.st.timeouts, 0); /* not a timeout: no backoff, no retry counted */
+    /* the held packet acknowledged ends the hold */
+    xport_on_nack_retry(&a, &c, 103, 2000, c.miss_hold);
+    xport_on_ack(&a, &c, 104, 2100, &first);
+    assert_false(a.nack_hold);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -530,6 +568,7 @@ int main(void)
         cmocka_unit_test(xport_resync_after_giveup_moves_the_receiver_forward),
         cmocka_unit_test(xport_bogus_ack_is_ignored),
         cmocka_unit_test(xport_refusal_is_reliable_under_loss),
+        cmocka_unit_test(xport_miss_hold_ends_on_resume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

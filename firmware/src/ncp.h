@@ -108,6 +108,7 @@ struct ncp_op {
 /* ---- RDMA read responses being served (responder side) ---- */
 struct ncp_resp {
     uint8_t used, failed, gen;
+    int8_t fail_status; /* why it failed (enum nic_status), carried by its void segments */
     uint16_t peer, pid;
     uint32_t op;     /* initiator's op id */
     uint64_t va;     /* start in the owner's address space */
@@ -501,6 +502,7 @@ void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32
 void send_flush_acks(void);
 void tx_reap(void);
 void tx_dma_done(uint32_t idx);
+void tx_dma_failed(uint32_t idx);
 uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
 
 /* recv.c */

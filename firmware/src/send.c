@@ -148,6 +148,47 @@ void tx_dma_done(uint32_t idx)
     }
 }
 
+/*
+ * The host DMA of a data frame's payload failed (dmaq_complete: an error on any of its pieces), so
+ * the frame holds whatever its buffer held before. Its sequence number is taken: it still goes, as
+ * VOID without data (what emit() sends for a failed operation), and the operation fails
+ * NIC_ST_HOST_ERROR: a write completes with it once its segments are acknowledged (the receiver
+ * accepts the void segment and writes nothing); a read response is marked failed, so this and the
+ * rest of its segments, resent or new, go void carrying the status, which fails the initiator's read.
+ * Which operation: the frame's sequence number in the window (a retransmission whose original was
+ * acknowledged meanwhile is no longer there: the data arrived, the void copy is a duplicate).
+ */
+void tx_dma_failed(uint32_t f)
+{
+    uint32_t *w = (uint32_t *)(void *)tx_frame[f];
+    uint32_t type = w[PKT_W_TYPE] & 0xFFu, flags = (w[PKT_W_TYPE] >> 8) & 0xFFu, seq = w[PKT_W_SEQ];
+    uint32_t peer = pkt_bswap16x2(w[PKT_W_NODES]) & 0xFFFFu;
+    const struct xport_peer *x = &ncp.peer[peer].x;
+
+    NCP_ASSERT(NCP_MOD_SEND, 3, f < NCP_TX_N && peer < NCP_MAX_PEERS);
+    if (seq_le(x->una, seq) && seq_lt(seq, x->nxt)) {
+        uint32_t ck = xport_cookie(x, seq);
+        if (CK_KIND(ck) == CK_WRITE) {
+            struct ncp_op *o = &ncp.op[CK_IDX(ck)];
+            if (o->used == 1 && o->gen == CK_GEN(ck))
+                op_fail(o, NIC_ST_HOST_ERROR);
+        } else if (CK_KIND(ck) == CK_READRESP) {
+            struct ncp_resp *r = &ncp.resp[CK_IDX(ck)];
+            if (r->used && r->gen == CK_GEN(ck) && !r->failed) {
+                r->failed = 1;
+                r->fail_status = NIC_ST_HOST_ERROR;
+            }
+        }
+    }
+    if (type == PKT_READ_RESP)
+        w[PKT_W_STATUS] = (uint32_t)(int32_t)NIC_ST_HOST_ERROR;
+    w[PKT_W_TYPE] = pkt_w_type(type, flags | PKT_F_VOID, 0);
+    tx_len[f] = (uint16_t)PKT_HDR_BYTES;
+    tx_cyc[f] = 0; /* not a fast-path sample */
+    tx_data_ready[f] = 1;
+    tx_feed();
+}
+
 static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
 {
     struct ncp_peer *pp = &ncp.peer[peer];
@@ -314,9 +355,12 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
         w[PKT_W_OFF_HI] = 0;
         w[PKT_W_XLEN] = 0;
         flags = off + len == rs->len ? PKT_F_LAST : 0;
-        if (!rs->used || rs->gen != CK_GEN(cookie) || rs->failed)
+        if (!rs->used || rs->gen != CK_GEN(cookie)) {
             void_data = 1;
-        else
+        } else if (rs->failed) {
+            void_data = 1;
+            w[PKT_W_STATUS] = (uint32_t)(int32_t)rs->fail_status; /* the initiator's status */
+        } else
             r = translate(rs->pid, rs->va + off, len, NIC_RIGHT_REMOTE_READ, pc, &npc);
         break;
     }
@@ -648,6 +692,7 @@ static void serve_resp(void)
                 /* the pages are not readable: the rest goes out as void segments, which fail the
                  * initiator's operation */
                 r->failed = 1;
+                r->fail_status = NIC_ST_RIGHTS;
                 ncp_sat_inc(&ncp.c.s.protection_errors);
                 if (emit(r->peer, ck, 0, 0) != B_SENT)
                     break;

@@ -203,12 +203,13 @@ static void on_read_req(uint16_t peer, const struct pkt_hdr *h)
     xport_rx_accept(&ncp.peer[peer].x);
 }
 
-/* The status a void READ_RESP fails the read with: NIC_ST_HOST_ERROR when the responder says its
- * host DMA failed, else (its pages not readable, the response gone; 0 from an NCP that did not
- * fill the field; any other value) a rights error, as before the field was used. */
+/* The status a void READ_RESP fails the read with: the responder's reason when it is one a void
+ * response carries for it (its host DMA failed; its connection to us gave up and lost segments of
+ * the response), else (its pages not readable, the response gone; 0 from an NCP that did not fill
+ * the field; any other value) a rights error, as before the field was used. */
 static int32_t void_resp_status(int32_t st)
 {
-    return st == NIC_ST_HOST_ERROR ? NIC_ST_HOST_ERROR : NIC_ST_RIGHTS;
+    return st == NIC_ST_HOST_ERROR || st == NIC_ST_UNREACHABLE ? st : NIC_ST_RIGHTS;
 }
 
 static int on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
@@ -217,7 +218,8 @@ static int on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *p
     struct ncp_op *o = op_by_id(h->op);
 
     if (!o || o->kind != NIC_OP_RDMA_READ || o->rnode != peer || h->off + h->len > o->len) {
-        xport_rx_accept(&pp->x); /* the operation is gone (flushed, failed): discard */
+        /* the operation is gone (flushed, failed, timed out: ops_read_check): discard */
+        xport_rx_accept(&pp->x);
         ncp_sat_inc(&ncp.c.s.drops_bad);
         return 0;
     }

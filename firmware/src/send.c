@@ -38,6 +38,18 @@ _Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 Mi
 const struct xport_cfg ncp_xcfg = {
     .rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .backoff_max = 5, .max_retries = 8, .jitter_shift = 2};
 
+/*
+ * How long the responder of an initiator's read may show no progress on our connections (ops.c,
+ * "Read timeout") before the read fails NIC_ST_UNREACHABLE: longer than the responder retries a
+ * packet to us before giving up (xport_giveup_span, 72 ms), plus one largest timeout for the ACKs
+ * in between: a responder that is alive has made progress by then, or given up and sent the lost
+ * segments again as void packets, which fail the read (send_on_giveup). 78.4 ms at 200 MHz.
+ */
+uint32_t ncp_read_timeout(void)
+{
+    return xport_giveup_span(&ncp_xcfg) + (ncp_xcfg.rto << ncp_xcfg.backoff_max);
+}
+
 void send_init(void)
 {
     ncp.tx_free = (1u << NCP_TX_N) - 1u;
@@ -669,6 +681,8 @@ uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint3
             r->va = va;
             r->len = len;
             r->sent = r->done = 0;
+            r->fail_status = 0;
+            r->rewinds = 0;
             ncp_work.resp |= 1u << i;
             return i;
         }
@@ -731,12 +745,30 @@ void send_on_acked(uint32_t peer, uint32_t cookie)
         }
         break;
     }
+    case CK_READREQ: { /* the responses complete the read; until then the read timer watches it */
+        struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
+        if (o->used == 1 && o->gen == CK_GEN(cookie) && o->kind == NIC_OP_RDMA_READ)
+            op_read_watch(o);
+        break;
+    }
     default:
-        break; /* a read request: the responses complete the operation */
+        break;
     }
 }
 
-void send_on_giveup(uint32_t peer, uint32_t cookie)
+/*
+ * A give-up drops the window. For a read response with segments in it, the initiator would never
+ * get those bytes and, if the responder keeps talking to it, never learn why (its read timer only
+ * fires when the responder is silent): so the response is marked failed (NIC_ST_UNREACHABLE) and
+ * sent again from its first lost segment, void: the initiator's read fails as soon as one gets
+ * through. Lost again, they are sent again at the next give-up, NCP_RESP_REWINDS times (the
+ * shortest give-up takes 31.8 ms from the last progress: 4 x 31.8 ms is longer than the initiator's
+ * read timer can take, 1.25 x ncp_read_timeout() = 98 ms, so by then the initiator has failed the
+ * read itself); then the segments are dropped as acknowledged and the slot is freed.
+ * `marks`: per response slot, bit i = seen in this give-up, bit 16 + i = sent again.
+ */
+_Static_assert(NCP_RESP <= 16, "send_on_giveup marks");
+static void send_on_giveup(uint32_t peer, uint32_t cookie, uint32_t *marks)
 {
     switch (CK_KIND(cookie)) {
     case CK_WRITE:
@@ -748,8 +780,27 @@ void send_on_giveup(uint32_t peer, uint32_t cookie)
         }
         break;
     }
+    case CK_READRESP: {
+        uint32_t i = CK_IDX(cookie);
+        struct ncp_resp *r = &ncp.resp[i];
+        if (r->used && r->gen == CK_GEN(cookie) && !(*marks & 1u << i)) {
+            *marks |= 1u << i; /* its first lost segment: the others follow it in the window */
+            if (r->rewinds < NCP_RESP_REWINDS) {
+                r->rewinds++;
+                if (!r->failed) {
+                    r->failed = 1;
+                    r->fail_status = NIC_ST_UNREACHABLE;
+                }
+                r->sent = CK_SEG(cookie) * NCP_MTU;
+                ncp_work.resp |= 1u << i;
+                *marks |= 1u << (16 + i);
+            }
+        }
+        if (!(*marks & 1u << (16 + i)))
+            send_on_acked(peer, cookie); /* not sent again: counted as done */
+        break;
+    }
     default:
-        send_on_acked(peer, cookie);
         break;
     }
 }
@@ -773,8 +824,9 @@ void send_tick(void)
         if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
             ncp_sat_inc(&ncp.c.s.timeouts);
         if (t == XP_TICK_GIVEUP) {
+            uint32_t marks = 0;
             for (uint32_t s = x->una; s != x->nxt; s++)
-                send_on_giveup(p, xport_cookie(x, s));
+                send_on_giveup(p, xport_cookie(x, s), &marks);
             xport_giveup(x);
             ncp_sat_inc(&ncp.c.giveups);
         }
@@ -791,6 +843,14 @@ void send_tick(void)
             next = ncp.now + NCP_RTO;
             armed = 1;
         }
+    }
+    /* initiator reads waiting for responses (ops.c "Read timeout"): scanned only when the
+     * earliest may have timed out */
+    if (w->reads && seq_le(w->read_at, ncp.now))
+        ops_read_check();
+    if (w->reads && (!armed || seq_lt(w->read_at, next))) {
+        next = w->read_at;
+        armed = 1;
     }
     /* The timer may fire early (a deadline that moved later: this scan runs again and re-arms it),
      * never late: reprogrammed when the earliest deadline moved earlier or the timer went off. */

@@ -168,6 +168,15 @@ void xport_giveup(struct xport_peer *p)
     p->probe = 0;
 }
 
+uint32_t xport_giveup_span(const struct xport_cfg *cfg)
+{
+    uint32_t t = cfg->rto << cfg->backoff_max;
+
+    if (cfg->jitter_shift)
+        t += t >> cfg->jitter_shift;
+    return t * (cfg->max_retries + 1u) + (cfg->miss_hold > cfg->nack_delay ? cfg->miss_hold : cfg->nack_delay);
+}
+
 enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint8_t flags, int *nack)
 {
     *nack = 0;

@@ -175,6 +175,16 @@ enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *
 /* After XP_TICK_GIVEUP and failing the cookies: drop the window; the next packet resynchronises. */
 void xport_giveup(struct xport_peer *p);
 
+/*
+ * An upper bound of how long a sender retries without progress before xport_tick gives up, from
+ * the last sign of life (push into an empty window, an ACK, a NACK): a NACK retry delay or miss
+ * hold (the longer), then at
+ * most max_retries + 1 timer expiries, each at most the largest timeout (rto << backoff_max: the
+ * end of a NACK retry delay re-arms with the backoff reached so far) plus its largest jitter. A
+ * peer waiting for this sender (the NCP's initiator-side read timer) sizes its timeout from it.
+ */
+uint32_t xport_giveup_span(const struct xport_cfg *cfg);
+
 /* Receiver. */
 enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint8_t flags, int *nack);
 static inline void xport_rx_accept(struct xport_peer *p)

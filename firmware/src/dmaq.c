@@ -59,7 +59,10 @@ void dmaq_complete(void)
         ncp.dma_err_seen = 0;
         switch (r.kind) {
         case DK_TX:
-            tx_dma_done(r.a);
+            if (__builtin_expect(err, 0))
+                tx_dma_failed(r.a); /* no garbage on the wire: the frame goes void */
+            else
+                tx_dma_done(r.a);
             break;
         case DK_RX:
         case DK_RXRESP:

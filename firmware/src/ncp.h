@@ -62,6 +62,7 @@ struct ncp_counters {
     uint32_t bad_desc, sq_overrun, dma_errors, dmaq_full, ctl_drops, resp_full, miss_full;
     uint32_t giveups; /* connections that reached the retry limit (s.timeouts: every timeout) */
     uint32_t resumes_sent; /* RESUME NACKs: a fill arrived, peers told MISS may resend now */
+    uint32_t read_timeouts; /* initiator reads failed UNREACHABLE: the responder went silent */
 };
 
 /*
@@ -101,6 +102,8 @@ struct ncp_op {
     uint8_t used, ep, kind, flags;
     uint16_t gen, rnode;
     int32_t status;
+    uint8_t awaiting; /* read: its request was acknowledged, the responses are awaited (watched
+                       * by ops_read_check: docs/firmware.md "Read timeout") */
     uint64_t laddr, roff, wr_id;
     uint32_t len, rbuf, rkey;
     uint16_t rpid;
@@ -112,11 +115,14 @@ struct ncp_op {
 /* ---- RDMA read responses being served (responder side) ---- */
 struct ncp_resp {
     uint8_t used, failed, gen;
+    int8_t fail_status; /* why it failed (enum nic_status), carried by its void segments */
     uint16_t peer, pid;
     uint32_t op;     /* initiator's op id */
     uint64_t va;     /* start in the owner's address space */
     uint32_t len, sent, done;
+    uint8_t rewinds; /* give-ups of its connection that sent its lost segments again (as void) */
 };
+#define NCP_RESP_REWINDS 3u /* then a give-up drops them: see send_on_giveup */
 
 /* Cookies in the transport window: what to rebuild a packet from (no data kept). */
 #define CK_KIND(c) ((c) >> 29)
@@ -216,6 +222,10 @@ extern const struct xport_cfg ncp_xcfg;
  * and flags: cmd (a command to take or in progress), misses_held (a miss event not yet posted),
  * resume (RESUME NACKs to send: a fill arrived while peers wait on a MISS NACK),
  * ops_waiting (operations may wait to complete: an upper bound, ops_poll recounts).
+ *   reads        initiator reads awaiting responses (an upper bound, recounted by ops_read_check);
+ *                while nonzero, read_at is when ops_read_check must look at them next (no later than
+ *                the first can time out) and send_tick keeps the timer armed for it: the reads are
+ *                scanned only then, never per packet
  */
 struct ncp_work {
     uint32_t timer_at;
@@ -227,6 +237,7 @@ struct ncp_work {
     uint8_t reserved[3];
     uint32_t ep_ready, ep_parked, resp, peer_tx, peer_ack;
     uint32_t ops_waiting;
+    uint32_t reads, read_at;
 };
 extern struct ncp_work ncp_work;
 
@@ -521,6 +532,8 @@ void op_fail(struct ncp_op *o, int32_t status);
 void op_progress(struct ncp_op *o, uint32_t bytes);
 void ops_poll(void);
 void op_complete_bad(uint8_t ep, const struct nic_sq_entry *e, int32_t status);
+void op_read_watch(struct ncp_op *o);
+void ops_read_check(void);
 void ops_flush_ep(uint8_t ep);
 int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk);
 
@@ -529,12 +542,13 @@ void send_init(void);
 void send_on_doorbell(uint32_t ep, uint32_t off, uint32_t data);
 void send_poll(void);
 void send_on_acked(uint32_t peer, uint32_t cookie);
-void send_on_giveup(uint32_t peer, uint32_t cookie);
 void send_tick(void);
 void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status);
 void send_flush_acks(void);
 void tx_reap(void);
 void tx_dma_done(uint32_t idx);
+void tx_dma_failed(uint32_t idx);
+uint32_t ncp_read_timeout(void);
 uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
 
 /* recv.c */

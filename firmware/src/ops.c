@@ -6,6 +6,16 @@
  * bytes when the responses are written into local memory (or failed). Then one completion goes
  * to the endpoint's completion queue if it failed or was signalled. The first error sticks.
  * States: FREE (used = 0), ACTIVE (1), COMPLETING (2: waiting for a staging slot / DMA room).
+ *
+ * Read timeout (docs/firmware.md): once a read's request is acknowledged, the transport no longer
+ * watches it: the responses are the responder's packets, retried by the responder's connection. A
+ * responder whose connection to us gives up sends the lost segments again as void packets, which
+ * fail the read (send_on_giveup); one that went silent cannot, so the reads awaiting responses from
+ * a peer fail NIC_ST_UNREACHABLE when that peer has shown no progress on either of our connections
+ * (no new packet from it accepted, none of ours acknowledged) for ncp_read_timeout(), longer than it
+ * would retry before giving up. Progress is sampled lazily by ops_read_check, a quarter of the
+ * timeout apart while reads wait: nothing is recorded per packet. Responses that come after the
+ * read failed find no operation and are discarded (on_read_resp).
  */
 #include <string.h>
 
@@ -65,6 +75,71 @@ void op_progress(struct ncp_op *o, uint32_t bytes)
     o->done += bytes;
     if (o->done >= o->len)
         op_finish(o);
+}
+
+/* Per peer: its transport counters as ops_read_check last saw them, and when they last changed. */
+static struct {
+    uint32_t expected, una, at;
+} seen[NCP_MAX_PEERS];
+
+static void seen_now(uint32_t p)
+{
+    seen[p].expected = ncp.peer[p].x.expected;
+    seen[p].una = ncp.peer[p].x.una;
+    seen[p].at = ncp.now;
+}
+
+void op_read_watch(struct ncp_op *o)
+{
+    struct ncp_work *w = &ncp_work;
+
+    if (o->awaiting)
+        return;
+    o->awaiting = 1;
+    seen_now(o->rnode); /* it just acknowledged the request: progress */
+    if (!w->reads) {
+        w->read_at = ncp.now + ncp_read_timeout() / 4u;
+        w->tick = 1; /* send_tick arms the timer for it */
+    }
+    w->reads++;
+}
+
+/*
+ * From send_tick when ncp_work.read_at passed: samples the peers' progress, fails the reads whose
+ * responder showed none for ncp_read_timeout(), recounts the others and sets read_at to the first of
+ * their deadlines, at most a quarter of the timeout ahead (the next sample). A read is finished only
+ * when no receive DMA from its peer is in progress (it may carry this read's data: no DMA into the
+ * buffer after the completion).
+ */
+void ops_read_check(void)
+{
+    uint32_t n = 0, to = ncp_read_timeout(), next = ncp.now + to / 4u;
+
+    for (uint32_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
+        const struct xport_peer *x = &ncp.peer[p].x;
+        if (x->expected != seen[p].expected || x->una != seen[p].una)
+            seen_now(p);
+    }
+    for (uint32_t i = 0; i < NCP_OPS; i++) {
+        struct ncp_op *o = &ncp.op[i];
+        if (o->used != 1 || !o->awaiting)
+            continue; /* free, completing, a write, or a read whose request is in the window */
+        uint32_t due = seen[o->rnode].at + to;
+        if (seq_le(due, ncp.now)) {
+            if (ncp.peer[o->rnode].rx_dma_pending == 0) {
+                ncp_sat_inc(&ncp.c.read_timeouts);
+                op_fail(o, NIC_ST_UNREACHABLE);
+                op_progress(o, o->len - o->done);
+                continue;
+            }
+            due = ncp.now + NCP_NACK_DELAY; /* look again soon */
+        }
+        n++;
+        if (seq_lt(due, next))
+            next = due;
+    }
+    ncp_work.reads = n;
+    ncp_work.read_at = next;
 }
 
 void ops_poll(void)

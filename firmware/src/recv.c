@@ -224,20 +224,30 @@ static void on_read_req(uint16_t peer, const struct pkt_hdr *h)
     xport_rx_accept(&ncp.peer[peer].x);
 }
 
+/* The status a void READ_RESP fails the read with: the responder's reason when it is one a void
+ * response carries for it (its host DMA failed; its connection to us gave up and lost segments of
+ * the response), else (its pages not readable, the response gone; 0 from an NCP that did not fill
+ * the field; any other value) a rights error, as before the field was used. */
+static int32_t void_resp_status(int32_t st)
+{
+    return st == NIC_ST_HOST_ERROR || st == NIC_ST_UNREACHABLE ? st : NIC_ST_RIGHTS;
+}
+
 static int on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
 {
     struct ncp_peer *pp = &ncp.peer[peer];
     struct ncp_op *o = op_by_id(h->op);
 
     if (!o || o->kind != NIC_OP_RDMA_READ || o->rnode != peer || h->off + h->len > o->len) {
-        xport_rx_accept(&pp->x); /* the operation is gone (flushed, failed): discard */
+        /* the operation is gone (flushed, failed, timed out: ops_read_check): discard */
+        xport_rx_accept(&pp->x);
         ncp_sat_inc(&ncp.c.s.drops_bad);
         return 0;
     }
     if ((h->flags & PKT_F_VOID) || o->status != NIC_ST_OK) {
         xport_rx_accept(&pp->x);
         if (h->flags & PKT_F_VOID)
-            op_fail(o, NIC_ST_RIGHTS);
+            op_fail(o, void_resp_status(h->status));
         op_progress(o, (h->flags & PKT_F_VOID) ? seg_bytes(o->len, (uint32_t)h->off) : h->len);
         return 0;
     }

@@ -39,6 +39,18 @@ const struct xport_cfg ncp_xcfg = {
     .rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .miss_hold = NCP_NACK ? NCP_MISS_HOLD : 0u, .backoff_max = 5,
     .max_retries = 8, .jitter_shift = 2};
 
+/*
+ * How long the responder of an initiator's read may show no progress on our connections (ops.c,
+ * "Read timeout") before the read fails NIC_ST_UNREACHABLE: longer than the responder retries a
+ * packet to us before giving up (xport_giveup_span, 72 ms), plus one largest timeout for the ACKs
+ * in between: a responder that is alive has made progress by then, or given up and sent the lost
+ * segments again as void packets, which fail the read (send_on_giveup). 78.4 ms at 200 MHz.
+ */
+uint32_t ncp_read_timeout(void)
+{
+    return xport_giveup_span(&ncp_xcfg) + (ncp_xcfg.rto << ncp_xcfg.backoff_max);
+}
+
 void send_init(void)
 {
     ncp.tx_free = (1u << NCP_TX_N) - 1u;
@@ -147,6 +159,47 @@ void tx_dma_done(uint32_t idx)
         fp_record(FP_TX, tx_cyc[idx] + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), tx_len[idx] - PKT_HDR_BYTES);
         tx_cyc[idx] = 0;
     }
+}
+
+/*
+ * The host DMA of a data frame's payload failed (dmaq_complete: an error on any of its pieces), so
+ * the frame holds whatever its buffer held before. Its sequence number is taken: it still goes, as
+ * VOID without data (what emit() sends for a failed operation), and the operation fails
+ * NIC_ST_HOST_ERROR: a write completes with it once its segments are acknowledged (the receiver
+ * accepts the void segment and writes nothing); a read response is marked failed, so this and the
+ * rest of its segments, resent or new, go void carrying the status, which fails the initiator's read.
+ * Which operation: the frame's sequence number in the window (a retransmission whose original was
+ * acknowledged meanwhile is no longer there: the data arrived, the void copy is a duplicate).
+ */
+void tx_dma_failed(uint32_t f)
+{
+    uint32_t *w = (uint32_t *)(void *)tx_frame[f];
+    uint32_t type = w[PKT_W_TYPE] & 0xFFu, flags = (w[PKT_W_TYPE] >> 8) & 0xFFu, seq = w[PKT_W_SEQ];
+    uint32_t peer = pkt_bswap16x2(w[PKT_W_NODES]) & 0xFFFFu;
+    const struct xport_peer *x = &ncp.peer[peer].x;
+
+    NCP_ASSERT(NCP_MOD_SEND, 3, f < NCP_TX_N && peer < NCP_MAX_PEERS);
+    if (seq_le(x->una, seq) && seq_lt(seq, x->nxt)) {
+        uint32_t ck = xport_cookie(x, seq);
+        if (CK_KIND(ck) == CK_WRITE) {
+            struct ncp_op *o = &ncp.op[CK_IDX(ck)];
+            if (o->used == 1 && o->gen == CK_GEN(ck))
+                op_fail(o, NIC_ST_HOST_ERROR);
+        } else if (CK_KIND(ck) == CK_READRESP) {
+            struct ncp_resp *r = &ncp.resp[CK_IDX(ck)];
+            if (r->used && r->gen == CK_GEN(ck) && !r->failed) {
+                r->failed = 1;
+                r->fail_status = NIC_ST_HOST_ERROR;
+            }
+        }
+    }
+    if (type == PKT_READ_RESP)
+        w[PKT_W_STATUS] = (uint32_t)(int32_t)NIC_ST_HOST_ERROR;
+    w[PKT_W_TYPE] = pkt_w_type(type, flags | PKT_F_VOID, 0);
+    tx_len[f] = (uint16_t)PKT_HDR_BYTES;
+    tx_cyc[f] = 0; /* not a fast-path sample */
+    tx_data_ready[f] = 1;
+    tx_feed();
 }
 
 static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
@@ -315,9 +368,12 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
         w[PKT_W_OFF_HI] = 0;
         w[PKT_W_XLEN] = 0;
         flags = off + len == rs->len ? PKT_F_LAST : 0;
-        if (!rs->used || rs->gen != CK_GEN(cookie) || rs->failed)
+        if (!rs->used || rs->gen != CK_GEN(cookie)) {
             void_data = 1;
-        else
+        } else if (rs->failed) {
+            void_data = 1;
+            w[PKT_W_STATUS] = (uint32_t)(int32_t)rs->fail_status; /* the initiator's status */
+        } else
             r = translate(rs->pid, rs->va + off, len, NIC_RIGHT_REMOTE_READ, pc, &npc);
         break;
     }
@@ -642,6 +698,8 @@ uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint3
             r->va = va;
             r->len = len;
             r->sent = r->done = 0;
+            r->fail_status = 0;
+            r->rewinds = 0;
             ncp_work.resp |= 1u << i;
             return i;
         }
@@ -665,6 +723,7 @@ static void serve_resp(void)
                 /* the pages are not readable: the rest goes out as void segments, which fail the
                  * initiator's operation */
                 r->failed = 1;
+                r->fail_status = NIC_ST_RIGHTS;
                 ncp_sat_inc(&ncp.c.s.protection_errors);
                 if (emit(r->peer, ck, 0, 0) != B_SENT)
                     break;
@@ -703,12 +762,30 @@ void send_on_acked(uint32_t peer, uint32_t cookie)
         }
         break;
     }
+    case CK_READREQ: { /* the responses complete the read; until then the read timer watches it */
+        struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
+        if (o->used == 1 && o->gen == CK_GEN(cookie) && o->kind == NIC_OP_RDMA_READ)
+            op_read_watch(o);
+        break;
+    }
     default:
-        break; /* a read request: the responses complete the operation */
+        break;
     }
 }
 
-void send_on_giveup(uint32_t peer, uint32_t cookie)
+/*
+ * A give-up drops the window. For a read response with segments in it, the initiator would never
+ * get those bytes and, if the responder keeps talking to it, never learn why (its read timer only
+ * fires when the responder is silent): so the response is marked failed (NIC_ST_UNREACHABLE) and
+ * sent again from its first lost segment, void: the initiator's read fails as soon as one gets
+ * through. Lost again, they are sent again at the next give-up, NCP_RESP_REWINDS times (the
+ * shortest give-up takes 31.8 ms from the last progress: 4 x 31.8 ms is longer than the initiator's
+ * read timer can take, 1.25 x ncp_read_timeout() = 98 ms, so by then the initiator has failed the
+ * read itself); then the segments are dropped as acknowledged and the slot is freed.
+ * `marks`: per response slot, bit i = seen in this give-up, bit 16 + i = sent again.
+ */
+_Static_assert(NCP_RESP <= 16, "send_on_giveup marks");
+static void send_on_giveup(uint32_t peer, uint32_t cookie, uint32_t *marks)
 {
     switch (CK_KIND(cookie)) {
     case CK_WRITE:
@@ -720,8 +797,27 @@ void send_on_giveup(uint32_t peer, uint32_t cookie)
         }
         break;
     }
+    case CK_READRESP: {
+        uint32_t i = CK_IDX(cookie);
+        struct ncp_resp *r = &ncp.resp[i];
+        if (r->used && r->gen == CK_GEN(cookie) && !(*marks & 1u << i)) {
+            *marks |= 1u << i; /* its first lost segment: the others follow it in the window */
+            if (r->rewinds < NCP_RESP_REWINDS) {
+                r->rewinds++;
+                if (!r->failed) {
+                    r->failed = 1;
+                    r->fail_status = NIC_ST_UNREACHABLE;
+                }
+                r->sent = CK_SEG(cookie) * NCP_MTU;
+                ncp_work.resp |= 1u << i;
+                *marks |= 1u << (16 + i);
+            }
+        }
+        if (!(*marks & 1u << (16 + i)))
+            send_on_acked(peer, cookie); /* not sent again: counted as done */
+        break;
+    }
     default:
-        send_on_acked(peer, cookie);
         break;
     }
 }
@@ -745,8 +841,9 @@ void send_tick(void)
         if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
             ncp_sat_inc(&ncp.c.s.timeouts);
         if (t == XP_TICK_GIVEUP) {
+            uint32_t marks = 0;
             for (uint32_t s = x->una; s != x->nxt; s++)
-                send_on_giveup(p, xport_cookie(x, s));
+                send_on_giveup(p, xport_cookie(x, s), &marks);
             xport_giveup(x);
             ncp_sat_inc(&ncp.c.giveups);
         }
@@ -763,6 +860,14 @@ void send_tick(void)
             next = ncp.now + NCP_RTO;
             armed = 1;
         }
+    }
+    /* initiator reads waiting for responses (ops.c "Read timeout"): scanned only when the
+     * earliest may have timed out */
+    if (w->reads && seq_le(w->read_at, ncp.now))
+        ops_read_check();
+    if (w->reads && (!armed || seq_lt(w->read_at, next))) {
+        next = w->read_at;
+        armed = 1;
     }
     /* The timer may fire early (a deadline that moved later: this scan runs again and re-arms it),
      * never late: reprogrammed when the earliest deadline moved earlier or the timer went off. */

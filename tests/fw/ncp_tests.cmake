@@ -19,3 +19,14 @@ set_tests_properties(fw.ncp.rdma_static PROPERTIES LABELS fw)
 # operation fails, a lookup misses or a packet is retransmitted).
 add_test(NAME fw.ncp.bench_fast COMMAND ${NICRUN} --nodes 2 --max-cycles 60000000 ${NCP_FW_DIR}/fw_ncp_bench_fast.img)
 set_tests_properties(fw.ncp.bench_fast PROPERTIES LABELS "fw;bench")
+# Error paths (docs/firmware.md "Host DMA errors", "Read timeout"): a packet whose data DMA from
+# host memory fails goes void and fails its operation HOST_ERROR (writes and read responses; no
+# stale frame bytes reach either host); a read whose responder hangs fails UNREACHABLE after the
+# read timeout, late responses are discarded; a responder's give-up (RESYNC) fails it at once.
+add_test(NAME fw.ncp.dma_errors COMMAND ${NICRUN} --nodes 2 --max-cycles 20000000 ${NCP_FW_DIR}/fw_ncp_dma_errors.img)
+add_test(NAME fw.ncp.read_timeout
+         COMMAND ${NICRUN} --nodes 2 --max-cycles 200000000 ${NCP_FW_DIR}/fw_ncp_read_timeout.img)
+# the same in the static-lookup build (no line is ever missing there either)
+add_test(NAME fw.ncp.dma_errors_static
+         COMMAND ${NICRUN} --nodes 2 --max-cycles 20000000 ${CMAKE_BINARY_DIR}/fw-static/fw_ncp_dma_errors.img)
+set_tests_properties(fw.ncp.dma_errors fw.ncp.read_timeout fw.ncp.dma_errors_static PROPERTIES LABELS fw)

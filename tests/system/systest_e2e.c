@@ -22,6 +22,11 @@
  *                   queue full, recovery of the link, EDEV after remove
  *   nackcmp IMG_NACK IMG_NONACK   the same receive-path-miss writes on the NACK build and the
  *                   seed-faithful timeout build: both deliver, the timeout build pays more per miss
+ *   read_dead IMAGE a 1 MiB RDMA read whose responder goes silent (every frame to A dropped once
+ *                   the responses flow): the read completes UNREACHABLE after the NCP's read
+ *                   timeout, not before and not much after; once the link is back, B's late
+ *                   (void) responses are discarded, nothing is written into the failed read's
+ *                   buffer, and a read works again
  *
  * Exit: 0 pass, 1 fail.
  */
@@ -42,7 +47,7 @@
 #define WAITC 100000000ull
 #define HWM 24u
 
-enum mode { M_SIZES, M_MISSES, M_EVICT, M_CLOSE, M_ERRORS, M_NACK };
+enum mode { M_SIZES, M_MISSES, M_EVICT, M_CLOSE, M_ERRORS, M_NACK, M_READDEAD, M__N };
 
 struct bufspec {
     uint64_t len;
@@ -720,6 +725,70 @@ out:
     teardown_a(p, &c);
 }
 
+/* ---- a read whose responder goes silent ---- */
+#define RD_LEN (1u << 20)
+#define RD_TIMEOUT UINT64_C(15680000) /* the NCP's read timeout, ncp_read_timeout(): 78.4 ms */
+static void a_read_dead(struct prog *p)
+{
+    struct run *r = p->r;
+    struct ctx c;
+    uint8_t *snap = malloc(RD_LEN), *got = malloc(RD_LEN);
+    struct nic_mr mr;
+    struct nic_wc wc;
+    struct nic_stats a0, a1;
+    switch_t *sw = cluster_switch(r->cl);
+    struct switch_faults cut = { .drop = 1.0, .delay_max = 2000 }, ok = { .delay_max = 2000 };
+    uint64_t f0, t0, waited;
+    uint32_t b = 0;
+
+    CHECK(snap && got);
+    CHECK(setup_a(p, &c) == 0);
+    memset(got, 0x11, RD_LEN);
+    CHECK(os_write(c.os, c.pid, VA_A, got, RD_LEN) == SIM_OK);
+    CHECK(os_write(c.os, c.pid, VA_A + RD_LEN, got, 65536) == SIM_OK);
+    CHECK_RC(nic_reg(c.dev, VA_A, RD_LEN + 65536, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE, &mr), NIC_OK);
+    /* translations warm on both sides: the timed read's responses are accepted as they come */
+    CHECK_RC(xfer(&c, 0, VA_A, RD_LEN, &r->pub[0], 0, 0, NULL), NIC_WC_SUCCESS);
+    CHECK_RC(xfer(&c, 0, VA_A + RD_LEN, 65536, &r->pub[0], 0, 1, NULL), NIC_WC_SUCCESS);
+    CHECK_RC(nicdrv_nic_stats(c.drv, &a0), NICDRV_OK);
+    /* the read; once responses flow (16 frames delivered to A), every frame to A is dropped */
+    struct nic_wr wr = { .local_va = VA_A, .len = RD_LEN, .wr_id = 2, .signaled = 1,
+                         .remote = { r->pub[0].node, r->pub[0].pid, r->pub[0].handle, r->pub[0].rkey } };
+    f0 = switch_port_counters(sw, 0)->tx_frames;
+    t0 = coro_now();
+    CHECK_RC(nic_post_read(c.dev, c.ep, &wr), NIC_OK);
+    while (switch_port_counters(sw, 0)->tx_frames < f0 + 16) {
+        CHECK(coro_now() - t0 < WAITC);
+        coro_sleep(100);
+    }
+    CHECK(switch_set_link_faults(sw, 0, &cut) == SIM_OK);
+    t0 = coro_now();
+    CHECK_RC(nic_wait(c.dev, c.ep, &wc, WAITC), NIC_OK);
+    waited = coro_now() - t0;
+    printf("systest_e2e: read_dead: the read completed %s after %" PRIu64 " cycles of silence (read timeout %" PRIu64
+           ")\n", nic_wc_status_str(wc.status), waited, RD_TIMEOUT);
+    CHECK(wc.wr_id == 2 && wc.status == NIC_WC_UNREACHABLE);
+    CHECK(waited + 200000 >= RD_TIMEOUT && waited <= RD_TIMEOUT + RD_TIMEOUT / 4 + 200000);
+    CHECK(os_read(c.os, c.pid, VA_A, snap, RD_LEN) == SIM_OK);
+    /* B is heard again: what it still sends for the failed read is discarded; reads work */
+    CHECK(switch_set_link_faults(sw, 0, &ok) == SIM_OK);
+    CHECK_RC(xfer(&c, 0, VA_A + RD_LEN, 65536, &r->pub[0], 65536, 3, &b), NIC_WC_SUCCESS);
+    CHECK(b == 65536);
+    CHECK(os_read(c.os, c.pid, VA_A + RD_LEN, got, 65536) == SIM_OK);
+    for (unsigned i = 0; i < 65536; i++)
+        CHECK(got[i] == 0xB0);
+    CHECK(os_read(c.os, c.pid, VA_A, got, RD_LEN) == SIM_OK);
+    CHECK(!memcmp(got, snap, RD_LEN)); /* nothing written into the failed read's buffer afterwards */
+    CHECK_RC(nicdrv_nic_stats(c.drv, &a1), NICDRV_OK);
+    printf("systest_e2e: read_dead: %u late responses discarded, %u timeouts; the next read verified\n",
+           a1.drops_bad - a0.drops_bad, a1.timeouts - a0.timeouts);
+    CHECK(a1.drops_bad > a0.drops_bad);
+out:
+    free(snap);
+    free(got);
+    teardown_a(p, &c);
+}
+
 static void prog_init(void *arg)
 {
     struct prog *p = arg;
@@ -730,6 +799,8 @@ static void prog_init(void *arg)
     case M_CLOSE: a_close(p); break;
     case M_ERRORS: a_errors(p); break;
     case M_NACK: a_nack(p); break;
+    case M_READDEAD: a_read_dead(p); break;
+    case M__N: break;
     }
     p->r->done++;
 }
@@ -759,6 +830,8 @@ static int run_once(struct run *r, const char *img)
         for (unsigned k = 0; k < r->nb; k++)
             r->bs[k] = (struct bufspec){ r->mode == M_EVICT ? EV_LEN : 8192,
                                          NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ };
+    } else if (r->mode == M_READDEAD) {
+        r->bs[0] = (struct bufspec){ RD_LEN, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ };
     } else if (r->mode == M_ERRORS) {
         r->nb = 3;
         r->bs[0] = (struct bufspec){ 8192, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ };
@@ -804,7 +877,7 @@ static int run_once(struct run *r, const char *img)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = { "sizes", "misses", "evict", "close", "errors", "nackcmp" };
+    static const char *const names[M__N] = { "sizes", "misses", "evict", "close", "errors", "nackcmp", "read_dead" };
     struct run r;
     unsigned m;
     int variant = 0;
@@ -814,10 +887,10 @@ int main(int argc, char **argv)
         variant = 1;
         argv[1] = argv[1][0] == 'c' ? "close" : "errors";
     }
-    for (m = 0; argc >= 3 && m < 6 && strcmp(argv[1], names[m]); m++)
+    for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
-    if (argc < 3 || m == 6 || (m == M_NACK) != (argc == 4) || argc > 4) {
-        fprintf(stderr, "usage: systest_e2e sizes|misses|evict|close|errors IMAGE | nackcmp NACK.img NONACK.img\n");
+    if (argc < 3 || m == M__N || (m == M_NACK) != (argc == 4) || argc > 4) {
+        fprintf(stderr, "usage: systest_e2e sizes|misses|evict|close|errors|read_dead IMAGE | nackcmp NACK.img NONACK.img\n");
         return 1;
     }
     memset(&r, 0, sizeof r);

@@ -553,6 +553,52 @@ static void xport_miss_hold_ends_on_resume(void **state)
     assert_false(a.nack_hold);
 }
 
+/*
+ * xport_giveup_span bounds the time from the last sign of life to the give-up, whatever happens
+ * meanwhile: timeouts with backoff and jitter, miss/busy NACK retries (which reset the retry count
+ * but keep the backoff reached) at random moments. Checked with the NCP's configuration too.
+ */
+static void xport_giveup_span_bounds_every_retry_sequence(void **state)
+{
+    static const struct xport_cfg ncp_like = {
+        .rto = 40000, .nack_delay = 4000, .miss_hold = 40000, .backoff_max = 5, .max_retries = 8, .jitter_shift = 2};
+    const struct xport_cfg *cfgs[2] = {&cfg, &ncp_like};
+    (void)state;
+    assert_int_equal(xport_giveup_span(&cfg), 800u * 5u + 10u);
+    assert_int_equal(xport_giveup_span(&ncp_like), 1600000u * 9u + 40000u);
+    for (unsigned c = 0; c < 2; c++) {
+        const struct xport_cfg *k = cfgs[c];
+        uint32_t span = xport_giveup_span(k), worst = 0;
+        for (uint32_t trial = 0; trial < 2000; trial++) {
+            uint32_t t = trial * 7919u, life = t, nacks = rnd() % 4;
+            xport_init(&a, trial * 2654435761u);
+            xport_tx_push(&a, k, 1, t);
+            for (unsigned step = 0;; step++) {
+                assert_true(step < 100);
+                if (nacks && rnd() % 3 == 0) { /* a NACK before the deadline: the peer is alive */
+                    t += rnd() % (a.deadline - t + 1u);
+                    /* a miss NACK holds for miss_hold, a busy one for nack_delay */
+                    xport_on_nack_retry(&a, k, a.una, t, (rnd() & 1) && k->miss_hold ? k->miss_hold : k->nack_delay);
+                    life = t;
+                    nacks--;
+                    continue;
+                }
+                t = a.deadline;
+                enum xport_tick_action r = xport_tick(&a, k, t);
+                assert_int_not_equal(r, XP_TICK_NONE);
+                if (r == XP_TICK_GIVEUP)
+                    break;
+            }
+            assert_true(t - life <= span);
+            if (t - life > worst)
+                worst = t - life;
+        }
+        print_message("config %u: span %u, worst %u\n", c, span, worst);
+        /* the bound is not vacuous: some sequence came within a quarter of it */
+        assert_true(worst > span - span / 4u);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -569,6 +615,7 @@ int main(void)
         cmocka_unit_test(xport_bogus_ack_is_ignored),
         cmocka_unit_test(xport_refusal_is_reliable_under_loss),
         cmocka_unit_test(xport_miss_hold_ends_on_resume),
+        cmocka_unit_test(xport_giveup_span_bounds_every_retry_sequence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

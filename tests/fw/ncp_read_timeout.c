@@ -1,0 +1,158 @@
+/*
+ * fw_ncp_read_timeout: an initiator's RDMA read whose responses stop coming completes with
+ * NIC_ST_UNREACHABLE instead of staying outstanding (docs/firmware.md "Read timeout").
+ *
+ * Two nodes, every cache line installed first (ncp_fwhost.h); node 0 reads from node 1's buffer 5.
+ * T = ncp_read_timeout() (78.4 ms).
+ *
+ * 1. The responder hangs. R1 reads 256 KiB (64 segments, twice the window); once node 1 has sent
+ *    40 segments (so node 0 acknowledged the request and data flows), node 1 stops running its NCP
+ *    for 1.3 T (no interrupt source wakes its core). Node 0 must complete R1 with UNREACHABLE between
+ *    T and 1.25 T after the last frame it got (the check samples progress every T / 4) and count one
+ *    read timeout. Node 1 comes back, sends the rest of R1's response: node 0 discards it (counted in
+ *    drops_bad, no second completion), and a new read R2 works.
+ * 2. The responder gives up on us. R3 reads 64 KiB; once its request is acknowledged, node 0 turns
+ *    its MAC receiver off for 45 ms, longer than node 1 retries before giving up (<= 40 ms here with
+ *    a fresh backoff), so node 1's connection gives up with R3's segments in its window. It sends
+ *    them again as void packets carrying NIC_ST_UNREACHABLE; the first that gets through once the
+ *    receiver is back fails R3 at once, well before T (not by the timer: the read-timeout count
+ *    stays at 1). Node 1's response slot is freed when they are acknowledged.
+ * Before the fix R1 completed only when node 1 came back, with success (check 11); R3 completed
+ * with success (its lost segments counted as sent) or not at all.
+ */
+#include "ncp_fwhost.h"
+
+#define VA_SRC 0x10000000ull /* node 0: 64 pages aliasing the host page; buffer 5 */
+#define VA_DST 0x20000000ull /* node 1: the same */
+#define BUF 5u
+#define SEG 4096u
+#define RX_OFF 9000000u /* 45 ms */
+#define QUIET 400000u
+
+static uint32_t to; /* ncp_read_timeout() */
+static uint8_t page[4096] __attribute__((aligned(16)));
+
+/* The read awaiting its responses (its request acknowledged), if any. */
+static const struct ncp_op *awaiting_read(void)
+{
+    for (uint32_t i = 0; i < NCP_OPS; i++)
+        if (ncp.op[i].used == 1 && ncp.op[i].kind == NIC_OP_RDMA_READ && ncp.op[i].awaiting)
+            return &ncp.op[i];
+    return NULL;
+}
+
+static void mac_rx(int on)
+{
+    nic_wr(NIC_MAC_BASE, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK | (on ? NIC_MAC_CTRL_RX_ENABLE_MASK : 0u));
+}
+
+static void initiator(void)
+{
+    /* 1: the responder hangs in the middle of R1's response */
+    uint32_t start = hal_now(), last = start, rx = ncp.c.s.rx_packets;
+    fwh_post(NIC_OP_RDMA_READ, 64u * SEG, VA_SRC, 1, BUF, 0, 1);
+    while (fwh_ncqe < 1) {
+        FWT_CHECK(hal_now() - start < 4u * to, 10, "R1 never completed: the hung responder's read stays outstanding");
+        fwh_step(5000u);
+        if (ncp.c.s.rx_packets != rx) {
+            rx = ncp.c.s.rx_packets;
+            last = hal_now();
+        }
+    }
+    uint32_t waited = fwh_cqe_at[0] - last;
+    printf("node 0: R1 completed status %ld bytes %lu, %lu cycles after the last frame (T = %lu)\n",
+           (long)fwh_cqe[0].status, (unsigned long)fwh_cqe[0].bytes, (unsigned long)waited, (unsigned long)to);
+    FWT_CHECK(fwh_cqe[0].status == NIC_ST_UNREACHABLE, 11, "R1 status");
+    printf("node 0: %lu frames received\n", (unsigned long)ncp.c.s.rx_packets);
+    FWT_CHECK(ncp.c.s.rx_packets >= 32u && ncp.c.s.rx_packets < 64u, 12, "R1 got part of its responses");
+    FWT_CHECK(waited + 10000u >= to && waited <= to + to / 4u + 10000u, 13, "R1 failed after T, within T / 4");
+    FWT_CHECK(ncp.c.read_timeouts == 1, 14, "one read timeout counted");
+    /* node 1 comes back (1.3 T after it stopped): the rest of R1's response is discarded */
+    uint32_t bad = ncp.c.s.drops_bad;
+    fwh_run_for(to / 2u);
+    FWT_CHECK(ncp.c.s.drops_bad > bad && fwh_ncqe == 1, 15, "R1's late responses discarded, no second completion");
+    printf("node 0: %lu late responses of R1 discarded\n", (unsigned long)(ncp.c.s.drops_bad - bad));
+    fwh_post(NIC_OP_RDMA_READ, SEG, VA_SRC + SEG, 1, BUF, 5u * SEG, 2);
+    fwh_run_until_cqes(2, to, 16);
+    FWT_CHECK(fwh_cqe[1].status == NIC_ST_OK && fwh_cqe[1].bytes == SEG, 17, "R2 after the responder came back");
+    fwh_read_host_page(page);
+    for (uint32_t j = 0; j < 4096; j++)
+        FWT_CHECK(page[j] == fwtest_pattern(j, 1), 18, "node 0's page holds what it read from node 1");
+
+    /* 2: the responder gives up on us: its next packet's RESYNC fails R3 at once */
+    uint32_t resyncs = ncp.peer[1].x.st.resyncs;
+    start = hal_now();
+    fwh_post(NIC_OP_RDMA_READ, 16u * SEG, VA_SRC, 1, BUF, 0, 3);
+    while (!awaiting_read()) {
+        FWT_CHECK(hal_now() - start < to && fwh_ncqe == 2, 20, "R3's request acknowledged");
+        ncp_run_once();
+    }
+    uint32_t off = hal_now();
+    mac_rx(0);
+    while (hal_now() - off < RX_OFF)
+        fwh_step(5000u);
+    mac_rx(1);
+    FWT_CHECK(fwh_ncqe == 2, 21, "R3 still outstanding while the receiver was off");
+    fwh_run_until_cqes(3, to, 22);
+    printf("node 0: R3 completed status %ld bytes %lu, %lu cycles after the receiver went off\n",
+           (long)fwh_cqe[2].status, (unsigned long)fwh_cqe[2].bytes, (unsigned long)(fwh_cqe_at[2] - off));
+    FWT_CHECK(fwh_cqe[2].status == NIC_ST_UNREACHABLE, 23, "R3 status");
+    FWT_CHECK(fwh_cqe_at[2] - off < to && ncp.c.read_timeouts == 1, 24, "R3 failed by the void responses, before T");
+    FWT_CHECK(ncp.peer[1].x.st.resyncs > resyncs, 25, "node 1 resynchronised");
+    fwh_run_for(QUIET); /* the rest of node 1's void responses are acknowledged */
+}
+
+/* A hung NCP: nothing runs for `ticks`; no interrupt source wakes the core, only the timer. */
+static void hang(uint32_t ticks)
+{
+    uint32_t end = hal_now() + ticks;
+
+    hal_init(0);
+    while (seq_lt(hal_now(), end)) {
+        hal_timer_at(end);
+        hal_sleep();
+    }
+    hal_init(HAL_EV_ALL);
+    hal_raise_events(HAL_EV_ALL); /* what happened meanwhile: every source is polled */
+    ncp_work.tick = 1;
+}
+
+static void target(void)
+{
+    uint32_t start = hal_now(), last = 0, rx = 0;
+    int hung = 0;
+
+    for (;;) {
+        FWT_CHECK(hal_now() - start < 8u * to, 40, "target did not finish");
+        fwh_step(5000u);
+        if (!hung && ncp.resp[0].used && ncp.resp[0].sent >= 40u * SEG) {
+            printf("node 1: hangs for 1.3 T\n");
+            hang(to + to * 3u / 10u);
+            hung = 1;
+        }
+        if (ncp.c.s.rx_packets != rx) {
+            rx = ncp.c.s.rx_packets;
+            last = hal_now();
+        }
+        uint32_t used = 0;
+        for (uint32_t i = 0; i < NCP_RESP; i++)
+            used += ncp.resp[i].used;
+        if (ncp.c.giveups && !used && hal_now() - last > QUIET)
+            break; /* gave up, sent the lost segments of R3 again, and they were acknowledged */
+    }
+    FWT_CHECK(hung && ncp.c.giveups == 1, 41, "one give-up, after the hang");
+    printf("node 1: done; giveups %lu timeouts %lu\n", (unsigned long)ncp.c.giveups, (unsigned long)ncp.c.s.timeouts);
+}
+
+int main(void)
+{
+    fwh_boot();
+    to = ncp_read_timeout();
+    fwh_install_vmh(fwh_me == 0 ? VA_SRC : VA_DST, ~0u);
+    fwh_install_buffer(BUF, fwh_me == 0 ? VA_SRC : VA_DST, 64u * SEG);
+    if (fwh_me == 0)
+        initiator();
+    else if (fwh_me == 1)
+        target();
+    return 0;
+}

@@ -10,9 +10,10 @@
  *   ACK/NACK   transport; NACK protection/malformed fail the operation
  *
  * Translation miss on this path: the packet is dropped (no NIC buffering), counted in
- * drops_miss, a miss request posted, and (NCP_NACK) the sender told "translation miss, retry
- * soon". A protection violation writes nothing, is counted, consumes the sequence number and
- * NACKs with the status the initiator reports. RX buffers return to the MAC in ring order once
+ * drops_miss, a miss request posted, and (NCP_NACK) the sender told "translation miss, wait for
+ * my RESUME" (sent at the next fill). A protection violation writes nothing, is counted, does not
+ * consume the sequence number and NACKs with the status the initiator reports (which resends the
+ * packet as VOID). RX buffers return to the MAC in ring order once
  * their DMA (if any) completed.
  */
 #include <string.h>

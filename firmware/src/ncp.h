@@ -62,6 +62,7 @@ struct ncp_counters {
     uint32_t bad_desc, sq_overrun, dma_errors, dmaq_full, ctl_drops, resp_full, miss_full;
     uint32_t giveups; /* connections that reached the retry limit (s.timeouts: every timeout) */
     uint32_t resumes_sent; /* RESUME NACKs: a fill arrived, peers told MISS may resend now */
+    uint32_t resp_queued;  /* read requests queued: every response slot busy (ncp.rreq) */
     uint32_t read_timeouts; /* initiator reads failed UNREACHABLE: the responder went silent */
 };
 
@@ -124,6 +125,19 @@ struct ncp_resp {
 };
 #define NCP_RESP_REWINDS 3u /* then a give-up drops them: see send_on_giveup */
 
+/*
+ * Read requests accepted while every response slot is busy, served in arrival order as slots
+ * free up. Refusing them instead (NACK BUSY) deadlocked two nodes reading from each other: each
+ * one's refused request held, by go-back-N, the responses queued behind it, which were what would
+ * free the other's slots. NCP_RREQ_N >= NCP_OPS: one initiator's reads never meet a refusal.
+ */
+#define NCP_RREQ_N 64u
+struct ncp_rreq {
+    uint16_t peer, pid;
+    uint32_t op, len;
+    uint64_t va;
+};
+
 /* Cookies in the transport window: what to rebuild a packet from (no data kept). */
 #define CK_KIND(c) ((c) >> 29)
 #define CK_GEN(c) (((c) >> 22) & 0x7Fu)
@@ -132,6 +146,7 @@ struct ncp_resp {
 #define CK_MAKE(k, i, g, s) \
     ((uint32_t)(k) << 29 | ((uint32_t)(g) & 0x7Fu) << 22 | ((uint32_t)(i) & 0x3Fu) << 16 | (uint32_t)(s))
 _Static_assert(NCP_OPS <= 64 && NCP_RESP <= 64, "cookie index is 6 bits");
+_Static_assert(NCP_RREQ_N >= NCP_OPS && (NCP_RREQ_N & (NCP_RREQ_N - 1u)) == 0, "read request queue");
 enum { CK_WRITE = 1, CK_READREQ = 2, CK_READRESP = 3 };
 
 struct ncp_peer {
@@ -170,6 +185,8 @@ struct ncp {
     struct ncp_ep ep[NCP_EPS];
     struct ncp_op op[NCP_OPS];
     struct ncp_resp resp[NCP_RESP];
+    struct ncp_rreq rreq[NCP_RREQ_N]; /* queued read requests: [rreq_head, rreq_tail) */
+    uint32_t rreq_head, rreq_tail;
     struct ncp_peer peer[NCP_MAX_PEERS];
     /* event ring (host memory) */
     uint64_t ev_pa;
@@ -550,6 +567,8 @@ void tx_dma_done(uint32_t idx);
 void tx_dma_failed(uint32_t idx);
 uint32_t ncp_read_timeout(void);
 uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
+/* A read request to serve: a response slot now, else the queue (ncp.rreq); 0 when both are full. */
+int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
 
 /* recv.c */
 void recv_init(void);

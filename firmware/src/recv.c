@@ -217,7 +217,7 @@ static void on_read_req(uint16_t peer, const struct pkt_hdr *h)
         protection(peer, h, st);
         return;
     }
-    if (resp_alloc(peer, h->pid, h->op, va, h->xlen) == NCP_RESP) {
+    if (!resp_start(peer, h->pid, h->op, va, h->xlen)) {
         ncp_sat_inc(&ncp.c.resp_full);
         send_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
         return;

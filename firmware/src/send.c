@@ -684,6 +684,26 @@ static int serve_ep(uint8_t epi)
 
 /* ---- read responses (responder side) ---- */
 
+int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len)
+{
+    if (ncp.rreq_head == ncp.rreq_tail && resp_alloc(peer, pid, op, va, len) != NCP_RESP)
+        return 1;
+    if (ncp.rreq_tail - ncp.rreq_head >= NCP_RREQ_N)
+        return 0;
+    ncp.rreq[ncp.rreq_tail++ % NCP_RREQ_N] = (struct ncp_rreq){peer, pid, op, len, va};
+    ncp_sat_inc(&ncp.c.resp_queued);
+    return 1;
+}
+
+/* A response slot was freed: the oldest queued request takes it. */
+static void resp_next(void)
+{
+    if (ncp.rreq_head != ncp.rreq_tail) {
+        const struct ncp_rreq *q = &ncp.rreq[ncp.rreq_head++ % NCP_RREQ_N];
+        resp_alloc(q->peer, q->pid, q->op, q->va, q->len);
+    }
+}
+
 uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len)
 {
     for (uint32_t i = 0; i < NCP_RESP; i++) {
@@ -755,8 +775,10 @@ void send_on_acked(uint32_t peer, uint32_t cookie)
         struct ncp_resp *r = &ncp.resp[CK_IDX(cookie)];
         if (r->used && r->gen == CK_GEN(cookie)) {
             r->done += seg_len(r->len, CK_SEG(cookie));
-            if (r->done >= r->len)
+            if (r->done >= r->len) {
                 r->used = 0;
+                resp_next();
+            }
         }
     } else if (CK_KIND(cookie) == CK_READREQ) {
         /* the responses complete the read; until then the read timer watches it */

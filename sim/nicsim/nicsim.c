@@ -313,7 +313,11 @@ static bool stop_fn(cluster_t *c, void *ctx)
 static void note_fn(void *ctx, char *buf, size_t n)
 {
     struct ns_world *w = ctx;
-    snprintf(buf, n, "%" PRIu64 " ops, %.1f MB verified", w->ops, (double)w->verify_bytes / 1e6);
+    if (w->ops_expected)
+        snprintf(buf, n, "%" PRIu64 "/%" PRIu64 " ops (%.0f%%), %.1f MB verified", w->ops, w->ops_expected,
+                 100.0 * (double)w->ops / (double)w->ops_expected, (double)w->verify_bytes / 1e6);
+    else
+        snprintf(buf, n, "%" PRIu64 " ops, %.1f MB verified", w->ops, (double)w->verify_bytes / 1e6);
 }
 
 static int cmp_u64(const void *a, const void *b)

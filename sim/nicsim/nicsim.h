@@ -130,6 +130,8 @@ struct ns_world {
     int stopping; /* set when the run ended: later failures are the shutdown's */
     char fail_msg[256];
     uint64_t ops, bytes;
+    uint64_t ops_expected;       /* measured operations the run will make, for the progress line
+                                  * (0: the workload does not know) */
     sim_cycle_t t0, t1;          /* the measured phase (first post to last completion) */
     sim_cycle_t t_first;         /* patterns: end of the first phase (its barrier), 0 if none;
                                   * t1 - t_first is the time without the cold first phase */

@@ -145,6 +145,10 @@ static void app_run(struct ns_node *n, gen_fn gen, unsigned compute_factor)
               ns_reg(n, 1, VA_DST, bytes, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ);
     if (bad)
         ns_fail(n, "set-up failed");
+    if (n->id == 0 && !bad) /* the progress line's total: the patterns are pure functions */
+        for (unsigned ph = 0; ph < o->phases; ph++)
+            for (unsigned me = 0; me < o->nodes; me++)
+                w->ops_expected += gen(o, me, ph, x, max);
     ns_barrier(n);
     if (n->id == 0)
         w->t0 = coro_now();

@@ -278,6 +278,7 @@ static void stream_run(struct ns_node *n)
         goto out;
     if (n->id == 0)
         w->t0 = coro_now();
+    w->ops_expected += o->iters; /* per active node (both with --bidir) */
     /* Completions may come back in any order (reads are served concurrently by the peer), so
      * each request owns its ring chunk (local and remote) until its completion is verified. */
     while (done < o->iters && !w->failed) {

@@ -129,9 +129,12 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
                 char note[96] = "";
                 if (c->note)
                     c->note(c->note_ctx, note, sizeof note);
-                fprintf(progress, "\r[sim] %.3f ms simulated, %3.0f%% of max, %.2f M cycles/s%s%s   ",
-                        (double)c->now * 1e3 / (double)c->cfg.clock_hz,
-                        100.0 * (double)c->now / (double)(end ? end : 1),
+                double pmax = 100.0 * (double)c->now / (double)(end ? end : 1);
+                char maxs[32] = ""; /* the cycle limit, once it is near enough to matter */
+                if (pmax >= 1.0)
+                    snprintf(maxs, sizeof maxs, ", %.0f%% of max", pmax);
+                fprintf(progress, "\r[sim] %.3f ms simulated%s, %.2f M cycles/s%s%s   ",
+                        (double)c->now * 1e3 / (double)c->cfg.clock_hz, maxs,
                         (double)(c->now - last_cycles) / (w - last) / 1e6, note[0] ? ", " : "", note);
                 fflush(progress);
                 last = w;

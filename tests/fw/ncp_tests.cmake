@@ -30,3 +30,13 @@ add_test(NAME fw.ncp.read_timeout
 add_test(NAME fw.ncp.dma_errors_static
          COMMAND ${NICRUN} --nodes 2 --max-cycles 20000000 ${CMAKE_BINARY_DIR}/fw-static/fw_ncp_dma_errors.img)
 set_tests_properties(fw.ncp.dma_errors fw.ncp.read_timeout fw.ncp.dma_errors_static PROPERTIES LABELS fw)
+# The same images in the static-lookup and seed-faithful (no miss NACK) trees: the read timeout,
+# and RDMA under faults where misses are recovered by timeouts only (the RESUME/hold path unused).
+add_test(NAME fw.ncp.read_timeout_static
+         COMMAND ${NICRUN} --nodes 2 --max-cycles 200000000 ${CMAKE_BINARY_DIR}/fw-static/fw_ncp_read_timeout.img)
+add_test(NAME fw.ncp.read_timeout_nonack
+         COMMAND ${NICRUN} --nodes 2 --max-cycles 200000000 ${CMAKE_BINARY_DIR}/fw-nonack/fw_ncp_read_timeout.img)
+add_test(NAME fw.ncp.rdma_faults_nonack
+         COMMAND ${NICRUN} --nodes 2 --seed 2 --drop 0.1 --corrupt 0.05 --duplicate 0.05 --delay 0.1
+                 --max-cycles 100000000 ${CMAKE_BINARY_DIR}/fw-nonack/fw_ncp_rdma.img)
+set_tests_properties(fw.ncp.read_timeout_static fw.ncp.read_timeout_nonack fw.ncp.rdma_faults_nonack PROPERTIES LABELS fw)

@@ -42,9 +42,9 @@ const struct xport_cfg ncp_xcfg = {
 /*
  * How long the responder of an initiator's read may show no progress on our connections (ops.c,
  * "Read timeout") before the read fails NIC_ST_UNREACHABLE: longer than the responder retries a
- * packet to us before giving up (xport_giveup_span, 72 ms), plus one largest timeout for the ACKs
+ * packet to us before giving up (xport_giveup_span, 72.2 ms), plus one largest timeout for the ACKs
  * in between: a responder that is alive has made progress by then, or given up and sent the lost
- * segments again as void packets, which fail the read (send_on_giveup). 78.4 ms at 200 MHz.
+ * segments again as void packets, which fail the read (send_on_giveup). 78.6 ms at 200 MHz.
  */
 uint32_t ncp_read_timeout(void)
 {

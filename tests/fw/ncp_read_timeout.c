@@ -3,7 +3,7 @@
  * NIC_ST_UNREACHABLE instead of staying outstanding (docs/firmware.md "Read timeout").
  *
  * Two nodes, every cache line installed first (ncp_fwhost.h); node 0 reads from node 1's buffer 5.
- * T = ncp_read_timeout() (78.4 ms).
+ * T = ncp_read_timeout() (78.6 ms).
  *
  * 1. The responder hangs. R1 reads 256 KiB (64 segments, twice the window); once node 1 has sent
  *    40 segments (so node 0 acknowledged the request and data flows), node 1 stops running its NCP

@@ -239,7 +239,9 @@ void cmd_dma_done(uint8_t err)
     if (err) {
         cmd_answer(NIC_ST_HOST_ERROR);
     } else if (c->op == NIC_CMD_FILL) {
-        cmd_answer(xlate_fill(c->cache, c->pid, c->key, c->epoch, cmd_image));
+        /* a prefill (NIC_FILL_CURRENT) installs at the line's current epoch: see nic_abi.h */
+        uint16_t epoch = (c->c & NIC_FILL_CURRENT) ? lkc_epoch(&ncp_cache[c->cache], c->pid) : c->epoch;
+        cmd_answer(xlate_fill(c->cache, c->pid, c->key, epoch, cmd_image));
     } else if (c->op == NIC_CMD_STATIC_LOAD) {
         cmd_answer(xlate_static_load(c->cache, c->pid, c->key, cmd_image));
     } else {

@@ -68,7 +68,8 @@ enum nic_cmd_op {
     NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16] */
     NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
-    NIC_CMD_FILL = 4,          /* cache, pid, key (line number), epoch; a/b: host PA of the line */
+    NIC_CMD_FILL = 4,          /* cache, pid, key (line number), epoch; a/b: host PA of the line;
+                                * c: NIC_FILL_* flags (ABI 1.1) */
     NIC_CMD_INVALIDATE = 5,    /* cache, pid, key = first line, c = lines; answered when done */
     NIC_CMD_STATIC_LOAD = 6,   /* static build: cache, pid, key = line; a/b: host PA of the line */
     NIC_CMD_STATS = 7,         /* a/b: host PA to DMA the struct nic_stats into */
@@ -86,6 +87,14 @@ struct nic_cmd {
     uint32_t a, b, c; /* operands, per op */
     uint32_t d;
 };
+
+/* FILL flags (nic_cmd.c). NIC_FILL_CURRENT: a prefill the driver issues on its own (a process's PCH
+ * line at EP_OPEN, a buffer's CBH line at registration), not an answer to a miss: installed at the
+ * line's current epoch. Safe because the NCP runs commands in ring order and the driver builds the
+ * image and queues the FILL under the lock that orders its INVALIDATEs: no invalidation of that
+ * line can fall between the image and the fill. An NCP of ABI 1.0 ignores the flag and rejects
+ * the fill (epoch 0 is stale after the registration's invalidation): only a missed prefill. */
+#define NIC_FILL_CURRENT 0x1u
 
 /* ---- Cache line images, in host memory, DMA'd by the NIC for FILL and STATIC_LOAD ---- */
 

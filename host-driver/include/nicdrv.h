@@ -13,6 +13,7 @@
 #define NICDRV_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nicdrv_bus.h"
@@ -76,6 +77,10 @@ struct nicdrv_config {
     uint64_t cmd_timeout;       /* cycles to wait for a command's answer (default 40,000,000) */
     uint32_t key_seed;          /* remote keys are drawn from this (deterministic) */
     uint32_t required_fw_major; /* 0 = any firmware version (the ABI major is always checked) */
+    bool prefill;               /* dynamic build: install a process's PCH line at EP_OPEN and a
+                                   buffer's CBH line at registration (FILL, NIC_FILL_CURRENT), so the
+                                   first packet to a new buffer misses only its VMH line (true;
+                                   false: every line on demand, as the seed) */
 };
 
 #define NICDRV_MAX_MISS_THREADS 16
@@ -87,6 +92,7 @@ struct nicdrv_stats {
     uint64_t pinned_pages, pinned_peak; /* now (VMH lines + completion queues), peak */
     uint64_t evictions, invalidations;  /* lines evicted at the high-water mark; INVALIDATEs sent */
     uint64_t static_loads;
+    uint64_t prefills;                  /* PCH/CBH lines installed without a miss (cfg.prefill) */
     uint32_t procs, bufs, eps; /* live */
 };
 

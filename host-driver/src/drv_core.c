@@ -51,6 +51,7 @@ void nicdrv_config_default(struct nicdrv_config *cfg)
     cfg->boot_timeout = 4000000;
     cfg->cmd_timeout = 40000000;
     cfg->key_seed = 0x9e3779b9u;
+    cfg->prefill = true;
 }
 
 nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *host, const struct nicdrv_config *cfg)

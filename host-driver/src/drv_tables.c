@@ -313,6 +313,33 @@ static int static_load(nicdrv_t *d, unsigned cache, uint16_t pid, uint32_t key)
     return drv_map_status(st);
 }
 
+/*
+ * Dynamic build, cfg.prefill: installs one PCH or CBH line without waiting for a miss (caller holds
+ * tbl_lock, right after the INVALIDATE that dropped the stale copy). A rejected fill is harmless:
+ * the line is simply missed later.
+ */
+static int prefill(nicdrv_t *d, unsigned cache, uint16_t pid, uint32_t key)
+{
+    uint8_t img[NICDRV_PAGE_SIZE];
+    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = (uint8_t)cache, .pid = pid, .key = key, .c = NIC_FILL_CURRENT };
+    size_t len;
+    int32_t st;
+    int rc;
+
+    if (!d->dynamic || !d->cfg.prefill)
+        return NICDRV_OK;
+    rc = build_line(d, cache, pid, key, img, &len);
+    if (!rc)
+        rc = drv_cmd(d, &c, img, len, &st);
+    if (rc)
+        return rc;
+    if (st == NIC_ST_OK)
+        d->st.prefills++;
+    else if (st != NIC_ST_NO_RESOURCES)
+        return drv_map_status(st);
+    return NICDRV_OK;
+}
+
 /* ---- the miss thread ---- */
 
 int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m)
@@ -472,6 +499,8 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
         rc = invalidate(d, NIC_CACHE_CBH, (uint16_t)pid, line_of(d, NIC_CACHE_CBH, 0, n), 1);
         if (!rc)
             rc = invalidate(d, NIC_CACHE_VMH, (uint16_t)pid, first, count);
+        if (!rc)
+            rc = prefill(d, NIC_CACHE_CBH, (uint16_t)pid, line_of(d, NIC_CACHE_CBH, 0, n));
     } else { /* static build: everything goes into the NIC's tables now, pinned for good */
         rc = NICDRV_OK;
         for (uint32_t k = 0; !rc && k < count; k++)
@@ -517,6 +546,8 @@ static int pch_update(nicdrv_t *d, uint16_t pid)
 
     if (!rc && !d->dynamic)
         rc = static_load(d, NIC_CACHE_PCH, pid, key);
+    else if (!rc)
+        rc = prefill(d, NIC_CACHE_PCH, pid, key);
     return rc;
 }
 

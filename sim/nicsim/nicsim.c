@@ -99,6 +99,8 @@ static void usage(FILE *f)
             "  --host-cost K=V,...  cost model overrides (docs/models.md: irq_ns, wake_min_ns, ...)\n"
             "  --pin-hwm PAGES      driver high-water mark on pinned pages (default 4096)\n"
             "  --miss-threads N     driver miss threads per node (default 1, the seed's single thread)\n"
+            "  --prefill on|off     driver installs a process's PCH line at endpoint open and a buffer's\n"
+            "                       CBH line at registration (default on; off: on demand, as the seed)\n"
             "\n"
             "Run and reports:\n"
             "  --seed N             seed of the switch faults, costs and patterns (default 1)\n"
@@ -496,14 +498,15 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
             "\"link_latency_cycles\": %" PRIu64 ", \"drop\": %g, \"duplicate\": %g, \"corrupt\": %g, \"delay\": %g, "
             "\"seed\": %" PRIu64 ", \"size_min\": %" PRIu64 ", \"size_max\": %" PRIu64 ", \"iters\": %u, \"window\": %u, "
             "\"op\": \"%s\", \"bidir\": %s, \"miss_ratio\": %g, \"ws_pages\": %" PRIu64 ", \"phases\": %u, "
-            "\"compute_ns\": %" PRIu64 ", \"pin_hwm\": %" PRIu64 ", \"miss_threads\": %u},\n",
+            "\"compute_ns\": %" PRIu64 ", \"pin_hwm\": %" PRIu64 ", \"miss_threads\": %u, \"prefill\": %s},\n",
             o->nodes, o->workload, fw, S.img_path,
             S.have_info && !(S.info.caps & NIC_CAP_DYNAMIC_LOOKUP) ? "static" : "dynamic",
             S.have_info ? S.info.cache[0].entries : 0, S.have_info ? S.info.cache[0].line : 0,
             S.have_info ? S.info.cache[0].ways : 0, S.have_info && (S.info.caps & NIC_CAP_NACK) ? "true" : "false",
             (double)o->link_bpc * 0.2, o->link_latency, o->drop, o->duplicate, o->corrupt, o->delay, o->seed,
             o->size_min, o->size_max, o->iters, o->window, o->op_read ? "read" : "write", o->bidir ? "true" : "false",
-            o->miss_ratio, o->ws_pages, o->phases, o->compute_ns, o->pin_hwm, o->miss_threads);
+            o->miss_ratio, o->ws_pages, o->phases, o->compute_ns, o->pin_hwm, o->miss_threads,
+            o->prefill ? "true" : "false");
     fprintf(f, "  \"sim\": {\"cycles\": %" PRIu64 ", \"wall_s\": %.3f, \"cycles_per_s\": %.0f, \"clock_hz\": %" PRIu64
                ", \"cycles_clocked\": %" PRIu64 ", \"skips\": %" PRIu64 "},\n",
             (uint64_t)cs->cycles, cs->wall_s, cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s : 0, w->clock_hz,
@@ -553,9 +556,9 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
                 S.mem.code + S.mem.buffers + S.mem.lookup + S.mem.queues + S.mem.other);
         fprintf(f, "     \"driver\": {\"misses\": %" PRIu64 ", \"misses_merged\": %" PRIu64 ", \"fills\": %" PRIu64
                    ", \"fills_rejected\": %" PRIu64 ", \"pins\": %" PRIu64 ", \"pinned_peak\": %" PRIu64 ", \"evictions\": %" PRIu64
-                   ", \"static_loads\": %" PRIu64 "},\n",
+                   ", \"static_loads\": %" PRIu64 ", \"prefills\": %" PRIu64 "},\n",
                 n->dstats.misses, n->dstats.misses_merged, n->dstats.fills, n->dstats.fills_rejected, n->dstats.pins,
-                n->dstats.pinned_peak, n->dstats.evictions, n->dstats.static_loads);
+                n->dstats.pinned_peak, n->dstats.evictions, n->dstats.static_loads, n->dstats.prefills);
         fprintf(f, "     \"ops\": {\"posted\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"errors\": %" PRIu64 "}}%s\n", n->posted,
                 n->completed, n->errors, i + 1 < o->nodes ? "," : "");
     }
@@ -619,7 +622,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_HELP
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_HELP
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -634,7 +637,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "max-cycles", 1, 0, O_MAXC },   { "no-skip", 0, 0, O_NOSKIP },   { "fst", 1, 0, O_FST },
         { "trace-node", 1, 0, O_TN },     { "json", 1, 0, O_JSON },        { "csv", 1, 0, O_CSV },
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
-        { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT },
+        { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -657,6 +660,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     o->phases = 4;
     o->compute_ns = 200;
     o->miss_threads = 1;
+    o->prefill = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         const char *a = optarg;
@@ -782,6 +786,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         case O_NOPROG: o->progress = 0; break;
         case O_QUIET: o->quiet = 1; break;
         case O_CONSOLE: o->console = 1; break;
+        case O_PREFILL:
+            if (strcmp(a, "on") && strcmp(a, "off"))
+                return bad("--prefill", a, "on or off");
+            o->prefill = !strcmp(a, "on");
+            break;
         case O_MT:
             if (parse_u64(a, &v) || v < 1 || v > NICDRV_MAX_MISS_THREADS)
                 return bad("--miss-threads", a, "1..16");
@@ -889,6 +898,7 @@ int main(int argc, char **argv)
         if (o->pin_hwm)
             dc.pin_hwm_pages = o->pin_hwm;
         dc.miss_threads = o->miss_threads;
+        dc.prefill = o->prefill != 0;
         n->w = w;
         n->id = i;
         n->os = node_os(cluster_node(w->cl, i));

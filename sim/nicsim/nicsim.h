@@ -53,6 +53,7 @@ struct ns_opts {
     const char *host_cost; /* costs_set_list string */
     uint64_t pin_hwm;      /* driver pin high-water mark, pages (0 = driver default) */
     unsigned miss_threads; /* driver miss threads per node */
+    int prefill;           /* driver installs PCH/CBH lines at EP_OPEN / registration (nicdrv cfg) */
     /* run */
     uint64_t seed, max_cycles;
     int trace_node;

@@ -851,6 +851,8 @@ static int run_once(struct run *r, const char *img)
         dc.nodes = 2;
         if (r->mode == M_EVICT)
             dc.pin_hwm_pages = HWM;
+        if (r->mode == M_MISSES)
+            dc.prefill = false; /* every line on demand (the seed): the CBH misses on the receive path too */
         r->hs[i] = hostsw_create(r->cl, i, r->costs, &dc);
         pr[i] = (struct prog){ r, i };
         node_set_reset(cluster_node(r->cl, i), false);

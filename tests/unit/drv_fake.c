@@ -276,7 +276,7 @@ static int32_t install(struct fake *f, const struct nic_cmd *c, bool fill)
     struct fake_line *l;
     size_t len = line_len(c->cache) * (c->cache == NIC_CACHE_CBH ? 32u : 8u);
 
-    if (fill && c->epoch != f->epoch[c->cache][c->pid & 0xFF]) {
+    if (fill && !(c->c & NIC_FILL_CURRENT) && c->epoch != f->epoch[c->cache][c->pid & 0xFF]) {
         f->fills_rejected++;
         for (unsigned i = 0; i < 16; i++) /* the next lookup misses (and posts) again */
             if (f->miss_out[i].used && f->miss_out[i].cache == c->cache && f->miss_out[i].pid == c->pid &&

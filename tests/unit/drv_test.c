@@ -84,9 +84,21 @@ static void probe_errors(void **state)
     probe_fails(FAKE_BOOT_NO_INIT, -1, false, NICDRV_ETIMEDOUT); /* INIT never answered */
 }
 
+/* The fake's default driver configuration with the PCH/CBH prefill on or off. */
+static const struct nicdrv_config *cfg_prefill(bool on)
+{
+    static struct nicdrv_config c;
+    nicdrv_config_default(&c);
+    c.nodes = 2;
+    c.boot_timeout = 100000;
+    c.cmd_timeout = 1000000;
+    c.prefill = on;
+    return &c;
+}
+
 static void miss_pins_and_fills_whole_line(void **state)
 {
-    struct fake *f = up(true, NULL);
+    struct fake *f = up(true, cfg_prefill(false)); /* every line on demand: the CBH misses too */
     uint32_t pid = fake_proc(f), id, key;
     const struct nic_vmh_entry *e;
     struct nicdrv_stats st;
@@ -127,6 +139,37 @@ static void miss_pins_and_fills_whole_line(void **state)
     assert_int_equal(os_pinned_pages_total(f->os), 0);
     assert_int_equal(f->order_violations, 0);
     assert_int_equal(f->oracle_violations, 0);
+    fake_destroy(f);
+}
+
+/* Prefill (the default): registration installs the buffer's CBH line, with the entry the miss
+ * would have brought, so the first lookup hits; the VMH still fills on demand (nothing pinned). */
+static void prefill_installs_cbh_line_at_registration(void **state)
+{
+    struct fake *f = up(true, NULL);
+    uint32_t pid = fake_proc(f), id, key;
+    const struct nic_cbh_entry *c;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 2 * 4096, NIC_RIGHT_REMOTE_READ, &id, &key), 0);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_CBH, (uint16_t)pid, id, (const uint8_t **)&c), 0);
+    assert_int_equal(c->flags, NIC_ENTRY_VALID | NIC_RIGHT_REMOTE_READ);
+    assert_int_equal(c->key, key);
+    assert_int_equal(c->len_lo, 2 * 4096);
+    assert_int_equal(c->owner_pid, pid);
+    assert_int_equal(os_pinned_pages(f->os, pid), 0);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1); /* on demand */
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.prefills, 1);
+    assert_int_equal(st.misses, 0);
+    /* deregistration drops the prefilled line like any other */
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id), 0);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_CBH, (uint16_t)pid, id, (const uint8_t **)&c), 1);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    assert_int_equal(f->order_violations, 0);
     fake_destroy(f);
 }
 
@@ -286,6 +329,7 @@ int main(void)
         cmocka_unit_test(probe_ok_remove_twice),
         cmocka_unit_test(probe_errors),
         cmocka_unit_test(miss_pins_and_fills_whole_line),
+        cmocka_unit_test(prefill_installs_cbh_line_at_registration),
         cmocka_unit_test(hwm_evicts_lrf_invalidate_before_unpin),
         cmocka_unit_test(dereg_invalidates_then_unpins),
         cmocka_unit_test(fill_racing_invalidation_is_rejected),

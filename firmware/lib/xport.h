@@ -109,19 +109,21 @@ static inline void xport_arm(struct xport_peer *p, const struct xport_cfg *cfg, 
     p->deadline = now + (cfg->rto << p->backoff);
 }
 
-/* Inline: on every packet's fast path. */
+/* Inline: on every packet's fast path. Every field is loaded before the first store (a store
+ * into the cookie array would otherwise make the compiler reload the fields after it). */
 static inline uint32_t xport_tx_push(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t cookie, uint32_t now)
 {
-    uint32_t seq = p->nxt;
+    uint32_t seq = p->nxt, una = p->una, rexmit = p->rexmit, sent = p->st.sent, backoff = p->backoff;
 
     NCP_ASSERT(NCP_MOD_XPORT, 1, xport_has_room(p));
-    if (p->una == p->nxt)
-        xport_arm(p, cfg, now);
     p->cookie[seq & (XP_WIN - 1u)] = cookie;
-    if (p->rexmit == p->nxt)
-        p->rexmit++;
-    p->nxt++;
-    ncp_sat_inc(&p->st.sent);
+    p->nxt = seq + 1u;
+    if (rexmit == seq)
+        p->rexmit = seq + 1u;
+    if (sent != 0xFFFFFFFFu)
+        p->st.sent = sent + 1u;
+    if (seq == una) /* the window was empty: arm the deadline */
+        p->deadline = now + (cfg->rto << backoff);
     return seq;
 }
 

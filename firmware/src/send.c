@@ -488,31 +488,22 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
     }
     if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !xlate_vmh_hit((uint16_t)pid, va, right, LKC_PATH_SEND, &pa, 1))
         return 0;
-    /* committed: from here on as emit(). xport_tx_push with the peer's state loaded into locals
-     * before the first store (a store into the window's cookie array would otherwise make the
-     * compiler reload every field after it). */
+    /* committed: from here on as emit(). The peer's fields are read before xport_tx_push stores
+     * into its window (the compiler would reload them after that store). */
     struct ncp_peer *pp = &ncp.peer[peer];
     __asm__("" : "+r"(pp)); /* opaque: kept in a register, not recomputed (a multiply) per access */
     struct xport_peer *x = &pp->x;
-    uint32_t seq = x->nxt, una = x->una, rexmit = x->rexmit, sent = x->st.sent, ack = pp->ack_val;
-    uint32_t resync = x->resync_on && seq == x->resync_seq, piggy = ack == x->expected;
-    uint32_t backoff = x->backoff, w_nodes = pp->w_nodes;
-    NCP_ASSERT(NCP_MOD_XPORT, 1, seq - una < XP_WIN && !x->probe);
+    uint32_t ack = pp->ack_val, una = x->una, piggy = ack == x->expected, w_nodes = pp->w_nodes;
+    uint32_t flags = (last ? PKT_F_LAST : 0u) | xport_tx_flags(x, x->nxt); /* x->nxt: the seq pushed */
+    uint32_t seq = xport_tx_push(x, &ncp_xcfg, cookie, ncp.now);
     w[PKT_W_NODES] = w_nodes;
-    w[PKT_W_TYPE] = pkt_w_type(type, (last ? PKT_F_LAST : 0u) | (resync ? PKT_F_RESYNC : 0u), len);
+    w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
     w[PKT_W_SEQ] = seq;
     w[PKT_W_ACK] = ack;
     w[PKT_W_STATUS] = 0;
-    x->cookie[seq & (XP_WIN - 1u)] = cookie;
-    x->nxt = seq + 1u;
-    if (rexmit == seq)
-        x->rexmit = seq + 1u;
-    if (sent != 0xFFFFFFFFu)
-        x->st.sent = sent + 1u;
     if (piggy)
         x->ack_pending = 0; /* piggy-backed */
-    if (seq == una) { /* the window was empty: arm the deadline */
-        x->deadline = ncp.now + (ncp_xcfg.rto << backoff);
+    if (seq == una) { /* the window was empty: the push armed the deadline */
         ncp_work.tick = 1;
         ncp_work.peer_tx |= 1u << peer;
     }

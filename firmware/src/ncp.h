@@ -484,8 +484,23 @@ extern struct xlate_vmemo xlate_vmemo[2];
 /* Physical address of virtual `va` of pid with `right`, for `path`; on miss posts the miss. */
 enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa);
 
-/* Looks line `line` of pid up in the VMH cache (the set scan: out of line, so that the memo hit
- * path saves no registers) and memoises it for `path`; 0 when absent. */
+/* Looks line `line` of pid up in the VMH cache (the set scan, inline) and memoises it for `path`;
+ * 0 when absent. */
+static inline __attribute__((always_inline)) int xlate_vmemo_scan(uint16_t pid, uint32_t line, unsigned path)
+{
+    struct xlate_vmemo *m = &xlate_vmemo[path & 1u];
+    struct lkc *c = &ncp_cache[NIC_CACHE_VMH];
+    struct lkc_way *way = lkc_find_way_k(c, pid, line, XL_LOG2(VMH_C / (VMH_L * VMH_A)), XL_LOG2(VMH_A));
+
+    if (!way)
+        return 0;
+    m->line = line;
+    m->pid = pid | LKC_KEY_VALID;
+    m->way = way;
+    m->e = lkc_way_data_k(c, way, XL_LOG2(VMH_L), 0u);
+    return 1;
+}
+/* xlate_vmemo_scan out of line, so that a caller's memo-hit path saves no registers. */
 int xlate_vmemo_load(uint16_t pid, uint32_t line, unsigned path);
 
 /*
@@ -503,17 +518,8 @@ static inline __attribute__((always_inline)) int xlate_vmh_word(uint16_t pid, ui
 
     if (m->pid == key && m->line == line) {
         m->way->stamp = ++c->clock;
-    } else if (outline) {
-        if (!xlate_vmemo_load(pid, line, path))
-            return 0;
-    } else {
-        struct lkc_way *way = lkc_find_way_k(c, pid, line, XL_LOG2(VMH_C / (VMH_L * VMH_A)), XL_LOG2(VMH_A));
-        if (!way)
-            return 0;
-        m->line = line;
-        m->pid = key;
-        m->way = way;
-        m->e = lkc_way_data_k(c, way, XL_LOG2(VMH_L), 0u);
+    } else if (!(outline ? xlate_vmemo_load(pid, line, path) : xlate_vmemo_scan(pid, line, path))) {
+        return 0;
     }
     *w = m->e[vpn & (VMH_L - 1u)];
     return 1;

@@ -161,17 +161,7 @@ static void memo_clear(void)
 
 __attribute__((noinline)) int xlate_vmemo_load(uint16_t pid, uint32_t line, unsigned path)
 {
-    struct xlate_vmemo *m = &vmemo[path & 1u];
-    struct lkc *c = &ncp_cache[NIC_CACHE_VMH];
-    struct lkc_way *way = lkc_find_way_k(c, pid, line, XL_LOG2(VMH_C / (VMH_L * VMH_A)), XL_LOG2(VMH_A));
-
-    if (!way)
-        return 0;
-    m->line = line;
-    m->pid = pid | LKC_KEY_VALID;
-    m->way = way;
-    m->e = lkc_way_data_k(c, way, XL_LOG2(VMH_L), 0u);
-    return 1;
+    return xlate_vmemo_scan(pid, line, path);
 }
 
 /* The miss side of xlate_vmh, out of line so the hit path needs no saved registers. */

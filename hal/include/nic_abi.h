@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
-#define NIC_ABI_VERSION_MAJOR 1u
-#define NIC_ABI_VERSION_MINOR 1u
+#define NIC_ABI_VERSION_MAJOR 2u
+#define NIC_ABI_VERSION_MINOR 0u
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -230,6 +230,10 @@ struct nic_stats {
     uint32_t nacks_sent, nacks_received, drops_miss, drops_bad;
     uint32_t protection_errors, dup_packets, events_held, doorbell_bad;
     uint32_t nacks_stale; /* ABI 1.1: refusal NACKs for no packet in flight of that op (ignored) */
+    /* ABI 2.0: the counters below are zero from an NCP that does not know them. */
+    uint32_t reserved_xport[16]; /* transport and wire security (stale responses, forged frames) */
+    uint32_t reserved_xlate[8];  /* translation liveness (fills, miss errors) */
+    uint32_t reserved_host[8];   /* host interface (queues, doorbells, completions) */
     uint32_t reserved[7];
 };
 
@@ -244,5 +248,6 @@ NIC_ABI_ASSERT_SIZE(struct nic_pch_entry, 8);
 NIC_ABI_ASSERT_SIZE(struct nic_event, 24);
 NIC_ABI_ASSERT_SIZE(struct nic_sq_entry, 64);
 NIC_ABI_ASSERT_SIZE(struct nic_cqe, 32);
+NIC_ABI_ASSERT_SIZE(struct nic_stats, 328);
 
 #endif /* NIC_ABI_H */

@@ -16,6 +16,7 @@
 
 #include "ncp.h"
 #include "ncp_rt.h"
+#include "sqe.h"
 
 const char *const ep_state_name[] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 
@@ -541,21 +542,15 @@ void send_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
     ncp_work.ep_ready |= 1u << epi;
 }
 
+/* The entry's rules and verdict: firmware/lib/sqe.h (host-native, unit-tested and fuzzed). */
 static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
 {
-    uint64_t laddr = (uint64_t)e->laddr_hi << 32 | e->laddr_lo;
-    uint64_t roff = (uint64_t)e->roff_hi << 32 | e->roff_lo;
+    const struct sqe_limits lim = {.me = ncp.me, .nodes = ncp.nodes, .peers = NCP_MAX_PEERS};
+    int32_t st = sqe_validate(e, &lim, NULL);
 
-    if ((e->op != NIC_OP_RDMA_WRITE && e->op != NIC_OP_RDMA_READ) || (e->flags & ~NIC_WR_SIGNALED) ||
-        e->len == 0 || e->len > NIC_MAX_XFER || laddr >> 44 || (laddr + e->len) >> 44 || roff >> 44 ||
-        e->rnode >= ncp.nodes || e->rnode >= NCP_MAX_PEERS || e->rnode == ncp.me || e->rbuf > PKT_MAX_BUF_ID ||
-        e->reserved0)
-        return NIC_ST_BAD_DESC;
-    for (unsigned i = 0; i < 5; i++)
-        if (e->reserved1[i])
-            return NIC_ST_BAD_DESC;
-    *rnode = e->rnode;
-    return NIC_ST_OK;
+    if (st == NIC_ST_OK)
+        *rnode = e->rnode;
+    return st;
 }
 
 /* Takes the endpoint's next send queue entry: validated, turned into an operation. */

@@ -21,6 +21,10 @@
  * - transport, receiver: NEW only for the expected sequence number of a synced peer, DUP only
  *   before it, GAP only after it (or before the first sync); `expected` moves only by an accept
  *   (+1) or forward by a RESYNC; at most one gap NACK per expected value.
+ * - miss table (firmware/lib/misstab.c, which the receive path fills when an accepted packet's
+ *   translation misses, and the host's fills empty): against a model of its entries, every
+ *   miss_add verdict (new, merged, re-posted after expiry, full only when full), the entry it
+ *   returns, miss_resolve / miss_forget / miss_next_held / miss_outstanding.
  * - NCP_ASSERT never fires (ncp_on_assert aborts).
  */
 #include <stddef.h>
@@ -31,6 +35,7 @@
 
 #include "nic_abi.h"
 #include "ncp_util.h"
+#include "misstab.h"
 #include "pkt.h"
 #include "xport.h"
 
@@ -93,6 +98,88 @@ static struct xport_peer xp[PEERS];
 static struct mpeer mp[PEERS];
 static struct xport_cfg cfg;
 static uint32_t now, next_cookie, pushed, acked, failed;
+
+/* ---- miss table and its model ---- */
+#define MISS_N 8u
+static struct miss_ent miss_store[MISS_N];
+static struct misstab misses;
+struct mmiss {
+    int used, posted;
+    uint8_t cache;
+    uint16_t pid;
+    uint32_t line, since;
+};
+static struct mmiss mm[MISS_N]; /* the model: at most MISS_N outstanding lines, any order */
+
+static struct mmiss *mm_find(uint8_t cache, uint16_t pid, uint32_t line)
+{
+    for (unsigned i = 0; i < MISS_N; i++)
+        if (mm[i].used && mm[i].cache == cache && mm[i].pid == pid && mm[i].line == line)
+            return &mm[i];
+    return NULL;
+}
+
+static unsigned mm_count(void)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < MISS_N; i++)
+        n += (unsigned)mm[i].used;
+    return n;
+}
+
+static void check_misses(void)
+{
+    CHECK(miss_outstanding(&misses) == mm_count());
+    for (unsigned i = 0; i < MISS_N; i++) {
+        const struct miss_ent *e = &miss_store[i];
+        if (e->state == MISS_FREE)
+            continue;
+        const struct mmiss *m = mm_find(e->cache, e->pid, e->line);
+        CHECK(m && m->posted == (e->state == MISS_POSTED)); /* every entry is one the model has */
+    }
+}
+
+static void miss(uint8_t cache, uint16_t pid, uint32_t line, int post)
+{
+    struct miss_ent *e = NULL;
+    struct mmiss *m = mm_find(cache, pid, line);
+    enum miss_add_result r = miss_add(&misses, cache, pid, line, 0, 0, now, &e);
+
+    switch (r) {
+    case MISS_ADD_NEW:
+        CHECK(e && e->cache == cache && e->pid == pid && e->line == line && e->state == MISS_HELD);
+        if (m) {
+            CHECK(m->posted && now - m->since >= misses.expire); /* re-posted only after expiry */
+        } else {
+            CHECK(mm_count() < MISS_N);
+            for (m = mm; m->used; m++)
+                ;
+            m->used = 1;
+            m->cache = cache;
+            m->pid = pid;
+            m->line = line;
+            m->since = now;
+        }
+        m->posted = 0;
+        break;
+    case MISS_ADD_MERGED:
+        CHECK(m && e && e->cache == cache && e->pid == pid && e->line == line);
+        CHECK(!m->posted || now - m->since < misses.expire);
+        break;
+    case MISS_ADD_FULL:
+        CHECK(!m && mm_count() == MISS_N && !e); /* full only when full, and never overwritten */
+        break;
+    default:
+        CHECK(0);
+    }
+    if (post && r == MISS_ADD_NEW) {
+        miss_posted(&misses, e, now);
+        m->posted = 1;
+        m->since = now;
+    }
+    check_misses();
+}
+
 
 static void check_peer(unsigned i)
 {
@@ -317,6 +404,8 @@ static void on_frame(const uint8_t *f, uint32_t len, uint16_t me, uint16_t nodes
     switch (v) {
     case XP_RX_NEW:
         CHECK(x->synced && h.seq == x->expected && !nack);
+        if (refuse && h.type != PKT_READ_RESP) /* the target's translation missed (recv.c) */
+            miss(h.type == PKT_WRITE ? 1 : 2, h.pid, (uint32_t)(h.off >> 12) & 15u, h.flags & PKT_F_LAST);
         if (!refuse) {
             xport_rx_accept(x);
             CHECK(x->expected == h.seq + 1u && x->ack_pending);
@@ -364,7 +453,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         xport_init(&xp[i], isn);
         mp[i].una = mp[i].nxt = isn;
     }
+    miss_init(&misses, miss_store, MISS_N, 1u + rd16(&in));
+    memset(mm, 0, sizeof mm);
     check_all();
+    check_misses();
 
     while (in.n) {
         uint8_t op = rd8(&in);
@@ -417,6 +509,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 now = xp[peer].deadline;
             tick(peer);
             break;
+        case 7: { /* the miss table: a miss, the host's fill, a post of what is held, a forget */
+            uint8_t k = rd8(&in), cache = (uint8_t)(1u + (k >> 2) % 2u);
+            uint16_t pid = (uint16_t)(peer % 4u);
+            uint32_t line = (k >> 3) & 15u;
+            if ((k & 3u) == 0) {
+                miss(cache, pid, line, (k >> 7) & 1u);
+            } else if ((k & 3u) == 1) {
+                struct mmiss *m = mm_find(cache, pid, line);
+                CHECK(miss_resolve(&misses, cache, pid, line) == (m != NULL));
+                if (m)
+                    m->used = 0;
+            } else if ((k & 3u) == 2) {
+                struct miss_ent *e = miss_next_held(&misses);
+                unsigned held = 0;
+                for (unsigned i = 0; i < MISS_N; i++)
+                    held += (unsigned)(mm[i].used && !mm[i].posted);
+                CHECK((e != NULL) == (held != 0));
+                if (e) {
+                    struct mmiss *m = mm_find(e->cache, e->pid, e->line);
+                    CHECK(m && !m->posted && e->state == MISS_HELD);
+                    miss_posted(&misses, e, now);
+                    m->posted = 1;
+                    m->since = now;
+                }
+            } else {
+                unsigned n = 0;
+                for (unsigned i = 0; i < MISS_N; i++)
+                    if (mm[i].used && mm[i].cache == cache && mm[i].pid == pid) {
+                        mm[i].used = 0;
+                        n++;
+                    }
+                CHECK(miss_forget(&misses, cache, pid) == n);
+            }
+            check_misses();
+            break;
+        }
         default: /* a frame built from few bytes: an ACK or NACK for one peer, near its window */
         {
             struct pkt_hdr h;

@@ -21,9 +21,9 @@ def hdr(dst, src, typ, flags=0, length=0, seq=0, ack=0, op=0, pid=0, reason=0, b
 
 
 def rx_config(nodes=4, me=0, rto=100, nack_delay=10, miss_hold=40, backoff_max=3, retries=3,
-              jitter=2, now=1000):
-    return struct.pack("<BBHBBBBBI", nodes - 2, me, rto - 1, nack_delay, miss_hold, backoff_max,
-                       retries, jitter, now)
+              jitter=2, now=1000, miss_expire=500):
+    return struct.pack("<BBHBBBBBIH", nodes - 2, me, rto - 1, nack_delay, miss_hold, backoff_max,
+                       retries, jitter, now, miss_expire - 1)
 
 
 def frame(f, peer=0, steer=True, refuse=False):
@@ -57,6 +57,11 @@ def resend(peer, n):
 
 def ctl(peer, nack, reason, ack_k, seq_k):
     return bytes([6 | peer << 4, (1 if nack else 0) | ((reason - 1) << 1), ack_k, seq_k])
+
+
+def miss_op(peer, kind, cache, line, post=False):
+    # kind 0 miss, 1 fill, 2 post the first held, 3 forget the process's lines
+    return bytes([7 | peer << 4, kind | ((cache - 1) << 2) | (line << 3) | (0x80 if post else 0)])
 
 
 def rx_seeds():
@@ -103,6 +108,15 @@ def rx_seeds():
         push(3, 10), tick_peer(3), resend(3, 10), tick_peer(3), tick_peer(3), tick_peer(3),
         tick_peer(3), push(3, 2), ctl(3, False, 1, 2, 0), tick(60000),
     ])
+    s["miss-table"] = rx_config(miss_expire=100) + b"".join(
+        [miss_op(1, 0, 1, l) for l in range(8)] +                       # 8 lines: full
+        [miss_op(1, 0, 1, 3), miss_op(2, 0, 1, 9),                      # merge, full
+         miss_op(1, 2, 1, 0), miss_op(1, 2, 1, 0), miss_op(1, 1, 1, 2), # post two, fill one
+         tick(200), miss_op(1, 0, 1, 0), miss_op(1, 0, 1, 5),           # expired: posted again
+         miss_op(1, 3, 1, 0), miss_op(1, 1, 2, 4)] +                    # forget, fill unknown
+        [frame(w(flags=F_RESYNC, length=8, seq=7, pid=1, buf=2, off=4096 * l) + bytes(8), src,
+               steer=False, refuse=True) for l in range(3)] +           # misses on receive
+        [frame(hdr(me, src, READ_REQ, seq=steer_seq(0), pid=1, buf=2, xlen=64, off=8192), src, refuse=True)])
     s["bad-frames"] = rx_config(nodes=5, me=3) + b"".join([
         frame(hdr(3, 1, ACK)[:40], 1, steer=False),                                # short
         frame(hdr(2, 1, ACK), 1, steer=False),                                     # not for us

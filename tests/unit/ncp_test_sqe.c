@@ -46,7 +46,7 @@ static struct nic_sq_entry good(void)
 /* The verdict and the rule reported; also checks the NULL `why` form agrees. */
 static void expect(const struct nic_sq_entry *e, const struct sqe_limits *l, enum sqe_rule rule)
 {
-    enum sqe_rule why = (enum sqe_rule)-1;
+    enum sqe_rule why = SQE__RULES; /* not a verdict: must be overwritten */
     int32_t st = sqe_validate(e, l, &why);
     assert_int_equal(why, rule);
     assert_int_equal(st, rule == SQE_OK ? NIC_ST_OK : NIC_ST_BAD_DESC);

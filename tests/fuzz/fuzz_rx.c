@@ -44,6 +44,17 @@
 #endif
 #define PEERS 16u /* NCP_MAX_PEERS default: frames from a source beyond are dropped (recv.c) */
 
+/* The transport's API with 64-bit window cookies, a per-connection token in the header and the
+ * receiver's initial sequence number given at init (XP_ISN_UNKNOWN defined), or the earlier one
+ * (32-bit cookies, one ISN): the target builds against either. */
+#ifdef XP_ISN_UNKNOWN
+typedef xport_cookie_t fz_cookie;
+#define FZ_INIT(p, tx, rx_known) xport_init((p), (tx), (rx_known) ? (uint64_t)(tx) ^ 0x5555u : XP_ISN_UNKNOWN)
+#else
+typedef uint32_t fz_cookie;
+#define FZ_INIT(p, tx, rx_known) ((void)(rx_known), xport_init((p), (tx)))
+#endif
+
 #define CHECK(c)                                                                          \
     do {                                                                                  \
         if (!(c)) {                                                                       \
@@ -88,7 +99,7 @@ static uint32_t rd32(struct in *in)
 struct mpeer {
     /* sender */
     uint32_t una, nxt;
-    uint32_t cookie[XP_WIN];
+    fz_cookie cookie[XP_WIN];
     /* receiver */
     uint32_t nacked;
     int nack_valid;
@@ -97,7 +108,8 @@ struct mpeer {
 static struct xport_peer xp[PEERS];
 static struct mpeer mp[PEERS];
 static struct xport_cfg cfg;
-static uint32_t now, next_cookie, pushed, acked, failed;
+static uint32_t now, pushed, acked, failed;
+static fz_cookie next_cookie;
 
 /* ---- miss table and its model ---- */
 #define MISS_N 8u
@@ -221,7 +233,8 @@ static void push(unsigned i, unsigned count)
     for (unsigned k = 0; k < count && xport_has_room(&xp[i]); k++) {
         uint32_t seq = xport_tx_push(&xp[i], &cfg, next_cookie, now);
         CHECK(seq == mp[i].nxt);
-        mp[i].cookie[seq & (XP_WIN - 1u)] = next_cookie++;
+        mp[i].cookie[seq & (XP_WIN - 1u)] = next_cookie;
+        next_cookie = (fz_cookie)(next_cookie * 0x9E3779B97F4A7C15ull + 1u); /* all bits vary, unique */
         mp[i].nxt++;
         pushed++;
     }
@@ -229,7 +242,8 @@ static void push(unsigned i, unsigned count)
 
 static void resend(unsigned i, unsigned max)
 {
-    uint32_t seq, ck;
+    uint32_t seq;
+    fz_cookie ck;
     for (unsigned k = 0; k < max && xport_rexmit_next(&xp[i], &seq, &ck); k++) {
         CHECK(seq - mp[i].una < mp[i].nxt - mp[i].una); /* in flight */
         CHECK(ck == mp[i].cookie[seq & (XP_WIN - 1u)]);
@@ -272,7 +286,12 @@ static void ref_decode(const uint8_t *f, struct pkt_hdr *h)
     h->reason = (uint16_t)(f[22] | f[23] << 8);
     h->buf = LE32(24);
     h->key = LE32(28);
+#ifdef XP_ISN_UNKNOWN
+    h->token = LE32(32);
+    h->status = (int32_t)LE32(44); /* word 11: xlen or status, both decoded */
+#else
     h->status = (int32_t)LE32(32);
+#endif
     h->off = (uint64_t)LE32(36) | (uint64_t)LE32(40) << 32;
     h->xlen = LE32(44);
 #undef LE32
@@ -283,7 +302,11 @@ static int same_hdr(const struct pkt_hdr *a, const struct pkt_hdr *b)
     return a->dst == b->dst && a->src == b->src && a->type == b->type && a->flags == b->flags &&
            a->len == b->len && a->seq == b->seq && a->ack == b->ack && a->op == b->op && a->pid == b->pid &&
            a->reason == b->reason && a->buf == b->buf && a->key == b->key && a->status == b->status &&
-           a->off == b->off && a->xlen == b->xlen;
+           a->off == b->off && a->xlen == b->xlen
+#ifdef XP_ISN_UNKNOWN
+           && a->token == b->token
+#endif
+        ;
 }
 
 static void check_parsed(const uint8_t *f, uint32_t len, uint16_t me, uint16_t nodes, enum pkt_err e,
@@ -351,10 +374,10 @@ static void on_ack_fields(unsigned i, const struct pkt_hdr *h)
         return;
     switch (h->reason) {
     case PKT_NACK_MISS:
-        xport_on_nack_retry(x, &cfg, h->seq, now, cfg.miss_hold ? cfg.miss_hold : cfg.nack_delay);
+        (void)xport_on_nack_retry(x, &cfg, h->seq, now, cfg.miss_hold ? cfg.miss_hold : cfg.nack_delay);
         break;
     case PKT_NACK_BUSY:
-        xport_on_nack_retry(x, &cfg, h->seq, now, cfg.nack_delay);
+        (void)xport_on_nack_retry(x, &cfg, h->seq, now, cfg.nack_delay);
         break;
     case PKT_NACK_RESUME:
         if (xport_on_resume(x, &cfg, now))
@@ -443,14 +466,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.miss_hold = rd8(&in);
     cfg.backoff_max = rd8(&in) % 8u;
     cfg.max_retries = rd8(&in) % 8u;
-    cfg.jitter_shift = rd8(&in) % 6u;
+    uint8_t j = rd8(&in);
+    cfg.jitter_shift = j % 6u;
+    int rx_known = j >> 7; /* the receivers start synchronised (when the transport can) */
     now = rd32(&in);
     next_cookie = 1;
     pushed = acked = failed = 0;
     memset(mp, 0, sizeof mp);
     for (unsigned i = 0; i < PEERS; i++) {
         uint32_t isn = (uint32_t)(i * 0x9E3779B9u) ^ now;
-        xport_init(&xp[i], isn);
+        FZ_INIT(&xp[i], isn, rx_known);
         mp[i].una = mp[i].nxt = isn;
     }
     miss_init(&misses, miss_store, MISS_N, 1u + rd16(&in));

@@ -18,6 +18,7 @@
  *   acknowledges only packets in flight, in order, each cookie exactly once, starting at the old
  *   una; resends are of packets in flight with their own cookie; after a give-up nothing is in
  *   flight; every pushed packet ends acknowledged, failed by a give-up, or still in flight.
+ * - a frame from one source changes no other peer's connection state.
  * - transport, receiver: NEW only for the expected sequence number of a synced peer, DUP only
  *   before it, GAP only after it (or before the first sync); `expected` moves only by an accept
  *   (+1) or forward by a RESYNC; at most one gap NACK per expected value.
@@ -398,6 +399,8 @@ static void on_ack_fields(unsigned i, const struct pkt_hdr *h)
     CHECK(x->una == old_una + n && x->nxt == old_nxt);
 }
 
+static void frame_peer(unsigned i, const struct pkt_hdr *hp, struct xport_peer *x, struct mpeer *m, int refuse);
+
 static void on_frame(const uint8_t *f, uint32_t len, uint16_t me, uint16_t nodes, int refuse)
 {
     struct pkt_hdr h;
@@ -410,6 +413,16 @@ static void on_frame(const uint8_t *f, uint32_t len, uint16_t me, uint16_t nodes
     unsigned i = h.src;
     struct xport_peer *x = &xp[i];
     struct mpeer *m = &mp[i];
+    static struct xport_peer before[PEERS];
+    memcpy(before, xp, sizeof xp);
+    frame_peer(i, &h, x, m, refuse);
+    for (unsigned k = 0; k < PEERS; k++) /* a frame from one source changes no other connection */
+        CHECK(k == i || memcmp(&before[k], &xp[k], sizeof xp[k]) == 0);
+}
+
+static void frame_peer(unsigned i, const struct pkt_hdr *hp, struct xport_peer *x, struct mpeer *m, int refuse)
+{
+    const struct pkt_hdr h = *hp;
     on_ack_fields(i, &h);
     check_all();
     if (!pkt_is_sequenced(h.type))

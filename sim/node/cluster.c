@@ -160,6 +160,16 @@ unsigned cluster_nodes(const cluster_t *c)
     return c->cfg.nodes;
 }
 
+/* splitmix64 of the cluster seed and a purpose: the harness's secrets for the simulated hosts. */
+uint64_t cluster_secret(const cluster_t *c, uint64_t purpose)
+{
+    uint64_t z = c->cfg.seed * 0x9E3779B97F4A7C15ull + purpose * 0xBF58476D1CE4E5B9ull + 0x94D049BB133111EBull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return z ? z : 1;
+}
+
 node_t *cluster_node(cluster_t *c, unsigned i)
 {
     return i < c->cfg.nodes ? c->node[i] : NULL;

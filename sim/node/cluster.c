@@ -22,6 +22,7 @@ void cluster_config_default(struct cluster_config *cfg, unsigned nodes)
     memset(cfg, 0, sizeof *cfg);
     cfg->nodes = nodes;
     switch_config_default(&cfg->sw, nodes < 2 ? 2 : nodes);
+    cfg->sw.check_src = true; /* the fabric knows its ports: no frame in another node's name (switch.h) */
     node_config_default(&cfg->node, 0);
     cfg->skip_idle = true;
     cfg->clock_hz = SIM_CLOCK_DEFAULT_HZ;

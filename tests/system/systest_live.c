@@ -16,13 +16,15 @@
  *                   write into the unbacked page and a local write from an unbacked page each fail
  *                   with an error completion in bounded time, while another process's writes to the
  *                   same node complete and the failing processes' next operations succeed
- *   loopstorm       one process posts a stream of malformed loopback requests (remote node = its own
- *                   node) while another writes 64 KiB blocks to node 1 on a clean link: the storm's
- *                   requests all fail BAD_DESC, the writes all succeed, no retransmission timeout
+ *   loopstorm       one process on each node posts a stream of malformed loopback requests (remote
+ *                   node = its own node) while another writes 64 KiB blocks from node 0 to node 1 on a
+ *                   clean link: the storms' requests all fail BAD_DESC, the writes all succeed, no
+ *                   retransmission timeout on either node
  *   procs8          8 processes per node, 16 KiB writes each, no faults: no PCH or CBH eviction on
  *                   either NCP (cache sets spread by pid), no retransmission
- *   rxclean         one process pair, one request at a time, no faults: 64 KiB writes and reads
- *                   verified; the MAC RX FIFO never overflows and nothing is retransmitted
+ *   rxclean         the pressure workload on a clean link (3 process pairs, one request at a time
+ *                   each, random writes and read-backs up to 64 KiB: data both ways, 128-page pin
+ *                   mark): every byte verified, the MAC RX FIFO never overflows
  *
  * Usage: systest_live MODE IMAGE [SEED]. Exit: 0 pass, 1 fail.
  */
@@ -70,6 +72,7 @@ struct world {
     /* figures */
     uint64_t ops, bytes, statuses_bad, unreachable;
     uint64_t storm_posts, storm_bad_desc, storm_other;
+    int writer_done;
     uint64_t unbacked_remote_cycles, unbacked_local_cycles;
     int unbacked_remote_status, unbacked_local_status;
     struct nic_stats nst[2];
@@ -142,6 +145,46 @@ static int xfer(nic_dev_t *dev, nic_ep_t ep, int write, uint64_t lva, uint32_t l
     return wc.status;
 }
 
+/* A stream of malformed requests: RDMA writes to this node itself (rnode == own node), as fast as
+ * the send queue takes them, until the writer is done; every completion must be BAD_DESC. */
+static void storm(struct world *w, nic_dev_t *dev, nic_ep_t ep, uint16_t node, uint32_t pid, uint64_t va,
+                  const struct nic_mr *lmr)
+{
+    struct nic_wr wr = { .local_va = va, .len = 65536, .signaled = 1 };
+    struct nic_wc wc[16];
+    wr.remote = (struct nic_remote){ node, (uint16_t)pid, lmr->handle, lmr->rkey };
+    while (!w->writer_done) {
+        int rc = nic_post_write(dev, ep, &wr);
+        if (rc == NIC_OK)
+            w->storm_posts++;
+        else if (rc != NIC_EQFULL) {
+            FAIL("storm post: %s", nic_strerror(rc));
+            break;
+        }
+        if (rc != NIC_EQFULL)
+            continue; /* as fast as the queue takes them */
+        int n = nic_poll(dev, ep, wc, 16);
+        for (int i = 0; i < n; i++) {
+            if (wc[i].status == NIC_WC_BAD_DESC)
+                w->storm_bad_desc++;
+            else
+                w->storm_other++;
+        }
+        if (n == 0)
+            coro_sleep(200);
+    }
+    for (int tries = 0; tries < 1000 && nic_outstanding(dev, ep) > 0; tries++) {
+        int n = nic_poll(dev, ep, wc, 16);
+        for (int i = 0; i < n; i++) {
+            if (wc[i].status == NIC_WC_BAD_DESC)
+                w->storm_bad_desc++;
+            else
+                w->storm_other++;
+        }
+        coro_sleep(1000);
+    }
+}
+
 /* ---- node 1: targets ---- */
 static void prog_target(void *arg)
 {
@@ -185,6 +228,13 @@ static void prog_target(void *arg)
         w->bad_published = rc == NIC_OK ? 1 : -1;
     }
     w->published[p->k] = 1;
+    if (w->mode == M_LOOPSTORM && p->k == 1) { /* a storm on the receiving node too */
+        struct nic_mr lm;
+        if (nic_reg(dev, VA_SCRATCH, w->blen, NIC_ACCESS_LOCAL_READ, &lm) == NIC_OK)
+            storm(w, dev, ep, 1, pid, VA_SCRATCH, &lm);
+        else
+            FAIL("target storm buffer");
+    }
     while (w->procs_done[0] < w->nproc)
         coro_sleep(2000);
     /* the initiators are done: every buffer holds what the shadow says */
@@ -381,7 +431,7 @@ static void ini_unbacked(struct proc *p, struct ini *c)
 }
 
 /* loopstorm: process 1 floods malformed loopback requests; process 0 writes to node 1 */
-static void ini_loopstorm(struct proc *p, struct ini *c, int *writer_done)
+static void ini_loopstorm(struct proc *p, struct ini *c)
 {
     struct world *w = p->w;
     struct nic_mr lmr;
@@ -408,37 +458,9 @@ static void ini_loopstorm(struct proc *p, struct ini *c, int *writer_done)
             memcpy(w->shadow[0][0], pat, 65536);
             w->bytes += 65536;
         }
-        *writer_done = 1;
+        w->writer_done = 1;
     } else {
-        struct nic_wr wr = { .local_va = VA_I, .len = 65536, .signaled = 1 };
-        struct nic_wc wc[16];
-        wr.remote = (struct nic_remote){ 0, (uint16_t)c->pid, lmr.handle, lmr.rkey }; /* own node */
-        while (!*writer_done) {
-            int rc = nic_post_write(c->dev, c->ep, &wr);
-            if (rc == NIC_OK)
-                w->storm_posts++;
-            else if (rc != NIC_EQFULL) {
-                FAIL("storm post: %s", nic_strerror(rc));
-                break;
-            }
-            if (rc != NIC_EQFULL)
-                continue; /* as fast as the queue takes them */
-            int n = nic_poll(c->dev, c->ep, wc, 16);
-            for (int i = 0; i < n; i++) {
-                if (wc[i].status == NIC_WC_BAD_DESC)
-                    w->storm_bad_desc++;
-                else
-                    w->storm_other++;
-            }
-            if (n == 0)
-                coro_sleep(200);
-        }
-        for (int tries = 0; tries < 1000 && nic_outstanding(c->dev, c->ep) > 0; tries++) {
-            int n = nic_poll(c->dev, c->ep, wc, 16);
-            for (int i = 0; i < n; i++)
-                w->storm_bad_desc += wc[i].status == NIC_WC_BAD_DESC, w->storm_other += wc[i].status != NIC_WC_BAD_DESC;
-            coro_sleep(1000);
-        }
+        storm(w, c->dev, c->ep, 0, c->pid, VA_I, &lmr);
     }
     free(pat);
 }
@@ -448,7 +470,6 @@ static void prog_initiator(void *arg)
     struct proc *p = arg;
     struct world *w = p->w;
     struct ini c;
-    static int writer_done;
 
     if (ini_setup(p, &c, 48))
         goto out;
@@ -460,18 +481,20 @@ static void prog_initiator(void *arg)
         ini_traffic(p, &c, 16, 16384, 0, 0);
         break;
     case M_RXCLEAN:
-        ini_traffic(p, &c, 24, 65536, 1, 0);
+        ini_traffic(p, &c, 40, 65536, 1, 1);
         break;
     case M_UNBACKED:
         ini_unbacked(p, &c);
         break;
     case M_LOOPSTORM:
-        ini_loopstorm(p, &c, &writer_done);
+        ini_loopstorm(p, &c);
         break;
     case M__N:
         break;
     }
 out:
+    if (p->k == 0)
+        w->writer_done = 1; /* whatever happened: the storms stop */
     if (c.dev && nic_dev_close(c.dev))
         FAIL("initiator %u: close", p->k);
     w->procs_done[0]++;
@@ -580,8 +603,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "systest_live: cannot read %s\n", argv[2]);
         return 1;
     }
-    w->nproc = w->mode == M_PRESSURE ? 3 : w->mode == M_PROCS8 ? 8 : w->mode == M_RXCLEAN ? 1 : w->mode == M_UNBACKED ? 3 : 3;
-    w->nbuf = w->mode == M_PRESSURE ? 4 : 2;
+    w->nproc = w->mode == M_PRESSURE ? 3 : w->mode == M_PROCS8 ? 8 : w->mode == M_RXCLEAN ? 3 : w->mode == M_UNBACKED ? 3 : 2;
+    w->nbuf = w->mode == M_PRESSURE || w->mode == M_RXCLEAN ? 4 : 2;
     w->blen = 65536;
     for (unsigned k = 0; k < w->nproc; k++)
         for (unsigned j = 0; j < w->nbuf; j++)
@@ -607,7 +630,7 @@ int main(int argc, char **argv)
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = 2;
-        if (w->mode == M_PRESSURE)
+        if (w->mode == M_PRESSURE || w->mode == M_RXCLEAN)
             dc.pin_hwm_pages = 128;
         w->hs[i] = hostsw_create(w->cl, i, w->costs, &dc);
         np[i] = (struct proc){ w, i, 0 };
@@ -667,10 +690,14 @@ int main(int argc, char **argv)
         }
         break;
     case M_RXCLEAN:
+        /* a clean link: no frame lost in the MAC's RX FIFO (before the SRAM priority: 223 and 238
+         * overflows in this run, ~50 % of the frames resent). The RX ring (rx_nobuf) may still
+         * fill when the host DMA is slower than the link: flow control, not this bug. */
         for (unsigned i = 0; i < 2 && w->stats_taken[i]; i++)
-            if (w->mac_ovf[i] || w->nst[i].retransmits)
-                FAIL("node %u: %u MAC RX overflows, %u retransmissions on a clean link, one request at a time", i,
-                     w->mac_ovf[i], w->nst[i].retransmits);
+            if (w->mac_ovf[i])
+                FAIL("node %u: %u MAC RX FIFO overflows on a clean link", i, w->mac_ovf[i]);
+        if (w->ops < 2 * 40 * w->nproc)
+            FAIL("only %" PRIu64 " operations", w->ops);
         break;
     case M__N:
         break;

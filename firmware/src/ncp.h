@@ -477,8 +477,11 @@ static inline enum xl_result xlate_target(uint16_t pid, uint32_t buf, const stru
 #define CBH_C 128u
 #define CBH_L 8u
 #define CBH_A 4u
+/* PCH lines of one entry: a pid only ever looks up its own entry (the pid is in the tag), so a
+ * line of 8 held one useful entry and the cache 8 processes (issue 18, 8b: with lines of 8 and
+ * every pid 0..7 in line 0, all of them also fell into one 2-way set). Now 64 processes, 32 sets. */
 #define PCH_C 64u
-#define PCH_L 8u
+#define PCH_L 1u
 #define PCH_A 2u
 #endif
 

@@ -52,6 +52,7 @@ void nicdrv_config_default(struct nicdrv_config *cfg)
     cfg->cmd_timeout = 40000000;
     cfg->key_seed = 0; /* host entropy */
     cfg->prefill = true;
+    cfg->fill_residency = 200000;
 }
 
 nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *host, const struct nicdrv_config *cfg)

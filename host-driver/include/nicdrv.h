@@ -93,6 +93,7 @@ struct nicdrv_stats {
     uint64_t evictions, invalidations;  /* lines evicted at the high-water mark; INVALIDATEs sent */
     uint64_t static_loads;
     uint64_t prefills;                  /* PCH/CBH lines installed without a miss (cfg.prefill) */
+    uint64_t close_retries;             /* EP_CLOSE asked again: answered BUSY (packets in flight) */
     uint32_t procs, bufs, eps; /* live */
 };
 

@@ -111,6 +111,7 @@ struct nicdrv_stats {
     uint64_t evict_waits;               /* evictions that waited for a line's fill_residency */
     uint64_t unbacked_pages;            /* pages a fill could not pin (the OS cannot back them):
                                            installed invalid, so the NCP answers a protection error */
+    uint64_t close_retries;             /* EP_CLOSE asked again: answered BUSY (packets in flight) */
     uint32_t procs, bufs, eps; /* live */
 };
 

@@ -24,6 +24,7 @@
 #include "drv_priv.h"
 #include "nic_memmap.h"
 
+#define CLOSE_RETRY_CYCLES 2000u /* 10 us between EP_CLOSEs answered BUSY */
 #define DRV_MAX_LINES 8192u /* VMH line records (pinning units) per driver */
 
 size_t drv_entry_size(unsigned cache)
@@ -771,7 +772,24 @@ static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
     int rc = NICDRV_OK;
 
     if (!d->dead) {
-        rc = drv_cmd(d, &c, NULL, 0, &st); /* the NCP flushes outstanding work into the CQ first */
+        /* The NCP flushes outstanding work into the CQ first; it answers BUSY while packets the
+         * endpoint sent are still in a window (at most the transport's give-up span): ask again,
+         * so nothing of it lands after the close returns (docs/api.md "Close"). */
+        uint64_t deadline = d->host.now(d->host.ctx) + d->cfg.cmd_timeout;
+        for (;;) {
+            rc = drv_cmd(d, &c, NULL, 0, &st);
+            if (rc || st != NIC_ST_BUSY)
+                break;
+            d->st.close_retries++;
+            if (d->host.now(d->host.ctx) >= deadline) {
+                rc = NICDRV_ETIMEDOUT;
+                break;
+            }
+            if (d->host.sleep(d->host.ctx, CLOSE_RETRY_CYCLES) == NICDRV_ECANCELED) {
+                rc = NICDRV_ECANCELED;
+                break;
+            }
+        }
         if (!rc)
             rc = drv_map_status(st);
         if (rc)

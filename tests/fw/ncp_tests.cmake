@@ -44,3 +44,7 @@ set_tests_properties(fw.ncp.read_timeout_static fw.ncp.read_timeout_nonack fw.nc
 # same operation slot (issue 18 item 1: wide operation id generations, responses matched).
 add_test(NAME fw.ncp.stale COMMAND ${NICRUN} --nodes 2 --max-cycles 100000000 ${NCP_FW_DIR}/fw_ncp_stale.img)
 set_tests_properties(fw.ncp.stale PROPERTIES LABELS fw)
+# A write whose source is deregistered while its lost segments await resending fails BAD_HANDLE:
+# its VOID resends never count as delivered (issue 18 item 2).
+add_test(NAME fw.ncp.void COMMAND ${NICRUN} --nodes 2 --max-cycles 100000000 ${NCP_FW_DIR}/fw_ncp_void.img)
+set_tests_properties(fw.ncp.void PROPERTIES LABELS fw)

@@ -94,8 +94,11 @@ struct ncp_ep {
     uint64_t cq_pa;
     uint32_t cq_n;   /* completions produced */
     uint32_t sq_pi;  /* last producer count rung */
-    uint32_t sq_ci;  /* entries copied out of SRAM */
+    uint32_t sq_ci;  /* entries copied out of SRAM (taken) */
+    uint32_t sq_done; /* requests retired, in request order: slots below it are free (cqe.sq_ci) */
     int16_t cur;     /* op being segmented, or -1 */
+    uint8_t closing; /* EP_CLOSE seen, answered BUSY until its packets are out of every window */
+    uint8_t slot_op[NCP_SQ_N]; /* taken, unretired request at each send queue slot: its op index */
 };
 
 /* ---- initiator operations ---- */
@@ -112,6 +115,7 @@ struct ncp_op {
     uint16_t lpid;
     uint32_t sent;  /* bytes segmented (write) / request sent (read: 1) */
     uint32_t done;  /* bytes acknowledged (write) / written locally (read) */
+    uint32_t req;   /* its index in the endpoint's send queue stream (cqe.req) */
 };
 
 /* ---- RDMA read responses being served (responder side) ---- */
@@ -259,7 +263,8 @@ extern const struct xport_cfg ncp_xcfg;
  *                receive DMA completed (an ACK waits for the data to be in host memory)
  * and flags: cmd (a command to take or in progress), misses_held (a miss event not yet posted),
  * resume (RESUME NACKs to send: a fill arrived while peers wait on a MISS NACK),
- * ops_waiting (operations may wait to complete: an upper bound, ops_poll recounts).
+ * ops_waiting (endpoints whose next completion waits for a staging slot or DMA room: a bitmap,
+ * ops_poll retries them).
  *   reads        initiator reads awaiting responses (an upper bound, recounted by ops_read_check);
  *                while nonzero, read_at is when ops_read_check must look at them next (no later than
  *                the first can time out) and send_tick keeps the timer armed for it: the reads are
@@ -477,8 +482,11 @@ static inline enum xl_result xlate_target(uint16_t pid, uint32_t buf, const stru
 #define CBH_C 128u
 #define CBH_L 8u
 #define CBH_A 4u
+/* PCH lines of one entry: a pid only ever looks up its own entry (the pid is in the tag), so a
+ * line of 8 held one useful entry and the cache 8 processes (issue 18, 8b: with lines of 8 and
+ * every pid 0..7 in line 0, all of them also fell into one 2-way set). Now 64 processes, 32 sets. */
 #define PCH_C 64u
-#define PCH_L 8u
+#define PCH_L 1u
 #define PCH_A 2u
 #endif
 
@@ -581,11 +589,12 @@ static inline struct ncp_op *op_by_cookie(ncp_cookie_t c)
 void op_fail(struct ncp_op *o, int32_t status);
 void op_progress(struct ncp_op *o, uint32_t bytes);
 void ops_poll(void);
-void op_complete_bad(uint8_t ep, const struct nic_sq_entry *e, int32_t status);
+void op_finish_early(struct ncp_op *o, int32_t status);
 void op_read_watch(struct ncp_op *o);
 void ops_read_check(void);
 void ops_flush_ep(uint8_t ep);
-int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk);
+int ops_ep_retired(uint8_t ep);
+int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req);
 
 /* send.c */
 void send_init(void);

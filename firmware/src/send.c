@@ -16,6 +16,7 @@
 
 #include "ncp.h"
 #include "ncp_rt.h"
+#include "sqe.h"
 
 const char *const ep_state_name[] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 
@@ -563,7 +564,7 @@ void send_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 {
     struct ncp_ep *ep = epi < NCP_EPS ? &ncp.ep[epi] : NULL;
 
-    if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_ci > NCP_SQ_N ||
+    if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
         seq_lt(data, ep->sq_pi) || ncp.shutdown) {
         ncp_sat_inc(&ncp.c.s.doorbell_bad); /* never trusted beyond this process's own queue */
         return;
@@ -572,25 +573,50 @@ void send_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
     ncp_work.ep_ready |= 1u << epi;
 }
 
+/* The entry's rules and verdict: firmware/lib/sqe.h (host-native, unit-tested and fuzzed). */
 static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
 {
-    uint64_t laddr = (uint64_t)e->laddr_hi << 32 | e->laddr_lo;
-    uint64_t roff = (uint64_t)e->roff_hi << 32 | e->roff_lo;
+    const struct sqe_limits lim = {.me = ncp.me, .nodes = ncp.nodes, .peers = NCP_MAX_PEERS};
+    int32_t st = sqe_validate(e, &lim, NULL);
 
-    if ((e->op != NIC_OP_RDMA_WRITE && e->op != NIC_OP_RDMA_READ) || (e->flags & ~NIC_WR_SIGNALED) ||
-        e->len == 0 || e->len > NIC_MAX_XFER || laddr >> 44 || (laddr + e->len) >> 44 || roff >> 44 ||
-        e->rnode >= ncp.nodes || e->rnode >= NCP_MAX_PEERS || e->rnode == ncp.me || e->rbuf > PKT_MAX_BUF_ID ||
-        e->reserved0)
-        return NIC_ST_BAD_DESC;
-    for (unsigned i = 0; i < 5; i++)
-        if (e->reserved1[i])
-            return NIC_ST_BAD_DESC;
-    *rnode = e->rnode;
-    return NIC_ST_OK;
+    if (st == NIC_ST_OK)
+        *rnode = e->rnode;
+    return st;
 }
 
-/* Takes the endpoint's next send queue entry: validated, turned into an operation. */
-static void take_entry(uint8_t epi)
+/*
+ * The local side of a request, as the receive path checks the remote side: [laddr, +len) inside
+ * the posting process's registered buffer lbuf (CBH entry: valid, owned by the process, the
+ * local right). Raw descriptors bypass the library, so the NCP checks it before any DMA: the
+ * VMH pages alone would let the NIC touch the rest of a buffer's last page.
+ */
+static enum xl_result check_local(uint16_t pid, const struct nic_sq_entry *e, uint64_t laddr, int32_t *st)
+{
+    const struct nic_cbh_entry *b = NULL;
+    enum xl_result r;
+
+    *st = NIC_ST_OK;
+    if (e->lbuf > PKT_MAX_BUF_ID) {
+        *st = NIC_ST_BAD_HANDLE;
+        return XL_OK;
+    }
+    r = xlate_cbh(pid, e->lbuf, &b, LKC_PATH_SEND);
+    if (r == XL_MISS || r == XL_WAIT)
+        return r;
+    uint64_t va = (uint64_t)b->va_hi << 32 | b->va_lo, len = (uint64_t)b->len_hi << 32 | b->len_lo;
+    if (r != XL_OK || b->owner_pid != pid)
+        *st = NIC_ST_BAD_HANDLE;
+    else if (laddr < va || laddr - va > len || e->len > len - (laddr - va))
+        *st = NIC_ST_BOUNDS;
+    else if (!(b->flags & (e->op == NIC_OP_RDMA_WRITE ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE)))
+        *st = NIC_ST_RIGHTS;
+    return XL_OK;
+}
+
+/* Takes the endpoint's next send queue entry: validated, turned into an operation (a bad one
+ * into an operation that finished failed, so it retires in request order). Returns 0 when the
+ * entry stays queued: no free operation (1) or its local check missed (2: the endpoint parks). */
+static int take_entry(uint8_t epi)
 {
     struct ncp_ep *ep = &ncp.ep[epi];
     struct nic_sq_entry e;
@@ -598,30 +624,44 @@ static void take_entry(uint8_t epi)
     const volatile struct nic_sq_entry *slot = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
         NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % NCP_SQ_N) * sizeof e);
     struct ncp_op *o;
+    int32_t st;
 
     memcpy(&e, (const void *)slot, sizeof e); /* one copy: the process may rewrite the slot */
-    if (validate(&e, &rnode) != NIC_ST_OK) {
-        ep->sq_ci++;
-        op_complete_bad(epi, &e, NIC_ST_BAD_DESC);
-        return;
+    uint64_t laddr = (uint64_t)e.laddr_hi << 32 | e.laddr_lo;
+    st = validate(&e, &rnode);
+    if (st == NIC_ST_OK) {
+        enum xl_result r = check_local(ep->pid, &e, laddr, &st);
+        if (r != XL_OK)
+            return 2;
+        if (st != NIC_ST_OK)
+            ncp_sat_inc(&ncp.c.s.local_refused);
     }
     if (!(o = op_alloc()))
-        return; /* all operations in use: the entry stays queued */
-    ep->sq_ci++;
+        return 1; /* all operations in use: the entry stays queued */
     o->ep = epi;
+    o->req = ep->sq_ci;
+    ep->slot_op[ep->sq_ci % NCP_SQ_N] = (uint8_t)(o - ncp.op);
+    ep->sq_ci++;
     o->kind = e.op;
     o->flags = e.flags;
-    o->rnode = rnode;
-    o->laddr = (uint64_t)e.laddr_hi << 32 | e.laddr_lo;
-    o->roff = (uint64_t)e.roff_hi << 32 | e.roff_lo;
     o->wr_id = (uint64_t)e.wr_id_hi << 32 | e.wr_id_lo;
+    o->lpid = ep->pid;
+    if (st != NIC_ST_OK) {
+        if (st == NIC_ST_BAD_DESC)
+            ncp_sat_inc(&ncp.c.bad_desc);
+        op_finish_early(o, st);
+        return 0;
+    }
+    o->rnode = rnode;
+    o->laddr = laddr;
+    o->roff = (uint64_t)e.roff_hi << 32 | e.roff_lo;
     o->len = e.len;
     o->rbuf = e.rbuf;
     o->rkey = e.rkey;
     o->rpid = e.rpid;
-    o->lpid = ep->pid;
     ep->cur = (int16_t)(o - ncp.op);
     ep->state = EP_ACTIVE;
+    return 0;
 }
 
 /* After serve_ep: the endpoint's bits in struct ncp_work from its state. */
@@ -657,10 +697,19 @@ static int serve_ep(uint8_t epi)
                 ep->state = EP_IDLE;
                 return progress;
             }
-            take_entry(epi);
-            if (ep->cur < 0)
+            int r = take_entry(epi);
+            if (r == 2) {
+                ep->state = EP_PARKED; /* its local buffer's CBH line missed: waits for the fill */
+                ncp_work.tick = 1;
                 return progress;
-            progress = 1;
+            }
+            if (r == 0)
+                progress = 1;
+            if (ep->cur < 0) {
+                if (r == 0)
+                    continue; /* failed at once: retired; the next entry */
+                return progress;
+            }
         }
         struct ncp_op *o = &ncp.op[ep->cur];
         struct ncp_peer *pp = &ncp.peer[o->rnode];

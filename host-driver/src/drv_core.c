@@ -37,6 +37,10 @@ static int fail(char *err, size_t errlen, int code, const char *msg)
     return code;
 }
 
+/* The doorbell offsets of the ABI are the registers the doorbell block coalesces (nic.toml dbpage). */
+_Static_assert(NIC_DB_SQ_PI == NIC_DBPAGE_SQ_PI && NIC_DB_CMD_PI == NIC_DBPAGE_CMD_PI && NIC_DB_EV_CI == NIC_DBPAGE_EV_CI,
+               "nic_abi.h NIC_DB_* must match hal/regmap/nic.toml dbpage");
+
 void nicdrv_config_default(struct nicdrv_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -52,6 +56,7 @@ void nicdrv_config_default(struct nicdrv_config *cfg)
     cfg->cmd_timeout = 40000000;
     cfg->key_seed = 0; /* host entropy */
     cfg->prefill = true;
+    cfg->fill_residency = 200000;
 }
 
 nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *host, const struct nicdrv_config *cfg)

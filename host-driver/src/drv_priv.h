@@ -26,7 +26,8 @@ struct drv_line { /* a VMH line the driver filled (or loaded): the unit of pinni
     bool used;
     uint16_t pid;
     uint32_t line;
-    uint64_t filled_at; /* least recently filled = first victim */
+    uint64_t filled_at; /* the last fill: younger than cfg.fill_residency = not evicted; else the
+                           least recently filled line is the first victim */
     uint32_t npinned;
     uint8_t *pinned; /* L flags: page i of the line holds our pin reference */
 };

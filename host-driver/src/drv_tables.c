@@ -7,7 +7,8 @@
  * Role map:
  *   build_line          one line image from the host tables (VMH: pins the pages it maps)
  *   nicdrv_miss_resolve the miss thread's work for one miss
- *   make_room / evict   high-water mark: least recently filled line first
+ *   make_room / evict   high-water mark: least recently filled line first, none younger than
+ *                       cfg.fill_residency
  *   invalidate          NIC_CMD_INVALIDATE, and nothing is unpinned unless it was answered OK
  *   nicdrv_mem_reg/dereg, nicdrv_ep_open/close, nicdrv_proc_release
  *
@@ -23,6 +24,7 @@
 #include "drv_priv.h"
 #include "nic_memmap.h"
 
+#define CLOSE_RETRY_CYCLES 2000u /* 10 us between EP_CLOSEs answered BUSY */
 #define DRV_MAX_LINES 8192u /* VMH line records (pinning units) per driver */
 
 size_t drv_entry_size(unsigned cache)
@@ -172,11 +174,18 @@ static void unpin_line(nicdrv_t *d, struct drv_line *l)
     l->used = false;
 }
 
-/* High-water mark: evict least recently filled lines (not `keep`) until `need` more pages fit. */
+/*
+ * High-water mark: evict lines (not `keep`) until `need` more pages fit. Victim: the least recently
+ * filled line among those older than cfg.fill_residency; a younger line was filled for a packet
+ * that may not have used it yet (evicting it undid the fill and the packet missed again: the
+ * livelock of issue 18, item 5). When every candidate is that young, wait until the oldest one
+ * ages (bounded by fill_residency) rather than evict it: forward progress for every waiting packet.
+ */
 static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
 {
     while (d->dynamic && d->cfg.pin_hwm_pages && d->st.pinned_pages + need > d->cfg.pin_hwm_pages) {
         struct drv_line *v = NULL;
+        uint64_t now = d->host.now(d->host.ctx);
         int rc;
         for (uint32_t i = 0; i < d->nlines; i++) {
             struct drv_line *l = &d->lines[i];
@@ -185,6 +194,11 @@ static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
         }
         if (!v)
             return NICDRV_OK; /* one line bigger than the mark: allowed to exceed it */
+        if (d->cfg.fill_residency && now < v->filled_at + d->cfg.fill_residency) {
+            d->st.evict_waits++;
+            d->host.sleep(d->host.ctx, v->filled_at + d->cfg.fill_residency - now);
+            continue; /* the tables may have changed meanwhile (only under tbl_lock: not here) */
+        }
         rc = invalidate(d, NIC_CACHE_VMH, v->pid, v->line, 1);
         if (rc)
             return rc; /* not answered: the pages stay pinned */
@@ -225,12 +239,29 @@ static int build_vmh(nicdrv_t *d, struct drv_proc *p, uint16_t pid, uint32_t key
                 j++;
             uint64_t va = ((uint64_t)key * L + i) << NICDRV_PAGE_SHIFT;
             rc = d->host.pin(d->host.ctx, pid, va, (uint64_t)(j - i) << NICDRV_PAGE_SHIFT);
-            if (rc)
-                return NICDRV_EFAULT;
-            memset(l->pinned + i, 1, j - i);
-            l->npinned += j - i;
-            d->st.pins += j - i;
-            d->st.pinned_pages += j - i;
+            if (rc) {
+                /* Page by page: a page the OS cannot back (outside the address space, no frame)
+                 * goes into the line as an invalid entry, so the NCP fails the operation that
+                 * needs it with a protection error instead of missing on it forever (issue 18,
+                 * item 6); the pages around it are served. */
+                for (uint32_t k = i; k < j; k++) {
+                    if (d->host.pin(d->host.ctx, pid, va + ((uint64_t)(k - i) << NICDRV_PAGE_SHIFT),
+                                    NICDRV_PAGE_SIZE)) {
+                        rights[k] = 0;
+                        d->st.unbacked_pages++;
+                        continue;
+                    }
+                    l->pinned[k] = 1;
+                    l->npinned++;
+                    d->st.pins++;
+                    d->st.pinned_pages++;
+                }
+            } else {
+                memset(l->pinned + i, 1, j - i);
+                l->npinned += j - i;
+                d->st.pins += j - i;
+                d->st.pinned_pages += j - i;
+            }
             if (d->st.pinned_pages > d->st.pinned_peak)
                 d->st.pinned_peak = d->st.pinned_pages;
             i = j;
@@ -243,8 +274,10 @@ static int build_vmh(nicdrv_t *d, struct drv_proc *p, uint16_t pid, uint32_t key
         e[i].flags = 0;
         if (!rights[i])
             continue;
-        if (d->host.translate(d->host.ctx, pid, ((uint64_t)key * L + i) << NICDRV_PAGE_SHIFT, &pa))
-            return NICDRV_EFAULT;
+        if (d->host.translate(d->host.ctx, pid, ((uint64_t)key * L + i) << NICDRV_PAGE_SHIFT, &pa)) {
+            d->st.unbacked_pages++; /* pinned but not resident: cannot happen; never map it */
+            continue;
+        }
         e[i].ppn = (uint32_t)(pa >> NICDRV_PAGE_SHIFT);
         e[i].flags = NIC_ENTRY_VALID | rights[i];
     }
@@ -356,9 +389,15 @@ int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m)
 int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
 {
     uint8_t img[NICDRV_PAGE_SIZE];
-    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = m->cache, .pid = m->pid, .key = m->key, .epoch = m->epoch };
+    /* NIC_FILL_CURRENT: the image is built and the FILL queued under tbl_lock, which orders every
+     * INVALIDATE the driver sends, so no invalidation of the line falls between them and the image
+     * is current whatever the epoch the miss saw. With the miss's epoch instead, every eviction of
+     * another line of the same (cache, pid) while the miss waited in the queue made its fill stale:
+     * thousands of rejected fills and repeated misses under a small pin budget (issue 18, item 5). */
+    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = m->cache, .pid = m->pid, .key = m->key, .epoch = m->epoch,
+                         .c = NIC_FILL_CURRENT };
     size_t len;
-    int32_t st;
+    int32_t st = NIC_ST_OK;
     int rc;
 
     if (!nicdrv_probed(d))
@@ -366,9 +405,6 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
     if (m->cache >= NIC_CACHE__COUNT)
         return NICDRV_EINVAL;
     drv_lock(d, &d->tbl_lock);
-    /* Every invalidation is sent under tbl_lock, so while we hold it only our own evictions can
-     * move this (cache, pid)'s epoch; one that came before the lock keeps the fill stale (the
-     * NCP rejects it and misses again), which is the conservative answer. */
     d->resolving = true;
     d->res_cache = m->cache;
     d->res_pid = m->pid;
@@ -376,13 +412,22 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
     rc = build_line(d, m->cache, m->pid, m->key, img, &len);
     d->resolving = false;
     c.epoch = (uint16_t)(m->epoch + d->res_bump);
-    if (!rc)
+    /* NIC_ST_NO_RESOURCES: the NCP had no DMA room for the image (or, from an NCP that ignores
+     * the flag, the epoch moved): the fill is sent again, not lost */
+    for (uint32_t attempt = 0; !rc && attempt < 8; attempt++) {
+        if (attempt) {
+            d->st.fill_retries++;
+            d->host.sleep(d->host.ctx, 2000u << attempt);
+        }
         rc = drv_cmd(d, &c, img, len, &st);
+        if (rc || st != NIC_ST_NO_RESOURCES)
+            break;
+    }
     if (!rc) {
         if (st == NIC_ST_OK)
             d->st.fills++;
         else if (st == NIC_ST_NO_RESOURCES)
-            d->st.fills_rejected++; /* raced an invalidation: the next lookup misses again */
+            d->st.fills_rejected++; /* still refused: the NCP's request expires and posts again */
         else
             rc = NICDRV_EFW;
     }
@@ -564,6 +609,10 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
     L = drv_line_entries(d, NIC_CACHE_VMH);
     if (!len || !rights || (rights & ~all) || va + len < va || ((va + len - 1) >> NICDRV_PAGE_SHIFT) / L > UINT32_MAX)
         return NICDRV_EINVAL;
+    /* what no miss could ever resolve is refused now, not at the first packet (issue 18, item 6);
+     * the NCP translates at most 44-bit addresses */
+    if ((va + len - 1) >> 44 || (d->host.va_check && d->host.va_check(d->host.ctx, pid, va, len)))
+        return NICDRV_EFAULT;
     drv_lock(d, &d->tbl_lock);
     p = find_proc(d, pid, true);
     rc = NICDRV_ENOMEM;
@@ -723,7 +772,24 @@ static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
     int rc = NICDRV_OK;
 
     if (!d->dead) {
-        rc = drv_cmd(d, &c, NULL, 0, &st); /* the NCP flushes outstanding work into the CQ first */
+        /* The NCP flushes outstanding work into the CQ first; it answers BUSY while packets the
+         * endpoint sent are still in a window (at most the transport's give-up span): ask again,
+         * so nothing of it lands after the close returns (docs/api.md "Close"). */
+        uint64_t deadline = d->host.now(d->host.ctx) + d->cfg.cmd_timeout;
+        for (;;) {
+            rc = drv_cmd(d, &c, NULL, 0, &st);
+            if (rc || st != NIC_ST_BUSY)
+                break;
+            d->st.close_retries++;
+            if (d->host.now(d->host.ctx) >= deadline) {
+                rc = NICDRV_ETIMEDOUT;
+                break;
+            }
+            if (d->host.sleep(d->host.ctx, CLOSE_RETRY_CYCLES) == NICDRV_ECANCELED) {
+                rc = NICDRV_ECANCELED;
+                break;
+            }
+        }
         if (!rc)
             rc = drv_map_status(st);
         if (rc)

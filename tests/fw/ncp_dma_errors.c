@@ -105,6 +105,7 @@ int main(void)
     fwh_boot();
     if (fwh_me == 0) {
         fwh_install_vmh(VA_SRC, BAD_SRC);
+        fwh_install_buffer(BUF, VA_SRC, 64u * 4096u); /* its CBH line: the local buffer (FWH_LBUF) too */
         initiator();
     } else if (fwh_me == 1) {
         fwh_install_vmh(VA_DST, BAD_DST);

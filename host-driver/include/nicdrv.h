@@ -75,7 +75,16 @@ struct nicdrv_config {
     uint32_t cq_log2;           /* completion queue entries per endpoint, log2 (7: one page) */
     uint64_t boot_timeout;      /* cycles to wait for fw_state ready (default 4,000,000 = 20 ms) */
     uint64_t cmd_timeout;       /* cycles to wait for a command's answer (default 40,000,000) */
-    uint32_t key_seed;          /* remote keys are drawn from this (deterministic) */
+    uint64_t key_seed;          /* the per-node secret remote keys are drawn from: 0 (default) = host
+                                   entropy (getrandom); a simulation passes a seed of its own per node
+                                   to be reproducible. Keys are a keyed permutation of the
+                                   registration count with the node id in the low 5 bits: never
+                                   repeated on a node (2^27 registrations) or across nodes 0..31,
+                                   unpredictable without the secret (docs/wire-protocol.md) */
+    uint64_t fabric_secret;     /* the secret every honest node of the cluster is given out of band
+                                   (as an MPI launcher or subnet manager would): keys every
+                                   connection's ISN and token (INIT). 0: none (tokens derived from
+                                   a public key: no protection against forged frames) */
     uint32_t required_fw_major; /* 0 = any firmware version (the ABI major is always checked) */
     bool prefill;               /* dynamic build: install a process's PCH line at EP_OPEN and a
                                    buffer's CBH line at registration (FILL, NIC_FILL_CURRENT), so the
@@ -102,6 +111,7 @@ struct nicdrv_stats {
     uint64_t evict_waits;               /* evictions that waited for a line's fill_residency */
     uint64_t unbacked_pages;            /* pages a fill could not pin (the OS cannot back them):
                                            installed invalid, so the NCP answers a protection error */
+    uint64_t close_retries;             /* EP_CLOSE asked again: answered BUSY (packets in flight) */
     uint32_t procs, bufs, eps; /* live */
 };
 

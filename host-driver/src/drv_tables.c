@@ -17,12 +17,14 @@
  * line record; a record's pages are unpinned only by unpin_line, called only after invalidate()
  * returned OK for that line (or with the core held in reset, at remove).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drv_priv.h"
 #include "nic_memmap.h"
 
+#define CLOSE_RETRY_CYCLES 2000u /* 10 us between EP_CLOSEs answered BUSY */
 #define DRV_MAX_LINES 8192u /* VMH line records (pinning units) per driver */
 
 size_t drv_entry_size(unsigned cache)
@@ -435,14 +437,101 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
 
 /* ---- registration ---- */
 
+/*
+ * Remote keys (docs/wire-protocol.md "Threat model"). A key is checked by the target NCP against
+ * its buffer (pid, buffer id), so a node that was never given it must not be able to guess it:
+ *   - unpredictable: a keyed permutation (a 4-round Feistel network on 28 bits with SipHash-2-4
+ *     rounds, cycle-walked down to 27 bits) of the registration count, under a 128-bit per-node
+ *     secret from the host's entropy, or from cfg.key_seed (a simulation's seed: reproducible);
+ *     keys given out reveal nothing usable about others without the secret;
+ *   - never repeated: the permutation is a bijection, so a node's first 2^27 registrations get
+ *     distinct keys, and the low 5 bits are the node id, so no two nodes (ids 0..31) share one.
+ */
+#define KEY_NODE_BITS 5u
+#define KEY_PERM_BITS (32u - KEY_NODE_BITS)
+
+static uint64_t key_sip(const uint32_t k[4], uint64_t m)
+{
+#define KROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define KROUND                                                                            \
+    do {                                                                                  \
+        v0 += v1; v1 = KROTL(v1, 13); v1 ^= v0; v0 = KROTL(v0, 32);                      \
+        v2 += v3; v3 = KROTL(v3, 16); v3 ^= v2;                                           \
+        v0 += v3; v3 = KROTL(v3, 21); v3 ^= v0;                                           \
+        v2 += v1; v1 = KROTL(v1, 17); v1 ^= v2; v2 = KROTL(v2, 32);                      \
+    } while (0)
+    uint64_t k0 = (uint64_t)k[0] | (uint64_t)k[1] << 32, k1 = (uint64_t)k[2] | (uint64_t)k[3] << 32;
+    uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
+    uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull, b = (uint64_t)8 << 56;
+    v3 ^= m;
+    KROUND;
+    KROUND;
+    v0 ^= m;
+    v3 ^= b;
+    KROUND;
+    KROUND;
+    v0 ^= b;
+    v2 ^= 0xFF;
+    KROUND;
+    KROUND;
+    KROUND;
+    KROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
+#undef KROUND
+#undef KROTL
+}
+
+/* A bijection of [0, 2^27) under the node's key. */
+static uint32_t key_perm(const uint32_t k[4], uint32_t x)
+{
+    do { /* cycle-walking: a 28-bit Feistel permutation until the value is below 2^27 */
+        uint32_t l = x >> 14, r = x & 0x3FFFu;
+        for (uint32_t round = 0; round < 4; round++) {
+            uint32_t f = (uint32_t)key_sip(k, (uint64_t)round << 32 | r) & 0x3FFFu;
+            uint32_t t = r;
+            r = l ^ f;
+            l = t;
+        }
+        x = l << 14 | r;
+    } while (x >> KEY_PERM_BITS);
+    return x;
+}
+
+int drv_key_init(nicdrv_t *d)
+{
+    uint64_t s[2] = {d->cfg.key_seed, 0};
+
+    if (!s[0]) {
+        FILE *f = fopen("/dev/urandom", "rb");
+        int ok = f && fread(s, sizeof s, 1, f) == 1;
+        if (f)
+            fclose(f);
+        if (!ok)
+            return -1;
+    } else {
+        s[1] = s[0] * 0x9E3779B97F4A7C15ull ^ 0xD1B54A32D192ED03ull; /* the seed is the whole secret */
+    }
+    d->key_k[0] = (uint32_t)s[0];
+    d->key_k[1] = (uint32_t)(s[0] >> 32);
+    d->key_k[2] = (uint32_t)s[1];
+    d->key_k[3] = (uint32_t)(s[1] >> 32);
+    d->key_ctr = 0;
+    return 0;
+}
+
+uint32_t drv_key_make(const uint32_t k[4], uint32_t node, uint32_t n)
+{
+    return key_perm(k, n & ((1u << KEY_PERM_BITS) - 1u)) << KEY_NODE_BITS | (node & ((1u << KEY_NODE_BITS) - 1u));
+}
+
 static uint32_t next_key(nicdrv_t *d)
 {
-    uint32_t x = d->rng; /* xorshift32: keys only need to be unguessable by accident, not crypto */
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    d->rng = x;
-    return x ? x : 1;
+    uint32_t key;
+
+    do /* never 0 (a CBH entry's zero key) */
+        key = drv_key_make(d->key_k, d->cfg.node_id, d->key_ctr++);
+    while (!key);
+    return key;
 }
 
 /* VMH lines covering [va, va+len) */
@@ -683,7 +772,24 @@ static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
     int rc = NICDRV_OK;
 
     if (!d->dead) {
-        rc = drv_cmd(d, &c, NULL, 0, &st); /* the NCP flushes outstanding work into the CQ first */
+        /* The NCP flushes outstanding work into the CQ first; it answers BUSY while packets the
+         * endpoint sent are still in a window (at most the transport's give-up span): ask again,
+         * so nothing of it lands after the close returns (docs/api.md "Close"). */
+        uint64_t deadline = d->host.now(d->host.ctx) + d->cfg.cmd_timeout;
+        for (;;) {
+            rc = drv_cmd(d, &c, NULL, 0, &st);
+            if (rc || st != NIC_ST_BUSY)
+                break;
+            d->st.close_retries++;
+            if (d->host.now(d->host.ctx) >= deadline) {
+                rc = NICDRV_ETIMEDOUT;
+                break;
+            }
+            if (d->host.sleep(d->host.ctx, CLOSE_RETRY_CYCLES) == NICDRV_ECANCELED) {
+                rc = NICDRV_ECANCELED;
+                break;
+            }
+        }
         if (!rc)
             rc = drv_map_status(st);
         if (rc)

@@ -248,6 +248,11 @@ hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const stru
         c.node_id = (uint16_t)node;
         c.nodes = (uint16_t)cluster_nodes(cl);
     }
+    /* the harness's secrets (reproducible from the cluster seed), unless the caller chose its own */
+    if (!c.key_seed)
+        c.key_seed = cluster_secret(cl, CLUSTER_SECRET_KEYS + node);
+    if (!c.fabric_secret)
+        c.fabric_secret = cluster_secret(cl, CLUSTER_SECRET_FABRIC);
     memset(&host, 0, sizeof host);
     host = (struct nicdrv_host){ .ctx = h,
                                  .pin = h_pin,

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -451,6 +452,89 @@ static void nic_stats_and_calls_before_probe(void **state)
     fake_destroy(f);
 }
 
+/* drv_tables.c: the remote key generator (not in the public header). */
+uint32_t drv_key_make(const uint32_t k[4], uint32_t node, uint32_t n);
+
+/*
+ * Item 9: remote keys are never repeated on a node or across nodes, and are not predictable: a
+ * different secret gives an unrelated sequence (no key of one sequence appears at its index in
+ * the other beyond chance), consecutive keys share no simple relation, and the driver keys its
+ * registrations from cfg.key_seed (reproducible) or host entropy (two drivers differ).
+ */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void remote_keys_unique_and_unpredictable(void **state)
+{
+    enum { N = 1u << 15, NODES = 4 };
+    static uint32_t keys[N * NODES];
+    const uint32_t k1[4] = {1, 2, 3, 4}, k2[4] = {1, 2, 3, 5};
+    uint32_t same_index = 0, low_bits_equal = 0;
+    (void)state;
+    for (uint32_t node = 0; node < NODES; node++)
+        for (uint32_t i = 0; i < N; i++) {
+            /* each node its own secret, as in a cluster */
+            const uint32_t k[4] = {node * 7919u + 1u, 2, 3, 4};
+            keys[node * N + i] = drv_key_make(k, node, i);
+            assert_int_equal(keys[node * N + i] & 31u, node);
+        }
+    qsort(keys, N * NODES, sizeof keys[0], cmp_u32);
+    for (uint32_t i = 1; i < N * NODES; i++)
+        assert_true(keys[i] != keys[i - 1]); /* never repeated, on a node or across nodes */
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t a = drv_key_make(k1, 3, i), b = drv_key_make(k2, 3, i);
+        assert_int_equal(a, drv_key_make(k1, 3, i)); /* deterministic for a seed */
+        same_index += a == b;
+        low_bits_equal += ((a ^ drv_key_make(k1, 3, i + 1u)) >> 5 & 0xFFu) == 0;
+    }
+    assert_true(same_index <= 2);         /* one secret bit changed: an unrelated sequence */
+    assert_true(low_bits_equal < N / 64); /* ~N / 256 by chance: no step pattern */
+
+    /* through the driver: the seed decides, the node id alone does not; 0 = host entropy */
+    uint32_t key[4], id;
+    struct nicdrv_config c = *cfg_prefill(true);
+    for (unsigned run = 0; run < 4; run++) {
+        c.key_seed = run < 2 ? 0x1234u : run == 2 ? 0x1235u : 0;
+        struct fake *f = up(true, &c);
+        uint32_t pid = fake_proc(f);
+        assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 4096, NIC_RIGHT_REMOTE_READ, &id, &key[run]), 0);
+        assert_int_equal(nicdrv_remove(f->drv), NICDRV_OK);
+        fake_destroy(f);
+    }
+    assert_int_equal(key[0], key[1]);
+    assert_int_not_equal(key[0], key[2]);
+    assert_int_not_equal(key[0], key[3]);
+}
+
+/* 8a(a): the DMA engine writes an entry that crosses a 256-byte boundary in two bursts (the fake
+ * does too, delivering the second after the interrupt). Event entries are 32 bytes, so none ever
+ * crosses: 600 commands, the ring wrapping several times, every answer found, the driver alive.
+ * With 24-byte entries this loses answers (stale sequence number) and the driver times out. */
+static void event_ring_entries_never_torn(void **state)
+{
+    struct fake *f = up(true, NULL);
+    struct nic_stats ns;
+    struct nicdrv_stats st;
+    (void)state;
+
+    assert_int_equal(sizeof(struct nic_event) & (sizeof(struct nic_event) - 1), 0); /* power of two */
+    assert_int_equal(256 % sizeof(struct nic_event), 0);
+    assert_int_equal(256 % sizeof(struct nic_cqe), 0);
+    for (int i = 0; i < 600; i++) {
+        f->misses_posted = (uint32_t)i;
+        assert_int_equal(nicdrv_nic_stats(f->drv, &ns), 0);
+        assert_int_equal(ns.drops_miss, (uint32_t)i);
+    }
+    assert_int_equal(f->events_torn, 0);
+    nicdrv_stats(f->drv, &st);
+    assert_true(st.events >= 600); /* > 4 laps of the 128-entry ring */
+    assert_true(nicdrv_probed(f->drv));
+    fake_destroy(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -466,6 +550,8 @@ int main(void)
         cmocka_unit_test(unbacked_memory_rejected_or_filled_invalid),
         cmocka_unit_test(static_build_preloads_and_fails_when_full),
         cmocka_unit_test(nic_stats_and_calls_before_probe),
+        cmocka_unit_test(remote_keys_unique_and_unpredictable),
+        cmocka_unit_test(event_ring_entries_never_torn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

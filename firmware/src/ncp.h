@@ -439,6 +439,8 @@ int32_t xlate_static_load(uint8_t cache, uint16_t pid, uint32_t line, const void
 void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n);
 uint32_t xlate_line_bytes(uint8_t cache);
 void xlate_stats(struct nic_cache_stats *out);
+/* The miss table's counters into the NIC statistics (miss_requests, miss_reposts, miss_table_full). */
+void xlate_miss_stats(struct nic_stats *s);
 uint32_t xlate_lookup_bytes(void);
 void xlate_geom(struct nic_cache_geom *g);
 void xlate_post_held(void);

@@ -80,6 +80,13 @@ uint32_t xlate_lookup_bytes(void)
     return (uint32_t)(__lookup_end - __lookup_start);
 }
 
+void xlate_miss_stats(struct nic_stats *s)
+{
+    s->miss_requests = misses.st.recorded;
+    s->miss_reposts = misses.st.expired;
+    s->miss_table_full = misses.st.full;
+}
+
 void xlate_stats(struct nic_cache_stats *out)
 {
     for (unsigned i = 0; i < NIC_CACHE__COUNT; i++)

@@ -255,7 +255,11 @@ struct nic_stats {
     uint32_t rx_dma_errors; /* received data whose host DMA failed: not acknowledged, resent */
     uint32_t void_fails;    /* operations failed because a segment went VOID (no data) */
     uint32_t reserved_xport[7];
-    uint32_t reserved_xlate[8];  /* translation liveness (fills, miss errors) */
+    /* translation liveness (issue 18) */
+    uint32_t miss_requests;      /* miss requests recorded (one per (cache, pid, line) outstanding) */
+    uint32_t miss_reposts;       /* posted misses the host did not answer within 10 ms, posted again */
+    uint32_t miss_table_full;    /* misses not recorded, the table full (packet dropped / request parked) */
+    uint32_t reserved_xlate[5];
     /* host interface (ABI 2.0) */
     uint32_t local_refused;      /* requests whose local range failed the NCP's check (lbuf) */
     uint32_t close_busy;         /* EP_CLOSE answered NIC_ST_BUSY: the endpoint's packets in flight */

@@ -49,6 +49,7 @@
 #define VA_SCRATCH 0x40000000ull
 #define SPACING 0x100000ull /* 1 MiB: each buffer in its own VMH line (L = 64 pages) */
 #define WAITC 200000000ull
+#define PRESSURE_OPS 24 /* write + read-back pairs per process (pressure, rxclean) */
 
 enum mode { M_PRESSURE, M_UNBACKED, M_LOOPSTORM, M_PROCS8, M_RXCLEAN, M__N };
 static const char *const mode_names[M__N] = { "pressure", "unbacked", "loopstorm", "procs8", "rxclean" };
@@ -498,13 +499,13 @@ static void prog_initiator(void *arg)
             FAIL("node %u: %u misses unanswered for 10 ms", i, w->nst[i].miss_reposts);
     switch (w->mode) {
     case M_PRESSURE:
-        ini_traffic(p, &c, 40, 65536, 1, 1);
+        ini_traffic(p, &c, PRESSURE_OPS, 65536, 1, 1);
         break;
     case M_PROCS8:
         ini_traffic(p, &c, 16, 16384, 0, 0);
         break;
     case M_RXCLEAN:
-        ini_traffic(p, &c, 40, 65536, 1, 1);
+        ini_traffic(p, &c, PRESSURE_OPS, 65536, 1, 1);
         break;
     case M_UNBACKED:
         ini_unbacked(p, &c);
@@ -683,7 +684,7 @@ int main(int argc, char **argv)
             FAIL("node %u: %u misses unanswered for 10 ms", i, w->nst[i].miss_reposts);
     switch (w->mode) {
     case M_PRESSURE:
-        if (w->ops < 2 * 40 * w->nproc)
+        if (w->ops < 2 * PRESSURE_OPS * w->nproc)
             FAIL("only %" PRIu64 " operations", w->ops);
         for (unsigned i = 0; i < 2 && w->stats_taken[0]; i++)
             if (w->dst[i].fills_rejected)
@@ -731,7 +732,7 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < 2 && w->stats_taken[i]; i++)
             if (w->mac_ovf[i])
                 FAIL("node %u: %u MAC RX FIFO overflows on a clean link", i, w->mac_ovf[i]);
-        if (w->ops < 2 * 40 * w->nproc)
+        if (w->ops < 2 * PRESSURE_OPS * w->nproc)
             FAIL("only %" PRIu64 " operations", w->ops);
         break;
     case M__N:

@@ -89,9 +89,10 @@ struct nic_cmd {
     uint32_t d;
 };
 
-/* FILL flags (nic_cmd.c). NIC_FILL_CURRENT: a prefill the driver issues on its own (a process's PCH
- * line at EP_OPEN, a buffer's CBH line at registration), not an answer to a miss: installed at the
- * line's current epoch. Safe because the NCP runs commands in ring order and the driver builds the
+/* FILL flags (nic_cmd.c). NIC_FILL_CURRENT: installed at the line's current epoch, not the epoch in
+ * the command: a prefill the driver issues on its own (a process's PCH line at EP_OPEN, a buffer's
+ * CBH line at registration), and since issue 18 the driver's answer to a miss too (a miss's epoch
+ * went stale whenever the driver evicted another line of the same pid while the miss waited). Safe because the NCP runs commands in ring order and the driver builds the
  * image and queues the FILL under the lock that orders its INVALIDATEs: no invalidation of that
  * line can fall between the image and the fill. An NCP of ABI 1.0 ignores the flag and rejects
  * the fill (epoch 0 is stale after the registration's invalidation): only a missed prefill. */

@@ -29,7 +29,7 @@
  *
  * Usage: systest_live MODE IMAGE [SEED]. Exit: 0 pass, 1 fail. Diagnostics (loopstorm):
  * LIVE_LAT=1 prints every write's latency, LIVE_STORM0=1 / LIVE_STORM1=1 keep the storm on node 0 /
- * node 1 only.
+ * node 1 only; pressure by hand: LIVE_PROCS (<= 8), LIVE_BUFS (<= 4), LIVE_DROP.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -598,8 +598,9 @@ static void print_node(struct world *w, unsigned n)
                s->cache[c].lookups, s->cache[c].hits,
                s->cache[c].miss_cold_send + s->cache[c].miss_send + s->cache[c].miss_cold_recv + s->cache[c].miss_recv,
                s->cache[c].evictions, s->cache[c].fills, s->cache[c].fills_rejected);
-    printf("systest_live: node %u NCP misses: requests %u, re-posted after 10 ms unanswered %u, table full %u\n", n,
-           s->miss_requests, s->miss_reposts, s->miss_table_full);
+    printf("systest_live: node %u NCP misses: requests %u, re-posted after 10 ms unanswered %u, table full %u; "
+           "give-ups on the no-progress bound %u\n",
+           n, s->miss_requests, s->miss_reposts, s->miss_table_full, s->stall_giveups);
     printf("systest_live: node %u driver: misses %" PRIu64 " fills %" PRIu64 " rejected %" PRIu64 " retried %" PRIu64
            " evictions %" PRIu64 " evict waits %" PRIu64 " unbacked pages %" PRIu64 " pinned peak %" PRIu64 "\n",
            n, d->misses, d->fills, d->fills_rejected, d->fill_retries, d->evictions, d->evict_waits, d->unbacked_pages,
@@ -632,6 +633,10 @@ int main(int argc, char **argv)
     w->nproc = w->mode == M_PRESSURE ? 3 : w->mode == M_PROCS8 ? 8 : w->mode == M_RXCLEAN ? 3 : w->mode == M_UNBACKED ? 3 : 2;
     w->nbuf = w->mode == M_PRESSURE || w->mode == M_RXCLEAN ? 4 : 2;
     w->blen = 65536;
+    if (w->mode == M_PRESSURE && getenv("LIVE_PROCS")) /* exploration: harsher settings by hand */
+        w->nproc = (unsigned)atoi(getenv("LIVE_PROCS")) > MAXP ? MAXP : (unsigned)atoi(getenv("LIVE_PROCS"));
+    if (w->mode == M_PRESSURE && getenv("LIVE_BUFS"))
+        w->nbuf = (unsigned)atoi(getenv("LIVE_BUFS")) > MAXB ? MAXB : (unsigned)atoi(getenv("LIVE_BUFS"));
     for (unsigned k = 0; k < w->nproc; k++)
         for (unsigned j = 0; j < w->nbuf; j++)
             w->shadow[k][j] = malloc(w->blen);
@@ -645,7 +650,7 @@ int main(int argc, char **argv)
     if (w->mode == M_PRESSURE) {
         struct switch_faults f;
         memset(&f, 0, sizeof f);
-        f.drop = 0.02;
+        f.drop = getenv("LIVE_DROP") ? atof(getenv("LIVE_DROP")) : 0.02;
         f.duplicate = 0.01;
         f.delay = 0.02;
         f.delay_max = 2000;

@@ -705,11 +705,10 @@ static int serve_ep(uint8_t epi)
             }
             if (r == 0)
                 progress = 1;
-            if (ep->cur < 0) {
-                if (r == 0)
-                    continue; /* failed at once: retired; the next entry */
-                return progress;
-            }
+            if (ep->cur < 0)
+                return progress; /* failed at once (retired) or no operation free: a malformed
+                                    entry ends the endpoint's turn, so a stream of them costs the
+                                    others one entry per pass, not four (issue 18, item 7) */
         }
         struct ncp_op *o = &ncp.op[ep->cur];
         struct ncp_peer *pp = &ncp.peer[o->rnode];

@@ -24,6 +24,11 @@
  *                its end (same page), before its start, a buffer not registered and a missing
  *                local right each complete with their status, the NCP counts them, and nothing
  *                moves at the target or locally.
+ *   events SEED  event-ring stress: an 8-entry event ring (256 bytes) on both drivers, translation
+ *                prefill off, 6 processes on node 0, each with 4 buffers in their own VMH lines,
+ *                writing to node 1 and asking for the NIC's counters (commands) all along: every
+ *                write verified, every command answered, the ring wrapped more than 50 times, no
+ *                driver declared the device dead.
  *
  * Exit: 0 pass, 1 fail.
  */
@@ -46,7 +51,7 @@
 #define RD_SRC (1u << 20) /* reads come from [RD_SRC, +SLOT) of a target: never written */
 #define WAITC 200000000ull
 
-enum mode { M_ORDER, M_CLOSE, M_STORM, M_LOCAL, M__N };
+enum mode { M_ORDER, M_CLOSE, M_STORM, M_LOCAL, M_EVENTS, M__N };
 
 struct run {
     enum mode mode;
@@ -63,6 +68,7 @@ struct run {
     unsigned published, probed;
     int may_close;
     int storm_on;
+    unsigned ev_done;
 };
 
 struct prog {
@@ -621,6 +627,82 @@ out:
     finish_a(p);
 }
 
+/* One of the event-stress processes on node 0 (p->node is its index + 100). */
+#define EV_PROCS 6
+#define EV_BUFS 4
+#define EV_OPS 24
+static void prog_ev(void *arg)
+{
+    struct prog *p = arg;
+    struct run *r = p->r;
+    unsigned me = p->node - 100;
+    struct ctx c;
+    struct nic_wc wc;
+    struct nic_mr mr[EV_BUFS];
+    struct nic_stats st;
+    static uint8_t got[EV_PROCS][2048];
+
+    memset(&c, 0, sizeof c);
+    while (!r->probed)
+        coro_sleep(2000);
+    CHECK(open_proc(r, &c, 0, 0) == 0);
+    for (unsigned b = 0; b < EV_BUFS; b++) { /* each in its own VMH line: misses */
+        uint64_t va = VA_L + (uint64_t)b * (1u << 20);
+        uint8_t fill[2048];
+        for (unsigned i = 0; i < sizeof fill; i++)
+            fill[i] = lbyte(va + me * 7 + i);
+        CHECK(os_write(c.os, c.pid, va, fill, sizeof fill) == SIM_OK);
+        CHECK_RC(nic_reg(c.dev, va, 2048, NIC_ACCESS_LOCAL_READ, &mr[b]), NIC_OK);
+    }
+    for (unsigned k = 0; k < EV_OPS; k++) {
+        unsigned b = k % EV_BUFS;
+        uint64_t roff = ((uint64_t)me * EV_OPS + k) * 2048u;
+        struct nic_wr wr = { .local_va = VA_L + (uint64_t)b * (1u << 20), .len = 2048, .remote_offset = roff,
+                             .wr_id = k, .signaled = 1 };
+        wr.remote = (struct nic_remote){ r->pub[1].node, r->pub[1].pid, r->pub[1].handle, r->pub[1].rkey };
+        CHECK_RC(nic_post_write(c.dev, c.ep, &wr), NIC_OK);
+        CHECK_RC(nic_wait(c.dev, c.ep, &wc, WAITC), NIC_OK);
+        CHECK(wc.wr_id == k && wc.status == NIC_WC_SUCCESS);
+        CHECK(os_read(os_of(r, 1), r->tpid[1], VA_T + roff, got[me], 2048) == SIM_OK);
+        for (unsigned i = 0; i < 2048; i++)
+            CHECK(got[me][i] == lbyte(VA_L + (uint64_t)b * (1u << 20) + me * 7 + i));
+        CHECK_RC(nicdrv_nic_stats(c.drv, &st), NICDRV_OK); /* a command and its answer */
+        if (k % 6 == 5) { /* re-register: INVALIDATEs, and the next use misses again */
+            CHECK_RC(nic_dereg(c.dev, mr[b].handle), NIC_OK);
+            CHECK_RC(nic_reg(c.dev, VA_L + (uint64_t)b * (1u << 20), 2048, NIC_ACCESS_LOCAL_READ, &mr[b]), NIC_OK);
+        }
+    }
+    CHECK_RC(nic_dev_close(c.dev), NIC_OK);
+    c.dev = NULL;
+out:
+    if (c.dev)
+        nic_dev_close(c.dev);
+    r->ev_done++;
+    r->done++;
+}
+
+static void a_events(struct prog *p)
+{
+    struct run *r = p->r;
+    struct nicdrv_stats ds;
+
+    CHECK(probe_a(p) == 0);
+    r->probed = 1;
+    while (r->ev_done < EV_PROCS)
+        coro_sleep(10000);
+    nicdrv_stats(hostsw_driver(r->hs[0]), &ds);
+    printf("systest_api: events: %u processes x %u writes; node 0 driver: %" PRIu64 " events (%" PRIu64
+           " laps of its 8-entry ring), %" PRIu64 " commands, %" PRIu64 " misses\n",
+           EV_PROCS, EV_OPS, ds.events, ds.events / 8, ds.cmds, ds.misses);
+    CHECK(ds.events >= 8 * 50 && ds.misses >= EV_PROCS * EV_BUFS); /* >= 50 laps */
+    CHECK(nicdrv_probed(hostsw_driver(r->hs[0])));
+out:
+    r->probed = 1;
+    while (r->ev_done < EV_PROCS)
+        coro_sleep(10000);
+    finish_a(p);
+}
+
 static void prog_init(void *arg)
 {
     struct prog *p = arg;
@@ -629,6 +711,7 @@ static void prog_init(void *arg)
     case M_CLOSE: a_close(p); break;
     case M_STORM: a_storm(p); break;
     case M_LOCAL: a_local(p); break;
+    case M_EVENTS: a_events(p); break;
     case M__N: break;
     }
     p->r->done++;
@@ -643,10 +726,10 @@ static bool all_done(cluster_t *c, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[M__N] = { "order", "close", "storm", "local" };
+    static const char *const names[M__N] = { "order", "close", "storm", "local", "events" };
     static struct run r;
     struct cluster_config cc;
-    struct prog pr[MAXN + 1];
+    struct prog pr[MAXN + 1 + EV_PROCS];
     struct nicdrv_config dc;
     unsigned m;
 
@@ -654,7 +737,7 @@ int main(int argc, char **argv)
     for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
     if (argc < 3 || argc > 4 || m == M__N) {
-        fprintf(stderr, "usage: systest_api order|close|storm|local IMAGE [SEED]\n");
+        fprintf(stderr, "usage: systest_api order|close|storm|local|events IMAGE [SEED]\n");
         return 1;
     }
     r.mode = (enum mode)m;
@@ -678,6 +761,10 @@ int main(int argc, char **argv)
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)r.nodes;
+        if (r.mode == M_EVENTS) {
+            dc.ev_log2 = 3;      /* 8 entries, 256 bytes: it wraps all the time */
+            dc.prefill = false;  /* every line by a miss: more events */
+        }
         r.hs[i] = hostsw_create(r.cl, i, r.costs, &dc);
         pr[i] = (struct prog){ &r, i };
         node_set_reset(cluster_node(r.cl, i), false);
@@ -691,6 +778,13 @@ int main(int argc, char **argv)
             return 1;
         r.progs++;
     }
+    if (r.mode == M_EVENTS)
+        for (unsigned k = 0; k < EV_PROCS; k++) {
+            pr[r.nodes + 1 + k] = (struct prog){ &r, 100 + k };
+            if (coro_spawn(cluster_sched(r.cl), "ev", prog_ev, &pr[r.nodes + 1 + k], NULL))
+                return 1;
+            r.progs++;
+        }
     if (cluster_run(r.cl, 1000000000, all_done, &r, getenv("SYSTEST_PROGRESS") ? stderr : NULL) != 0) {
         fprintf(stderr, "systest_api: timeout at cycle %" PRIu64 "\n", (uint64_t)cluster_now(r.cl));
         r.failed++;

@@ -183,6 +183,9 @@ static void cmd_start(const struct nic_cmd *c)
         ncp.ev_log2 = c->c;
         ncp.ev_n = ncp.ev_ci = 0;
         ncp.nodes = (uint16_t)(c->d >> 16);
+        /* the fabric secret (64 bits in key, pid, epoch: nic_abi.h NIC_CMD_INIT) keys every
+         * connection's ISN and token (docs/wire-protocol.md "Threat model") */
+        ncp_secure((const uint32_t[4]){c->key, (uint32_t)c->pid | (uint32_t)c->epoch << 16, 0x4E435021u, 0u});
         ncp.inited = 1;
         cmd_answer(NIC_ST_OK);
         break;

@@ -23,14 +23,19 @@
 
 #include "ncp.h"
 
+/* A new id for slot `idx`: the next generation of the table's counter (ncp.h, NCP_ID_SHIFT). */
+static uint32_t op_new_id(uint32_t idx)
+{
+    return idx | ++ncp.op_gen << NCP_ID_SHIFT;
+}
+
 struct ncp_op *op_alloc(void)
 {
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
         if (!o->used) {
-            uint16_t gen = (uint16_t)((o->gen + 1u) & 0x7Fu);
             memset(o, 0, sizeof *o);
-            o->gen = gen;
+            o->id = op_new_id(i);
             o->used = 1;
             return o;
         }
@@ -40,10 +45,11 @@ struct ncp_op *op_alloc(void)
 
 struct ncp_op *op_by_id(uint32_t id)
 {
-    uint32_t idx = id & 0xFFFFu;
-    if (idx >= NCP_OPS || ncp.op[idx].used != 1 || ncp.op[idx].gen != (id >> 16))
+    struct ncp_op *o = &ncp.op[NCP_ID_IDX(id)];
+
+    if (NCP_ID_IDX(id) >= NCP_OPS || o->used != 1 || o->id != id)
         return NULL;
-    return &ncp.op[idx];
+    return o;
 }
 
 void op_fail(struct ncp_op *o, int32_t status)

@@ -65,7 +65,8 @@ struct nic_info {
 
 enum nic_cmd_op {
     NIC_CMD_NOP = 0,
-    NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16] */
+    NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16];
+                                * key, pid | epoch << 16: the 64-bit fabric secret (ABI 2.0; 0: none) */
     NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
     NIC_CMD_FILL = 4,          /* cache, pid, key (line number), epoch; a/b: host PA of the line;
@@ -241,7 +242,19 @@ struct nic_stats {
     uint32_t protection_errors, dup_packets, events_held, doorbell_bad;
     uint32_t nacks_stale; /* ABI 1.1: refusal NACKs for no packet in flight of that op (ignored) */
     /* ABI 2.0: the counters below are zero from an NCP that does not know them. */
-    uint32_t reserved_xport[16]; /* transport and wire security (stale responses, forged frames) */
+    /* transport and wire security (docs/wire-protocol.md "Counters"): */
+    uint32_t auth_drops;    /* frames dropped: wrong connection token for their source (forged) */
+    uint32_t stale_resps;   /* READ_RESPs for no live read (flushed, failed, timed out) or not
+                             * matching it (peer, offset, length): data discarded */
+    uint32_t refused_ops;   /* our operations failed by a PROTECTION/MALFORMED NACK (once per op) */
+    uint32_t local_denied;  /* local pages unusable for a packet: a read response's pages at the
+                             * responder, a resend's source, a response's destination */
+    uint32_t nacks_ignored; /* MISS/BUSY/RESUME NACKs about nothing in flight or held */
+    uint32_t stall_giveups; /* give-ups on the no-progress bound (whatever NACKs came) */
+    uint32_t resyncs_bad;   /* RESYNC flags that would move a connection backward: ignored */
+    uint32_t rx_dma_errors; /* received data whose host DMA failed: not acknowledged, resent */
+    uint32_t void_fails;    /* operations failed because a segment went VOID (no data) */
+    uint32_t reserved_xport[7];
     uint32_t reserved_xlate[8];  /* translation liveness (fills, miss errors) */
     /* host interface (ABI 2.0) */
     uint32_t local_refused;      /* requests whose local range failed the NCP's check (lbuf) */

@@ -90,7 +90,7 @@ static void fwh_install_vmh(uint64_t va, uint32_t bad)
     fwh_install(NIC_CACHE_VMH, (uint32_t)(va >> 12) / n);
 }
 
-/* CBH line 0 with buffer `buf` (< 8) of FWH_PID at va, len bytes, remote read and write; PCH line 0. */
+/* CBH line 0 with buffer `buf` (< 8) of FWH_PID at va, len bytes, remote read and write; FWH_PID's PCH line. */
 static void fwh_install_buffer(uint32_t buf, uint64_t va, uint32_t len)
 {
     struct nic_cbh_entry *c = (struct nic_cbh_entry *)(void *)fwh_image;
@@ -107,10 +107,11 @@ static void fwh_install_buffer(uint32_t buf, uint64_t va, uint32_t len)
     c[FWH_LBUF].len_hi = 1u << 12; /* [0, 2^44) */
     c[FWH_LBUF].owner_pid = FWH_PID;
     fwh_install(NIC_CACHE_CBH, 0);
+    uint32_t pl = xlate_line_bytes(NIC_CACHE_PCH) / sizeof *p; /* pids per PCH line */
     memset(fwh_image, 0, sizeof fwh_image);
-    p[FWH_PID].flags = NIC_ENTRY_VALID;
-    p[FWH_PID].ep = FWH_EP;
-    fwh_install(NIC_CACHE_PCH, 0);
+    p[FWH_PID % pl].flags = NIC_ENTRY_VALID;
+    p[FWH_PID % pl].ep = FWH_EP;
+    fwh_install(NIC_CACHE_PCH, FWH_PID / pl);
 }
 
 /* A signalled RDMA request into the endpoint's send queue, rung as a doorbell would. */

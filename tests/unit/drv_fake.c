@@ -307,6 +307,10 @@ static int32_t install(struct fake *f, const struct nic_cmd *c, bool fill)
     struct fake_line *l;
     size_t len = line_len(c->cache) * (c->cache == NIC_CACHE_CBH ? 32u : 8u);
 
+    if (fill && f->fill_nores) {
+        f->fill_nores--;
+        return NIC_ST_NO_RESOURCES; /* the NCP's FILL had no DMA room: nothing changed */
+    }
     if (fill && !(c->c & NIC_FILL_CURRENT) && c->epoch != f->epoch[c->cache][c->pid & 0xFF]) {
         f->fills_rejected++;
         for (unsigned i = 0; i < 16; i++) /* the next lookup misses (and posts) again */
@@ -719,6 +723,14 @@ static int h_ev_wait(void *ctx, enum nicdrv_waitq q, uint64_t seen, uint64_t dea
     return NICDRV_ETIMEDOUT;
 }
 
+static int h_va_check(void *ctx, uint32_t pid, uint64_t va, uint64_t len)
+{
+    struct fake *f = ctx;
+    if (f->va_check_off)
+        return NICDRV_OK;
+    return os_va_check(f->os, pid, va, (size_t)len) ? NICDRV_EFAULT : NICDRV_OK;
+}
+
 static void on_violation(void *ctx, const struct hostmem_violation *v, const char *msg)
 {
     (void)v;
@@ -757,7 +769,8 @@ struct fake *fake_create(bool dynamic)
                                     .sleep = h_sleep,
                                     .ev_count = h_ev_count,
                                     .ev_signal = h_ev_signal,
-                                    .ev_wait = h_ev_wait };
+                                    .ev_wait = h_ev_wait,
+                                    .va_check = h_va_check };
     return f;
 }
 

@@ -10,7 +10,7 @@
  *                signalled request completes exactly once, in request order, unsignalled ones
  *                never; at each completion every earlier request's bytes (any peer, signalled or
  *                not) are in place; nic_outstanding ends at 0; the library's checks stay 0.
- *   close SEED   a slow (400 Mb/s), lossy (5 % drops both ways) link to node 1: 32 writes of
+ *   close SEED   a slow (800 Mb/s), lossy (5 % drops both ways) link to node 1: 32 writes of
  *                8 KiB in flight (the target's translations warm), then nic_ep_close (and, second
  *                round, nic_dev_close). When the call returns, the target buffer is snapshotted;
  *                4 ms later it is unchanged, though frames were queued in the switch at the close.
@@ -377,10 +377,12 @@ static void a_close(struct prog *p)
     tos = os_of(r, 1);
     for (int round = 0; round < 2; round++) {
         CHECK(open_proc(r, &c, VA_L, L_LEN) == 0);
-        for (uint64_t src = 0; src <= (1u << 20); src += 1u << 20) {
+        for (int w = 0; w < 2; w++) {
             /* warm both sides' translations on a clean link, so that the writes below go at once and
-             * land on first arrival; then the target holds bytes none of them carries */
-            struct nic_wr wr = { .local_va = VA_L + src, .len = CL_N * CL_LEN, .wr_id = 7777, .signaled = 1 };
+             * land on first arrival: one byte from their source line, then the whole target range
+             * from elsewhere (the target then holds bytes none of them carries) */
+            struct nic_wr wr = { .local_va = w ? VA_L + (1u << 20) : VA_L, .len = w ? CL_N * CL_LEN : 1,
+                                 .wr_id = 7777, .signaled = 1 };
             wr.remote = (struct nic_remote){ r->pub[1].node, r->pub[1].pid, r->pub[1].handle, r->pub[1].rkey };
             CHECK_RC(nic_post_write(c.dev, c.ep, &wr), NIC_OK);
             CHECK_RC(nic_wait(c.dev, c.ep, &wc[0], WAITC), NIC_OK);
@@ -752,7 +754,7 @@ int main(int argc, char **argv)
     cc.console = stdout;
     cc.seed = r.seed;
     if (r.mode == M_CLOSE)
-        cc.sw.port.bits_per_cycle = 2; /* a slow link (400 Mb/s): frames queue in the switch, in order */
+        cc.sw.port.bits_per_cycle = 4; /* a slow link (800 Mb/s): frames queue in the switch, in order */
     r.costs = costs_create(0, 1);
     r.cl = cluster_create(&cc, r.costs);
     if (!r.cl)

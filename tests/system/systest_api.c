@@ -5,11 +5,12 @@
  * publishes (node, pid, handle, key). The unpinned-DMA oracle is armed; nothing may stay pinned.
  *
  *   order SEED   4 nodes, faults on every link (drops, corruption, duplication, delay): 240
- *                writes and reads to 3 peers, 1 B .. 8 KiB, misaligned, 30 % unsignalled, each
- *                into its own slot; posted without polling until NIC_EQFULL, then drained. Every
- *                signalled request completes exactly once, in request order, unsignalled ones
- *                never; at each completion every earlier request's bytes (any peer, signalled or
- *                not) are in place; nic_outstanding ends at 0; the library's checks stay 0.
+ *                writes and reads to 3 peers, 1 B .. 8 KiB, misaligned, 30 % unsignalled, 1 in 12
+ *                with a wrong key, each into its own slot; posted without polling until NIC_EQFULL,
+ *                then drained. Every signalled or failed request completes exactly once, in request
+ *                order, with its status; unsignalled successes never; at each completion every
+ *                earlier request is done (bytes in place, or for a refused one nothing moved), to
+ *                any peer, signalled or not; nic_outstanding ends at 0; the library's checks stay 0.
  *   close SEED   a slow (800 Mb/s), lossy (5 % drops both ways) link to node 1: 32 writes of
  *                8 KiB in flight (the target's translations warm), then nic_ep_close (and, second
  *                round, nic_dev_close). When the call returns, the target buffer is snapshotted;
@@ -240,14 +241,26 @@ static void finish_a(struct prog *p)
 
 /* Request k of the order mode: what, where. */
 struct req {
-    int write, signaled;
+    int write, signaled, bad; /* bad: a wrong key (fails NIC_WC_KEY, reported even unsignalled) */
     unsigned peer;
     uint32_t len, loff, roff;
 };
 
 static int verify_req(struct run *r, struct ctx *c, const struct req *q, uint8_t *buf)
 {
-    if (q->write) { /* the target slot holds the source bytes */
+    if (q->bad && q->write) { /* refused: the target slot still holds the target's own pattern */
+        if (os_read(os_of(r, q->peer), r->tpid[q->peer], VA_T + q->roff, buf, q->len))
+            return -1;
+        for (uint32_t i = 0; i < q->len; i++)
+            if (buf[i] != tbyte(q->peer, q->roff + i))
+                return -1;
+    } else if (q->bad) { /* refused read: the local slot untouched */
+        if (os_read(c->os, c->pid, VA_L + q->loff, buf, q->len))
+            return -1;
+        for (uint32_t i = 0; i < q->len; i++)
+            if (buf[i] != lbyte(q->loff + i))
+                return -1;
+    } else if (q->write) { /* the target slot holds the source bytes */
         if (os_read(os_of(r, q->peer), r->tpid[q->peer], VA_T + q->roff, buf, q->len))
             return -1;
         for (uint32_t i = 0; i < q->len; i++)
@@ -274,6 +287,7 @@ static void a_order(struct prog *p)
     struct nic_lib_counters lc;
     uint64_t s = r->seed * 977 + 1;
     uint32_t posted = 0, next_verify = 0, expect_min = 0, nrep = 0, want = 0, eqfull = 0, maxrun = 0, run = 0;
+    uint32_t nbad = 0;
 
     memset(&c, 0, sizeof c);
     CHECK(probe_a(p) == 0);
@@ -283,11 +297,12 @@ static void a_order(struct prog *p)
     for (uint32_t k = 0; k < OR_N; k++) {
         q[k].write = rnd(&s) % 4 != 0;
         q[k].signaled = k == OR_N - 1 || rnd(&s) % 10 >= 3;
+        q[k].bad = k != OR_N - 1 && rnd(&s) % 12 == 0;
         q[k].peer = 1 + k % (r->nodes - 1);
         q[k].len = 1 + rnd(&s) % (SLOT - 64);
         q[k].loff = k * SLOT + rnd(&s) % 61;
         q[k].roff = q[k].write ? (k / (r->nodes - 1)) * SLOT + rnd(&s) % 61 : RD_SRC + rnd(&s) % 61;
-        want += q[k].signaled;
+        want += q[k].signaled || q[k].bad;
     }
     while (nrep < want) {
         unsigned naps = 0;
@@ -296,7 +311,7 @@ static void a_order(struct prog *p)
             struct nic_wr wr = { .local_va = VA_L + e->loff, .len = e->len, .remote_offset = e->roff,
                                  .wr_id = posted, .signaled = e->signaled };
             const struct nic_mr *m = &r->pub[e->peer];
-            wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };
+            wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey ^ (e->bad ? 0x5A5A5A5Au : 0) };
             int rc = e->write ? nic_post_write(c.dev, c.ep, &wr) : nic_post_read(c.dev, c.ep, &wr);
             if (rc == NIC_EQFULL) {
                 eqfull++;
@@ -317,13 +332,14 @@ static void a_order(struct prog *p)
         int n = 1 + nic_poll(c.dev, c.ep, wc + 1, 63);
         for (int i = 0; i < n; i++) {
             uint64_t id = wc[i].wr_id;
-            if (id >= posted || reported[id] || !q[id].signaled || id < expect_min) {
+            if (id >= posted || reported[id] || !(q[id].signaled || q[id].bad) || id < expect_min) {
                 fprintf(stderr, "systest_api: order: completion wr_id %" PRIu64 " (%s): posted %u, expected >= %u\n",
                         id, nic_wc_status_str(wc[i].status), posted, expect_min);
                 CHECK(0);
             }
-            CHECK(wc[i].status == NIC_WC_SUCCESS);
-            CHECK(wc[i].bytes == q[id].len && wc[i].op == (q[id].write ? NIC_OP_RDMA_WRITE : NIC_OP_RDMA_READ));
+            CHECK(wc[i].status == (q[id].bad ? NIC_WC_KEY : NIC_WC_SUCCESS));
+            CHECK((q[id].bad || wc[i].bytes == q[id].len) && wc[i].op == (q[id].write ? NIC_OP_RDMA_WRITE : NIC_OP_RDMA_READ));
+            nbad += q[id].bad;
             reported[id] = 1;
             nrep++;
             expect_min = (uint32_t)id + 1;
@@ -346,9 +362,10 @@ static void a_order(struct prog *p)
     {
         struct nic_stats st;
         CHECK_RC(nicdrv_nic_stats(c.drv, &st), NICDRV_OK);
-        printf("systest_api: order: %u requests to %u peers, %u completions, longest run without polling %u, "
-               "EQFULL %u; retransmits %u, completions held for earlier requests %u\n",
-               OR_N, r->nodes - 1, nrep, maxrun, eqfull, st.retransmits, st.retire_waits);
+        printf("systest_api: order: %u requests to %u peers, %u completions (%u KEY errors), longest run without "
+               "polling %u, EQFULL %u; retransmits %u, completions held for earlier requests %u\n",
+               OR_N, r->nodes - 1, nrep, nbad, maxrun, eqfull, st.retransmits, st.retire_waits);
+        CHECK(nbad > 0);
         CHECK(maxrun > 32 && eqfull > 0); /* more posts than send queue slots between polls: the stash kept them */
     }
     CHECK_RC(nic_dev_close(c.dev), NIC_OK);

@@ -705,11 +705,9 @@ static int serve_ep(uint8_t epi)
             }
             if (r == 0)
                 progress = 1;
-            if (ep->cur < 0) {
-                if (r == 0)
-                    continue; /* failed at once: retired; the next entry */
-                return progress;
-            }
+            if (ep->cur < 0)
+                return progress; /* failed at once (or no operation free): one entry per pass, as
+                                  * before, so a stream of bad entries costs others little */
         }
         struct ncp_op *o = &ncp.op[ep->cur];
         struct ncp_peer *pp = &ncp.peer[o->rnode];

@@ -78,6 +78,7 @@
 #define RECHECK_AFTER 2000000ull /* re-check a deferred op after 10 ms */
 #define RECHECK_GIVEUP 40000000ull /* and decide after 200 ms */
 #define MAXMSG 40                /* detailed failure lines printed */
+#define MAXMSG_CLASS 6           /* of each class */
 
 enum fclass { F_FALSE_SUCCESS, F_MISMATCH, F_GIVEUP, F_ERROR, F_STALL, F_ORACLE, F_LEAK, F_ORDER, F_COMPLETION, F__N };
 static const char *const fclass_name[F__N] = { "false_success", "mismatch", "giveup", "error", "stall",
@@ -176,6 +177,7 @@ struct soak {
     uint64_t fails[F__N];
     uint64_t status_count[16]; /* by -status */
     unsigned msgs;
+    int quiet;
     int abort;
     unsigned nready, nfinished, nclosed, nmasters;
     int verified, all_closed;
@@ -217,9 +219,12 @@ static void pattern(uint8_t *dst, uint32_t len, uint64_t key)
 static void fail(struct soak *s, enum fclass f, const char *fmt, ...)
 {
     va_list ap;
-    s->fails[f]++;
-    if (s->msgs++ >= MAXMSG)
+    if (++s->fails[f] > MAXMSG_CLASS || s->msgs >= MAXMSG) {
+        s->quiet = 1; /* the diagnosis lines that follow a message are skipped too */
         return;
+    }
+    s->msgs++;
+    s->quiet = 0;
     fprintf(stderr, "soak: seed %" PRIu64 ": %s: ", s->c.seed, fclass_name[f]);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -329,7 +334,7 @@ static void op_diagnose(struct soak *s, struct op *o, const uint8_t *tmp)
                                   db->va + off + i, o2 == j - i ? " old" : o2 ? " part-old" : " other");
         i = j;
     }
-    if (s->msgs > MAXMSG)
+    if (s->quiet)
         return;
     fprintf(stderr, "soak:   wrong bytes %u in %u runs (%u still the old content):%s%s\n", bad, runs, old,
             n ? line : "", runs > 6 ? " ..." : "");
@@ -1220,7 +1225,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     s->c = (struct cfg){ .seed = 1, .nodes = 3, .procs = 3, .ops = 300, .window = 8, .hwm = -1, .drop = -1,
                          .corrupt = -1, .duplicate = -1, .delay = -1, .signal = 0.5, .max_cycles = 0,
-                         .stall = 400000000ull, .pressure = 50000, .image = SOAK_DEFAULT_IMAGE };
+                         .stall = 100000000ull, .pressure = 50000, .image = SOAK_DEFAULT_IMAGE };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(name) (!strcmp(a, name) && v && (i++, 1))
@@ -1274,7 +1279,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!s->c.max_cycles)
-        s->c.max_cycles = 2000000000ull + 20000000ull * s->c.ops;
+        s->c.max_cycles = 200000000ull + 1000000ull * s->c.ops;
     /* the command line that reproduces this run */
     rl += (size_t)snprintf(repro + rl, sizeof repro - rl, "%s --seed %" PRIu64, argv[0], s->c.seed);
     for (int i = 1; i < argc && rl < sizeof repro; i++) {

@@ -13,8 +13,9 @@
  *
  * Oracle:
  *  - A shadow copy of every buffer. Every byte range an operation touches is locked while the
- *    operation is in flight (a global range lock per buffer: NIC writes exclude everything else,
- *    NIC reads exclude writes), so the content of every range is determined. Before a write the
+ *    operation is in flight (a global range lock per buffer: a range written by the NIC or by
+ *    the CPU before the post excludes everything else, a range the NIC only reads excludes
+ *    writers), so the content of every range is determined. Before a write the
  *    initiator fills its source range with a pattern unique to the operation; before a read it
  *    poisons the destination range the same way.
  *  - When an operation is known complete - its own completion, a later completion on the same
@@ -67,6 +68,7 @@
 #define WMAX 32      /* operations in flight per process */
 #define LKMAX 128    /* in-flight ranges per buffer */
 #define DMAX 64      /* deferred re-checks per process */
+#define HMAX 64      /* destination history per buffer */
 #define MAXLEN 262144u
 #define BUF_MAX (300u * 1024u)
 #define VA_BASE 0x40000000ull
@@ -108,6 +110,12 @@ struct buf {
     struct nic_mr mr;
     uint8_t *shadow;
     struct lockent lk[LKMAX];
+    struct hist { /* the last ops that had this buffer as destination (diagnosis) */
+        uint64_t key, wr_id, t;
+        uint32_t off, len;
+        int kind, src_const;
+    } h[HMAX];
+    unsigned hn;
 };
 
 struct proc;
@@ -338,25 +346,48 @@ static void op_diagnose(struct soak *s, struct op *o, const uint8_t *tmp)
         return;
     fprintf(stderr, "soak:   wrong bytes %u in %u runs (%u still the old content):%s%s\n", bad, runs, old,
             n ? line : "", runs > 6 ? " ..." : "");
-    /* where do the wrong bytes come from? look for 32 of them in every buffer's current content */
-    for (uint32_t i = 0, shown = 0; i + 32 <= o->len && shown < 4; i += 4096) {
-        uint32_t k = i;
-        while (k + 32 <= o->len && !memcmp(tmp + k, want + k, 32))
-            k++;
-        if (k + 32 > o->len)
-            break;
-        for (unsigned pi = 0; pi < s->np; pi++)
-            for (unsigned b = 0; b < s->p[pi].nb; b++) {
-                const struct buf *sb = &s->p[pi].b[b];
-                const uint8_t *hit = sb->shadow ? memmem(sb->shadow, sb->len, tmp + k, 32) : NULL;
-                if (hit && shown++ < 4)
-                    fprintf(stderr, "soak:   dst +%u holds the bytes of n%u.p%u buf %u +%u (the op's source is n%u.p%u buf %d +%u)\n",
-                            k, s->p[pi].node, s->p[pi].idx, b, (uint32_t)(hit - sb->shadow),
-                            o->kind == K_WRITE ? o->lp->node : o->rp->node, o->kind == K_WRITE ? o->lp->idx : o->rp->idx,
-                            o->kind == K_WRITE ? o->lb : o->rb, (o->kind == K_WRITE ? o->loff : o->roff) + k);
+    /* where do the wrong bytes come from? the first runs against the patterns of earlier ops
+     * into this buffer (a write's data, a read's poison), then against every buffer's content */
+    uint8_t *pat = malloc(MAXLEN);
+    for (uint32_t i = 0, shown = 0; i < o->len && shown < 3 && pat; i++) {
+        uint32_t j = i, w, found = 0;
+        if (tmp[i] == want[i])
+            continue;
+        while (j < o->len && tmp[j] != want[j])
+            j++;
+        w = j - i < 16 ? j - i : 16;
+        shown++;
+        for (unsigned h = 0; h < HMAX && h < db->hn; h++) {
+            const struct hist *e = &db->h[(db->hn - 1 - h) % HMAX];
+            uint32_t at = off + i;
+            if (e->src_const && e->kind == K_WRITE)
+                continue;
+            if (at < e->off || at + w > e->off + e->len)
+                continue;
+            pattern(pat, e->len, e->key);
+            if (!memcmp(pat + (at - e->off), tmp + i, w)) {
+                fprintf(stderr, "soak:   dst +%u..+%u: the %s of the earlier %s wr_id %#" PRIx64 " posted at %" PRIu64
+                        " (+%u, %u B)\n", i, j, e->kind == K_WRITE ? "data" : "poison",
+                        e->kind == K_WRITE ? "write" : "read", e->wr_id, e->t, e->off, e->len);
+                found = 1;
+                break;
             }
-        i = k;
+        }
+        for (unsigned pi = 0; pi < s->np && !found; pi++)
+            for (unsigned b = 0; b < s->p[pi].nb && !found; b++) {
+                const struct buf *sb = &s->p[pi].b[b];
+                const uint8_t *hit = sb->shadow && w >= 8 ? memmem(sb->shadow, sb->len, tmp + i, w) : NULL;
+                if (hit) {
+                    fprintf(stderr, "soak:   dst +%u..+%u: the bytes of n%u.p%u buf %u +%u\n", i, j, s->p[pi].node,
+                            s->p[pi].idx, b, (uint32_t)(hit - sb->shadow));
+                    found = 1;
+                }
+            }
+        if (!found)
+            fprintf(stderr, "soak:   dst +%u..+%u: bytes of unknown origin\n", i, j);
+        i = j;
     }
+    free(pat);
 }
 
 static void op_apply(struct op *o)
@@ -612,14 +643,16 @@ static int launch(struct proc *p, struct op *o)
 {
     struct soak *s = p->s;
     struct buf *lb = &p->b[o->lb], *rb = &o->rp->b[o->rb];
-    int lw = o->kind == K_READ, rc;
+    /* the local range is written by the CPU now (pattern, poison) unless it is the constant
+     * buffer, and by the NIC for a read: exclusive; the remote range: exclusive for a write */
+    int lw = !lb->is_const, rw = o->kind == K_WRITE, rc;
 
-    if (!lock_free(lb, o->loff, o->loff + o->len, lw) || !lock_free(rb, o->roff, o->roff + o->len, !lw))
+    if (!lock_free(lb, o->loff, o->loff + o->len, lw) || !lock_free(rb, o->roff, o->roff + o->len, rw))
         return 0;
     o->lkl = lock_take(lb, o->loff, o->loff + o->len, lw);
     if (o->lkl < 0)
         return 0;
-    o->lkr = lock_take(rb, o->roff, o->roff + o->len, !lw);
+    o->lkr = lock_take(rb, o->roff, o->roff + o->len, rw);
     if (o->lkr < 0) {
         lb->lk[o->lkl].used = 0;
         return 0;
@@ -645,6 +678,12 @@ static int launch(struct proc *p, struct op *o)
         fail(s, F_ERROR, "n%u.p%u: %s: post failed: %s", p->node, p->idx, d, nic_strerror(rc));
         s->abort = 1;
         return 0;
+    }
+    {
+        struct buf *db = o->kind == K_WRITE ? rb : lb;
+        struct hist *h = &db->h[db->hn++ % HMAX];
+        *h = (struct hist){ o->key, o->wr_id, o->t_post, o->kind == K_WRITE ? o->roff : o->loff, o->len, o->kind,
+                            lb->is_const };
     }
     *q_at(p, p->qn) = *o;
     p->qn++;

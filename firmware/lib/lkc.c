@@ -44,7 +44,7 @@ const uint32_t *lkc_lookup(struct lkc *c, uint16_t pid, uint32_t idx, unsigned p
 {
     const struct lkc_cfg *cfg = c->cfg;
     uint32_t line = idx >> cfg->line_log2;
-    uint32_t set = line & ((1u << cfg->sets_log2) - 1u);
+    uint32_t set = lkc_set(c, pid, line);
     uint32_t tag = line >> cfg->sets_log2;
     uint32_t key = pid | LKC_KEY_VALID;
     uint32_t base = set << cfg->ways_log2;
@@ -73,7 +73,7 @@ const uint32_t *lkc_peek(const struct lkc *c, uint16_t pid, uint32_t idx)
 {
     const struct lkc_cfg *cfg = c->cfg;
     uint32_t line = idx >> cfg->line_log2;
-    uint32_t set = line & ((1u << cfg->sets_log2) - 1u);
+    uint32_t set = lkc_set(c, pid, line);
     uint32_t base = set << cfg->ways_log2;
 
     for (uint32_t i = 0; i < (1u << cfg->ways_log2); i++) {
@@ -89,7 +89,7 @@ const uint32_t *lkc_peek(const struct lkc *c, uint16_t pid, uint32_t idx)
 uint32_t *lkc_fill_begin(struct lkc *c, uint16_t pid, uint32_t line, uint16_t epoch, unsigned *way_out)
 {
     const struct lkc_cfg *cfg = c->cfg;
-    uint32_t set = line & ((1u << cfg->sets_log2) - 1u);
+    uint32_t set = lkc_set(c, pid, line);
     uint32_t tag = line >> cfg->sets_log2;
     uint32_t base = set << cfg->ways_log2;
     uint32_t nways = 1u << cfg->ways_log2;
@@ -125,7 +125,7 @@ uint32_t *lkc_fill_begin(struct lkc *c, uint16_t pid, uint32_t line, uint16_t ep
 int lkc_has_room(const struct lkc *c, uint16_t pid, uint32_t line)
 {
     const struct lkc_cfg *cfg = c->cfg;
-    uint32_t base = (line & ((1u << cfg->sets_log2) - 1u)) << cfg->ways_log2;
+    uint32_t base = lkc_set(c, pid, line) << cfg->ways_log2;
 
     for (uint32_t i = 0; i < (1u << cfg->ways_log2); i++) {
         const struct lkc_way *w = &c->ways[base + i];
@@ -142,7 +142,7 @@ void lkc_fill_commit(struct lkc *c, unsigned way, uint16_t pid, uint32_t line)
     uint32_t b = seen_bit(c, pid, line);
 
     NCP_ASSERT(NCP_MOD_LKC, 1, way < LKC_WAYS_N(cfg->sets_log2, cfg->ways_log2));
-    NCP_ASSERT(NCP_MOD_LKC, 2, (line & ((1u << cfg->sets_log2) - 1u)) == way >> cfg->ways_log2);
+    NCP_ASSERT(NCP_MOD_LKC, 2, lkc_set(c, pid, line) == way >> cfg->ways_log2);
     w->tag = line >> cfg->sets_log2;
     w->line = line;
     w->stamp = ++c->clock;
@@ -160,7 +160,7 @@ uint32_t lkc_invalidate(struct lkc *c, uint16_t pid, uint32_t first, uint32_t n)
     if (n != 0 && n <= (1u << cfg->sets_log2)) {
         /* a short range: visit only the sets it maps to */
         for (uint32_t l = first; l != first + n; l++) {
-            uint32_t base = (l & ((1u << cfg->sets_log2) - 1u)) << cfg->ways_log2;
+            uint32_t base = lkc_set(c, pid, l) << cfg->ways_log2;
             for (uint32_t i = 0; i < (1u << cfg->ways_log2); i++) {
                 struct lkc_way *w = &c->ways[base + i];
                 if (w->key == (pid | LKC_KEY_VALID) && w->line == l) {

@@ -5,8 +5,10 @@
  *
  * Geometry: C entries in lines of L entries (the fill unit), A ways per set, sets = C / (L * A).
  * A key `idx` (VMH: virtual page number, CBH: buffer id, PCH: pid) belongs to line `idx >> log2 L`;
- * the set is the line number's low bits, the tag its upper bits plus the pid, so all processes
- * share one cache without static partitioning. LRU within a set by a per-way stamp from a
+ * the set is the line number plus a per-pid salt (lkc_salt: Fibonacci hash of the pid, so line 0
+ * of consecutive pids falls into different sets) in its low bits, the tag the line's upper bits
+ * plus the pid, so all processes share one cache without static partitioning and without every
+ * process's first line aliasing into set 0 (issue 18, 8b). (pid, set, tag) still names one line. LRU within a set by a per-way stamp from a
  * per-cache clock (victim = oldest stamp, wrap-safe: ages are compared as now - stamp).
  *
  * Entries are opaque 32-bit words (1 << entry_log2 per entry); the caller packs them.
@@ -79,6 +81,19 @@ void lkc_reset(struct lkc *c);
  */
 const uint32_t *lkc_lookup(struct lkc *c, uint16_t pid, uint32_t idx, unsigned path);
 
+/* The set of `line` of `pid`: (line + salt(pid)) mod sets, salt = the top sets_log2 bits of
+ * pid * 2654435769 (Fibonacci hashing: consecutive pids spread evenly over the sets). */
+static inline __attribute__((always_inline)) uint32_t lkc_set_k(uint16_t pid, uint32_t line, unsigned sets_log2)
+{
+    uint32_t salt = sets_log2 ? ((uint32_t)pid * 0x9E3779B9u) >> (32u - sets_log2) : 0u;
+    return (line + salt) & ((1u << sets_log2) - 1u);
+}
+
+static inline uint32_t lkc_set(const struct lkc *c, uint16_t pid, uint32_t line)
+{
+    return lkc_set_k(pid, line, c->cfg->sets_log2);
+}
+
 /*
  * lkc_lookup for a caller that knows the geometry at compile time (constant arguments, inlined:
  * shifts and masks fold, the way loop unrolls). lkc_find_way_k: the way that holds the line (LRU
@@ -91,7 +106,7 @@ const uint32_t *lkc_lookup(struct lkc *c, uint16_t pid, uint32_t idx, unsigned p
 static inline __attribute__((always_inline)) struct lkc_way *
 lkc_find_way_k(struct lkc *c, uint16_t pid, uint32_t line, unsigned sets_log2, unsigned ways_log2)
 {
-    uint32_t base = (line & ((1u << sets_log2) - 1u)) << ways_log2;
+    uint32_t base = lkc_set_k(pid, line, sets_log2) << ways_log2;
     uint32_t tag = line >> sets_log2, key = pid | LKC_KEY_VALID;
     struct lkc_way *w = c->ways + base;
 

@@ -52,15 +52,26 @@ static inline void ncp_sat_add(uint32_t *c, uint32_t n)
     *c = (*c + n < *c) ? UINT32_MAX : *c + n;
 }
 
-/* Sequence numbers are 32-bit and free-running; a precedes b when (b - a) is in (0, 2^31). */
+/*
+ * Sequence numbers (and timer ticks) are 32-bit and free-running; a precedes b when (b - a) is in
+ * (0, 2^31). Two numbers exactly 2^31 apart are unordered: neither precedes the other (a plain
+ * signed difference would say "less than" both ways), so a window rule "x before y" never holds
+ * for both orders. Code must not read !seq_lt(a, b) as "b precedes or equals a": use seq_le.
+ */
 static inline int seq_lt(uint32_t a, uint32_t b)
 {
-    return (int32_t)(a - b) < 0;
+    return (b - a) - 1u < 0x7FFFFFFFu;
 }
 
 static inline int seq_le(uint32_t a, uint32_t b)
 {
-    return (int32_t)(a - b) <= 0;
+    return b - a < 0x80000000u;
+}
+
+/* s is in the half-open window [lo, hi) of at most 2^31 numbers (hi - lo <= 2^31). */
+static inline int seq_in(uint32_t s, uint32_t lo, uint32_t hi)
+{
+    return s - lo < hi - lo;
 }
 
 static inline uint16_t ncp_ld16(const uint8_t *p)

@@ -33,10 +33,10 @@ void pkt_encode(uint8_t *f, const struct pkt_hdr *h)
     ncp_st16(f + 22, h->reason);
     ncp_st32(f + 24, h->buf);
     ncp_st32(f + 28, h->key);
-    ncp_st32(f + 32, (uint32_t)h->status);
+    ncp_st32(f + 32, h->token);
     ncp_st32(f + 36, (uint32_t)h->off);
     ncp_st32(f + 40, (uint32_t)(h->off >> 32));
-    ncp_st32(f + 44, h->xlen);
+    ncp_st32(f + 44, h->xlen | (uint32_t)h->status);
 #endif
 }
 
@@ -57,9 +57,10 @@ void pkt_decode(const uint8_t *f, struct pkt_hdr *h)
     h->reason = (uint16_t)(w5 >> 16);
     h->buf = w[6];
     h->key = w[7];
-    h->status = (int32_t)w[8];
+    h->token = w[8];
     h->off = (uint64_t)w[9] | (uint64_t)w[10] << 32;
     h->xlen = w[11];
+    h->status = (int32_t)w[11];
 #else
     h->dst = (uint16_t)(f[0] << 8 | f[1]);
     h->src = (uint16_t)(f[2] << 8 | f[3]);
@@ -73,9 +74,10 @@ void pkt_decode(const uint8_t *f, struct pkt_hdr *h)
     h->reason = ncp_ld16(f + 22);
     h->buf = ncp_ld32(f + 24);
     h->key = ncp_ld32(f + 28);
-    h->status = (int32_t)ncp_ld32(f + 32);
+    h->token = ncp_ld32(f + 32);
     h->off = (uint64_t)ncp_ld32(f + 36) | (uint64_t)ncp_ld32(f + 40) << 32;
     h->xlen = ncp_ld32(f + 44);
+    h->status = (int32_t)h->xlen;
 #endif
 }
 

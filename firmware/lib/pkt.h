@@ -47,9 +47,12 @@ struct pkt_hdr {
     uint16_t reason; /* NACK: enum pkt_nack_reason */
     uint32_t buf;    /* WRITE / READ_REQ: target buffer id */
     uint32_t key;    /* WRITE / READ_REQ: the buffer's key */
-    int32_t status;  /* NACK protection: enum nic_status */
+    uint32_t token;  /* every type: the connection's token (src -> dst), checked by the receiver */
     uint64_t off;    /* WRITE / READ_REQ: byte offset in the target buffer; READ_RESP: in the operation */
+    /* Word 11 is `xlen` for WRITE / READ_REQ and `status` for READ_RESP / NACK: a sender sets one
+     * of the two (the other 0), pkt_decode fills both from the word. */
     uint32_t xlen;   /* READ_REQ: bytes requested; WRITE: byte offset of this segment in its op */
+    int32_t status;  /* NACK protection, void READ_RESP: enum nic_status */
 };
 
 enum pkt_err {
@@ -92,16 +95,16 @@ static inline void pkt_encode_words(uint8_t *f, const struct pkt_hdr *h)
     w[5] = (uint32_t)h->pid | (uint32_t)h->reason << 16;
     w[6] = h->buf;
     w[7] = h->key;
-    w[8] = (uint32_t)h->status;
+    w[8] = h->token;
     w[9] = (uint32_t)h->off;
     w[10] = (uint32_t)(h->off >> 32);
-    w[11] = h->xlen;
+    w[11] = h->xlen | (uint32_t)h->status;
 }
 #define PKT_ENCODE pkt_encode_words
 
 /* Word indices and packing of the header, for code that writes a frame's header in place. */
 enum { PKT_W_NODES, PKT_W_TYPE, PKT_W_SEQ, PKT_W_ACK, PKT_W_OP, PKT_W_PID, PKT_W_BUF, PKT_W_KEY,
-       PKT_W_STATUS, PKT_W_OFF_LO, PKT_W_OFF_HI, PKT_W_XLEN };
+       PKT_W_TOKEN, PKT_W_OFF_LO, PKT_W_OFF_HI, PKT_W_XLEN, PKT_W_STATUS = PKT_W_XLEN };
 static inline uint32_t pkt_w_nodes(uint16_t dst, uint16_t src)
 {
     return pkt_bswap16x2((uint32_t)dst | (uint32_t)src << 16);

@@ -48,7 +48,13 @@ struct xport_cfg {
 struct xport_stats {
     uint32_t sent, retransmits, timeouts, giveups, acks_bad, nacks_gap, nacks_retry, nacks_refused;
     uint32_t rx_new, rx_dup, rx_gap, resyncs, resumes;
+    uint32_t nacks_stale;  /* MISS/BUSY/RESUME/refusal NACKs for nothing in flight: ignored */
+    uint32_t stall_giveups; /* give-ups on the no-progress bound (xport_giveup_span) */
+    uint32_t resyncs_bad;  /* RESYNC flags that would move `expected` backward or 2^31 away */
 };
+
+/* What a window slot holds: chosen by the caller, 64 bits (the NCP: operation id and segment). */
+typedef uint64_t xport_cookie_t;
 
 struct xport_peer {
     /* sender side */
@@ -65,7 +71,8 @@ struct xport_peer {
     uint8_t reserved0[3];
     uint32_t rng;      /* timeout jitter generator (xorshift32, never 0) */
     uint32_t hold_seq; /* the packet a miss/busy NACK refused (valid while nack_hold) */
-    uint32_t cookie[XP_WIN];
+    uint32_t stall_at; /* last progress: a push into an empty window or an ACK that moved una */
+    xport_cookie_t cookie[XP_WIN];
     /* receiver side */
     uint32_t expected;     /* next sequence number to accept */
     uint32_t nacked;       /* the expected value a gap NACK was last sent for */
@@ -89,7 +96,15 @@ enum xport_tick_action {
     XP_TICK_GIVEUP,     /* retry limit: fail every cookie in [una, nxt), then call xport_giveup() */
 };
 
-void xport_init(struct xport_peer *p, uint32_t isn);
+/* tx_isn: our first sequence number to this peer; rx_isn: the peer's first to us (known to both
+ * ends: the receiver starts synchronised at it), or XP_ISN_UNKNOWN (the peer's first packet carries
+ * RESYNC and fixes it). */
+#define XP_ISN_UNKNOWN 0xFFFFFFFFFFFFFFFFull
+void xport_init(struct xport_peer *p, uint32_t tx_isn, uint64_t rx_isn);
+
+/* A keyed pseudo-random function (SipHash-2-4 of the 64-bit message m under key k): per-connection
+ * initial sequence numbers and tokens from a secret (docs/wire-protocol.md "Threat model"). */
+uint64_t xport_prf(const uint32_t k[4], uint64_t m);
 
 /* Sender. */
 static inline uint32_t xport_in_flight(const struct xport_peer *p)
@@ -111,7 +126,8 @@ static inline void xport_arm(struct xport_peer *p, const struct xport_cfg *cfg, 
 
 /* Inline: on every packet's fast path. Every field is loaded before the first store (a store
  * into the cookie array would otherwise make the compiler reload the fields after it). */
-static inline uint32_t xport_tx_push(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t cookie, uint32_t now)
+static inline uint32_t xport_tx_push(struct xport_peer *p, const struct xport_cfg *cfg, xport_cookie_t cookie,
+                                     uint32_t now)
 {
     uint32_t seq = p->nxt, una = p->una, rexmit = p->rexmit, sent = p->st.sent, backoff = p->backoff;
 
@@ -122,12 +138,14 @@ static inline uint32_t xport_tx_push(struct xport_peer *p, const struct xport_cf
         p->rexmit = seq + 1u;
     if (sent != 0xFFFFFFFFu)
         p->st.sent = sent + 1u;
-    if (seq == una) /* the window was empty: arm the deadline */
+    if (seq == una) { /* the window was empty: arm the deadline, start the no-progress clock */
         p->deadline = now + (cfg->rto << backoff);
+        p->stall_at = now;
+    }
     return seq;
 }
 
-static inline uint32_t xport_cookie(const struct xport_peer *p, uint32_t seq)
+static inline xport_cookie_t xport_cookie(const struct xport_peer *p, uint32_t seq)
 {
     return p->cookie[seq & (XP_WIN - 1u)];
 }
@@ -150,9 +168,14 @@ uint32_t xport_on_ack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_
 uint32_t xport_on_nack_gap(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t ack, uint32_t now,
                            uint32_t *first);
 
-/* NACK miss/busy for packet `seq`: resend from `seq` after `delay` (cfg->nack_delay, or
- * cfg->miss_hold for a miss when RESUME is in use) instead of a timeout. */
-void xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now,
+/*
+ * NACK miss/busy for packet `seq`: resend from `seq` after `delay` (cfg->nack_delay, or
+ * cfg->miss_hold for a miss when RESUME is in use) instead of a timeout. The receiver is alive, so
+ * a hold does not count toward the retry limit; but no NACK moves the no-progress clock
+ * (stall_at): whatever NACKs arrive, a connection that makes no progress gives up
+ * xport_giveup_span() after its last progress. Returns 0 for a NACK about nothing in flight.
+ */
+int xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now,
                          uint32_t delay);
 
 /* RESUME from the receiver (a fill arrived there): if a miss/busy hold is running, it ends now and
@@ -169,7 +192,7 @@ int xport_on_resume(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t 
 int xport_on_nack_refused(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now);
 
 /* Next packet to resend, if any: returns 1 with seq and cookie set, the cursor advanced. */
-int xport_rexmit_next(struct xport_peer *p, uint32_t *seq, uint32_t *cookie);
+int xport_rexmit_next(struct xport_peer *p, uint32_t *seq, xport_cookie_t *cookie);
 
 /* Timer: call with the current time; see enum xport_tick_action. */
 enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now);
@@ -178,12 +201,13 @@ enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *
 void xport_giveup(struct xport_peer *p);
 
 /*
- * An upper bound of how long a sender retries without progress before xport_tick gives up, from
- * the last sign of life (push into an empty window, an ACK, a NACK): a NACK retry delay or miss
- * hold (the longer), then at
- * most max_retries + 1 timer expiries, each at most the largest timeout (rto << backoff_max: the
- * end of a NACK retry delay re-arms with the backoff reached so far) plus its largest jitter. A
- * peer waiting for this sender (the NCP's initiator-side read timer) sizes its timeout from it.
+ * How long a sender retries without progress before xport_tick gives up, from the last progress
+ * (a push into an empty window, an ACK that moved una): a NACK retry delay or miss hold (the
+ * longer), plus max_retries + 1 of the largest timeout (rto << backoff_max) with its largest
+ * jitter. It is a hard bound: the retry limit counts timeouts in a row, and MISS/BUSY/refusal
+ * NACKs (genuine or forged) reset that count, but xport_tick also gives up when this span has
+ * passed since stall_at, whatever NACKs came. A peer waiting for this sender (the NCP's
+ * initiator-side read timer) sizes its timeout from it.
  */
 uint32_t xport_giveup_span(const struct xport_cfg *cfg);
 

@@ -5,7 +5,9 @@
  * Command state machine (one command at a time, answered in ring order):
  *   CMD_IDLE       take the next command if cmd_ci != cmd_pi
  *   CMD_WAIT_DMA   FILL / STATIC_LOAD line image coming in, STATS going out
- *   CMD_WAIT_DRAIN INVALIDATE / EP_CLOSE: wait until every DMA posted before it completed
+ *   CMD_WAIT_DRAIN INVALIDATE / EP_CLOSE: wait until every DMA posted before it completed (EP_CLOSE:
+ *                  after its FLUSHED completions were posted; then OK, or BUSY while packets the
+ *                  endpoint sent are still in a window: the driver asks again)
  *   CMD_ANSWER     the CMD_DONE event waits for room in the event ring
  */
 #include <string.h>
@@ -32,6 +34,7 @@ static struct {
     struct nic_cmd cur;
     int32_t status;
     uint32_t ticket;
+    uint8_t armed; /* EP_CLOSE: ticket taken (after its FLUSHED completions were posted) */
     uint32_t ci, pi;
 } cs;
 
@@ -133,6 +136,25 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
     }
 }
 
+/* The endpoint being closed (0: none) and every peer's next sequence number at its EP_CLOSE. */
+static uint16_t close_ep;
+static uint32_t close_nxt[NCP_MAX_PEERS];
+
+/* Every packet sent before the close left its window: acknowledged, or dropped by a give-up. */
+static int close_quiet(void)
+{
+    struct ncp_ep *ep = &ncp.ep[close_ep];
+
+    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
+        if (seq_lt(ncp.peer[p].x.una, close_nxt[p])) {
+            ncp_sat_inc(&ncp.c.s.close_busy);
+            return 0;
+        }
+    ep->closing = 0;
+    close_ep = 0;
+    return 1;
+}
+
 static void cmd_answer(int32_t status)
 {
     cs.status = status;
@@ -161,11 +183,15 @@ static void cmd_start(const struct nic_cmd *c)
         ncp.ev_log2 = c->c;
         ncp.ev_n = ncp.ev_ci = 0;
         ncp.nodes = (uint16_t)(c->d >> 16);
+        /* the fabric secret (64 bits in key, pid, epoch: nic_abi.h NIC_CMD_INIT) keys every
+         * connection's ISN and token (docs/wire-protocol.md "Threat model") */
+        ncp_secure((const uint32_t[4]){c->key, (uint32_t)c->pid | (uint32_t)c->epoch << 16, 0x4E435021u, 0u});
         ncp.inited = 1;
         cmd_answer(NIC_ST_OK);
         break;
     case NIC_CMD_EP_OPEN: {
-        if (c->ep == 0 || c->ep >= NCP_EPS || ncp.ep[c->ep].state != EP_CLOSED || c->c < 1 || c->c > 16) {
+        if (c->ep == 0 || c->ep >= NCP_EPS || ncp.ep[c->ep].state != EP_CLOSED || ncp.ep[c->ep].closing ||
+            c->c < 1 || c->c > 16) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
@@ -175,23 +201,37 @@ static void cmd_start(const struct nic_cmd *c)
         ep->cq_pa = ab;
         ep->cq_log2 = (uint8_t)c->c;
         ep->cur = -1;
+        memset(ep->slot_op, 0xFF, sizeof ep->slot_op);
         ep->state = EP_IDLE;
         cmd_answer(NIC_ST_OK);
         break;
     }
-    case NIC_CMD_EP_CLOSE:
-        if (c->ep == 0 || c->ep >= NCP_EPS || ncp.ep[c->ep].state == EP_CLOSED) {
+    case NIC_CMD_EP_CLOSE: {
+        struct ncp_ep *ep = c->ep && c->ep < NCP_EPS ? &ncp.ep[c->ep] : NULL;
+        if (!ep || (ep->state == EP_CLOSED && !ep->closing)) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
-        ops_flush_ep((uint8_t)c->ep);
-        /* Closed now, not after the drain: meanwhile the send path must not take more entries
-         * from its queue (they would become operations of a closed endpoint, completing later
-         * into whatever endpoint reuses the slot). */
-        ncp.ep[c->ep].state = EP_CLOSED;
-        cs.ticket = dmaq_barrier_ticket(); /* the FLUSHED completions land before the answer */
+        if (!ep->closing) {
+            if (close_ep) { /* another endpoint is draining: this one keeps running, asks again */
+                cmd_answer(NIC_ST_BUSY);
+                break;
+            }
+            /* Closed now: the send path takes no more entries and sends no new packet for it;
+             * every request not retired completes FLUSHED (in order). What it already sent is in
+             * the peers' windows: the close is answered OK only when all of that is acknowledged
+             * (landed: an ACK follows the data into host memory) or dropped by a give-up, so
+             * nothing of it lands after the answer (resends of flushed operations carry no data). */
+            ncp.ep[c->ep].state = EP_CLOSED;
+            ops_flush_ep((uint8_t)c->ep);
+            close_ep = c->ep;
+            for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
+                close_nxt[p] = ncp.peer[p].x.nxt;
+        }
+        cs.armed = 0;
         cs.state = CMD_WAIT_DRAIN;
         break;
+    }
     case NIC_CMD_FILL:
     case NIC_CMD_STATIC_LOAD:
         if (c->cache >= NIC_CACHE__COUNT || (c->op == NIC_CMD_FILL) == NCP_LOOKUP_STATIC ||
@@ -218,6 +258,9 @@ static void cmd_start(const struct nic_cmd *c)
         }
         cmd_stats_buf = ncp.c.s;
         xlate_stats(cmd_stats_buf.cache);
+        cmd_stats_buf.db_dropped =
+            nic_field(nic_rd(NIC_DOORBELL_BASE, NIC_DOORBELL_STATUS), NIC_DOORBELL_STATUS_OVERFLOW);
+        cmd_stats_buf.db_coalesced = nic_rd(NIC_DOORBELL_BASE, NIC_DOORBELL_COALESCED);
         dmaq_post(HAL_SRAM_OFF(&cmd_stats_buf), ab, sizeof cmd_stats_buf, 1, DK_CMD, 0, 0);
         cs.state = CMD_WAIT_DMA;
         break;
@@ -263,11 +306,18 @@ static void cmd_step(void)
         case CMD_WAIT_DMA:
             return;
         case CMD_WAIT_DRAIN:
+            if (cs.cur.op == NIC_CMD_EP_CLOSE && !cs.armed) {
+                if (!ops_ep_retired((uint8_t)cs.cur.ep))
+                    return; /* FLUSHED completions wait for staging slots: ops_poll posts them */
+                cs.ticket = dmaq_barrier_ticket(); /* they, and every receive DMA, land first */
+                cs.armed = 1;
+            }
             if (!dmaq_passed(cs.ticket))
                 return;
             if (cs.cur.op == NIC_CMD_EP_CLOSE)
-                ncp.ep[cs.cur.ep].state = EP_CLOSED;
-            cmd_answer(NIC_ST_OK);
+                cmd_answer(close_quiet() ? NIC_ST_OK : NIC_ST_BUSY);
+            else
+                cmd_answer(NIC_ST_OK);
             break;
         case CMD_ANSWER:
             if (!ev_post(NIC_EV_CMD_DONE, 0, 0, 0, 0, 0, cs.status, cs.cur.seq))

@@ -41,10 +41,7 @@ void ncp_boot(void)
     memset(&ncp_work, 0, sizeof ncp_work);
     ncp.me = hal_node_id();
     ncp.nodes = NCP_MAX_PEERS; /* until INIT says how many */
-    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
-        xport_init(&ncp.peer[p].x, (uint32_t)ncp.me << 24 | p << 16); /* distinct initial numbers */
-        ncp.peer[p].w_nodes = pkt_w_nodes((uint16_t)p, ncp.me);
-    }
+    ncp_secure((const uint32_t[4]){0, 0, 0, 0}); /* connections; INIT gives the fabric secret */
     xlate_init();
     send_init();
     recv_init();

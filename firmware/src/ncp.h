@@ -94,14 +94,18 @@ struct ncp_ep {
     uint64_t cq_pa;
     uint32_t cq_n;   /* completions produced */
     uint32_t sq_pi;  /* last producer count rung */
-    uint32_t sq_ci;  /* entries copied out of SRAM */
+    uint32_t sq_ci;  /* entries copied out of SRAM (taken) */
+    uint32_t sq_done; /* requests retired, in request order: slots below it are free (cqe.sq_ci) */
     int16_t cur;     /* op being segmented, or -1 */
+    uint8_t closing; /* EP_CLOSE seen, answered BUSY until its packets are out of every window */
+    uint8_t slot_op[NCP_SQ_N]; /* taken, unretired request at each send queue slot: its op index */
 };
 
 /* ---- initiator operations ---- */
 struct ncp_op {
     uint8_t used, ep, kind, flags;
-    uint16_t gen, rnode;
+    uint16_t reserved_gen, rnode;
+    uint32_t id; /* its operation id (op_id): index | generation << NCP_ID_SHIFT */
     int32_t status;
     uint8_t awaiting; /* read: its request was acknowledged, the responses are awaited (watched
                        * by ops_read_check: docs/firmware.md "Read timeout") */
@@ -111,13 +115,15 @@ struct ncp_op {
     uint16_t lpid;
     uint32_t sent;  /* bytes segmented (write) / request sent (read: 1) */
     uint32_t done;  /* bytes acknowledged (write) / written locally (read) */
+    uint32_t req;   /* its index in the endpoint's send queue stream (cqe.req) */
 };
 
 /* ---- RDMA read responses being served (responder side) ---- */
 struct ncp_resp {
-    uint8_t used, failed, gen;
+    uint8_t used, failed, reserved_gen;
     int8_t fail_status; /* why it failed (enum nic_status), carried by its void segments */
     uint16_t peer, pid;
+    uint32_t id;     /* index | generation << NCP_ID_SHIFT, in its cookies */
     uint32_t op;     /* initiator's op id */
     uint64_t va;     /* start in the owner's address space */
     uint32_t len, sent, done;
@@ -138,14 +144,28 @@ struct ncp_rreq {
     uint64_t va;
 };
 
-/* Cookies in the transport window: what to rebuild a packet from (no data kept). */
-#define CK_KIND(c) ((c) >> 29)
-#define CK_GEN(c) (((c) >> 22) & 0x7Fu)
-#define CK_IDX(c) (((c) >> 16) & 0x3Fu)
-#define CK_SEG(c) ((c) & 0xFFFFu)
-#define CK_MAKE(k, i, g, s) \
-    ((uint32_t)(k) << 29 | ((uint32_t)(g) & 0x7Fu) << 22 | ((uint32_t)(i) & 0x3Fu) << 16 | (uint32_t)(s))
-_Static_assert(NCP_OPS <= 64 && NCP_RESP <= 64, "cookie index is 6 bits");
+/*
+ * Operation ids (initiator ops, on the wire in `op`) and response ids (responder side, in cookies
+ * only): index in the low NCP_ID_SHIFT bits, a 26-bit generation above, drawn from one counter per
+ * table (ncp.op_gen, ncp.resp_gen; random start at INIT), so an id comes back only after 2^26
+ * allocations of its table: at least seconds of traffic (an allocation takes a send queue entry or
+ * a read request), far beyond the longest a packet of the old op can still arrive (a give-up,
+ * 72.2 ms, plus the read timeout, 78.6 ms, plus the switch's queues). docs/wire-protocol.md.
+ */
+#define NCP_ID_SHIFT 6u
+#define NCP_ID_IDX(id) ((id) & ((1u << NCP_ID_SHIFT) - 1u))
+/*
+ * Cookies in the transport window: what to rebuild a packet from (no data kept). 64 bits: the full
+ * op / response id in the high word (a resend whose slot was reused by another op finds another
+ * id there and goes void: it never rebuilds another op's packet), kind and segment in the low.
+ */
+typedef xport_cookie_t ncp_cookie_t;
+#define CK_KIND(c) ((uint32_t)(c) >> 29)
+#define CK_ID(c) ((uint32_t)((c) >> 32))
+#define CK_IDX(c) NCP_ID_IDX(CK_ID(c))
+#define CK_SEG(c) ((uint32_t)(c) & 0xFFFFu)
+#define CK_MAKE(k, id, s) ((uint64_t)(uint32_t)(id) << 32 | (uint32_t)(k) << 29 | (uint32_t)(s))
+_Static_assert(NCP_OPS <= 64 && NCP_RESP <= 64, "id index is 6 bits");
 _Static_assert(NCP_RREQ_N >= NCP_OPS && (NCP_RREQ_N & (NCP_RREQ_N - 1u)) == 0, "read request queue");
 enum { CK_WRITE = 1, CK_READREQ = 2, CK_READRESP = 3 };
 
@@ -153,7 +173,10 @@ struct ncp_peer {
     struct xport_peer x;
     uint32_t ack_val;      /* cumulative ACK we may advertise (data DMA'd to the host) */
     uint32_t w_nodes;      /* header word PKT_W_NODES of packets to this peer (set at boot) */
+    uint32_t tx_token;     /* connection token we put on every packet to this peer */
+    uint32_t rx_token;     /* the token every packet from this peer must carry */
     uint16_t rx_dma_pending;
+    uint8_t rx_err;        /* a receive DMA failed: ack_val stays before it until it is resent */
 };
 
 /* ---- DMA continuations ---- */
@@ -182,6 +205,8 @@ struct ncp {
     uint16_t me, nodes;
     uint8_t inited, shutdown;
     uint32_t now;
+    uint32_t op_gen, resp_gen; /* id generations (NCP_ID_SHIFT) */
+    uint32_t secret[4];        /* connection secrets' key (ncp_secure: INIT, docs/wire-protocol.md) */
     struct ncp_ep ep[NCP_EPS];
     struct ncp_op op[NCP_OPS];
     struct ncp_resp resp[NCP_RESP];
@@ -238,7 +263,8 @@ extern const struct xport_cfg ncp_xcfg;
  *                receive DMA completed (an ACK waits for the data to be in host memory)
  * and flags: cmd (a command to take or in progress), misses_held (a miss event not yet posted),
  * resume (RESUME NACKs to send: a fill arrived while peers wait on a MISS NACK),
- * ops_waiting (operations may wait to complete: an upper bound, ops_poll recounts).
+ * ops_waiting (endpoints whose next completion waits for a staging slot or DMA room: a bitmap,
+ * ops_poll retries them).
  *   reads        initiator reads awaiting responses (an upper bound, recounted by ops_read_check);
  *                while nonzero, read_at is when ops_read_check must look at them next (no later than
  *                the first can time out) and send_tick keeps the timer armed for it: the reads are
@@ -456,8 +482,11 @@ static inline enum xl_result xlate_target(uint16_t pid, uint32_t buf, const stru
 #define CBH_C 128u
 #define CBH_L 8u
 #define CBH_A 4u
+/* PCH lines of one entry: a pid only ever looks up its own entry (the pid is in the tag), so a
+ * line of 8 held one useful entry and the cache 8 processes (issue 18, 8b: with lines of 8 and
+ * every pid 0..7 in line 0, all of them also fell into one 2-way set). Now 64 processes, 32 sets. */
 #define PCH_C 64u
-#define PCH_L 8u
+#define PCH_L 1u
 #define PCH_A 2u
 #endif
 
@@ -549,22 +578,29 @@ struct ncp_op *op_alloc(void);
 struct ncp_op *op_by_id(uint32_t id);
 static inline uint32_t op_id(const struct ncp_op *o)
 {
-    return (uint32_t)(o - ncp.op) | (uint32_t)o->gen << 16;
+    return o->id;
+}
+/* The op a cookie names, if it is still that op (live, same id), else NULL. */
+static inline struct ncp_op *op_by_cookie(ncp_cookie_t c)
+{
+    struct ncp_op *o = &ncp.op[CK_IDX(c)];
+    return o->used == 1 && o->id == CK_ID(c) ? o : NULL;
 }
 void op_fail(struct ncp_op *o, int32_t status);
 void op_progress(struct ncp_op *o, uint32_t bytes);
 void ops_poll(void);
-void op_complete_bad(uint8_t ep, const struct nic_sq_entry *e, int32_t status);
+void op_finish_early(struct ncp_op *o, int32_t status);
 void op_read_watch(struct ncp_op *o);
 void ops_read_check(void);
 void ops_flush_ep(uint8_t ep);
-int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk);
+int ops_ep_retired(uint8_t ep);
+int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req);
 
 /* send.c */
 void send_init(void);
 void send_on_doorbell(uint32_t ep, uint32_t off, uint32_t data);
 void send_poll(void);
-void send_on_acked(uint32_t peer, uint32_t cookie);
+void send_on_acked(uint32_t peer, ncp_cookie_t cookie);
 void send_tick(void);
 void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status);
 void send_flush_acks(void);
@@ -578,6 +614,7 @@ int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t l
 
 /* recv.c */
 void recv_init(void);
+void ncp_secure(const uint32_t k[4]); /* connection ISNs and tokens from the fabric secret */
 void recv_poll(void);
 void recv_send_resumes(void);
 void recv_dma_done(uint8_t kind, uint32_t a, uint16_t b, uint8_t err);

@@ -3,9 +3,11 @@
  *
  * An operation (RDMA write or read) lives from the send queue entry being taken until it is
  * accounted for byte by byte: write bytes when their segments are acknowledged (or failed), read
- * bytes when the responses are written into local memory (or failed). Then one completion goes
- * to the endpoint's completion queue if it failed or was signalled. The first error sticks.
- * States: FREE (used = 0), ACTIVE (1), COMPLETING (2: waiting for a staging slot / DMA room).
+ * bytes when the responses are written into local memory (or failed). Then it retires in request
+ * order (ep_retire): one completion goes to the endpoint's completion queue if it failed or was
+ * signalled, and its send queue slot is free. The first error sticks.
+ * States: FREE (used = 0), ACTIVE (1), FINISHED (2: waiting for earlier requests of its endpoint
+ * to retire, or for a staging slot / DMA room for its completion).
  *
  * Read timeout (docs/firmware.md): once a read's request is acknowledged, the transport no longer
  * watches it: the responses are the responder's packets, retried by the responder's connection. A
@@ -21,14 +23,19 @@
 
 #include "ncp.h"
 
+/* A new id for slot `idx`: the next generation of the table's counter (ncp.h, NCP_ID_SHIFT). */
+static uint32_t op_new_id(uint32_t idx)
+{
+    return idx | ++ncp.op_gen << NCP_ID_SHIFT;
+}
+
 struct ncp_op *op_alloc(void)
 {
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
         if (!o->used) {
-            uint16_t gen = (uint16_t)((o->gen + 1u) & 0x7Fu);
             memset(o, 0, sizeof *o);
-            o->gen = gen;
+            o->id = op_new_id(i);
             o->used = 1;
             return o;
         }
@@ -38,10 +45,11 @@ struct ncp_op *op_alloc(void)
 
 struct ncp_op *op_by_id(uint32_t id)
 {
-    uint32_t idx = id & 0xFFFFu;
-    if (idx >= NCP_OPS || ncp.op[idx].used != 1 || ncp.op[idx].gen != (id >> 16))
+    struct ncp_op *o = &ncp.op[NCP_ID_IDX(id)];
+
+    if (NCP_ID_IDX(id) >= NCP_OPS || o->used != 1 || o->id != id)
         return NULL;
-    return &ncp.op[idx];
+    return o;
 }
 
 void op_fail(struct ncp_op *o, int32_t status)
@@ -50,22 +58,56 @@ void op_fail(struct ncp_op *o, int32_t status)
         o->status = status;
 }
 
+/*
+ * Retirement, in request order per endpoint (docs/api.md "Completion order"): an operation that
+ * finished waits (used = 2) until every earlier request of its endpoint retired; then its
+ * completion, if it failed or was signalled, goes to the completion queue and its send queue slot
+ * is free (sq_done). So a completion implies that every earlier request of the endpoint is done,
+ * whatever peer it went to. Returns 0 when the next completion waits for a staging slot or DMA
+ * room (the endpoint's bit in ops_waiting: ops_poll retries it).
+ */
+static int ep_retire(uint8_t epi)
+{
+    struct ncp_ep *ep = &ncp.ep[epi];
+
+    while (ep->sq_done != ep->sq_ci) {
+        uint32_t slot = ep->sq_done % NCP_SQ_N;
+        struct ncp_op *o = &ncp.op[ep->slot_op[slot]];
+        if (ep->slot_op[slot] >= NCP_OPS || o->used != 2 || o->ep != epi || o->req != ep->sq_done)
+            return 1; /* an earlier request is still in progress: its finish retires this one */
+        if ((o->status != NIC_ST_OK || (o->flags & NIC_WR_SIGNALED)) &&
+            !cqe_post(epi, o->wr_id, o->status, o->status == NIC_ST_OK ? o->len : o->done, o->kind, o->req)) {
+            ncp_work.ops_waiting |= 1u << epi;
+            return 0;
+        }
+        o->used = 0;
+        ep->slot_op[slot] = 0xFF;
+        ep->sq_done++;
+    }
+    if (ep->closing)
+        while (ep->sq_done != ep->sq_pi) { /* closing: entries never taken complete FLUSHED too */
+            const volatile struct nic_sq_entry *e = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
+                NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_done % NCP_SQ_N) * sizeof *e);
+            if (!cqe_post(epi, (uint64_t)e->wr_id_hi << 32 | e->wr_id_lo, NIC_ST_FLUSHED, 0, e->op, ep->sq_done)) {
+                ncp_work.ops_waiting |= 1u << epi;
+                return 0;
+            }
+            ep->sq_done++;
+            ep->sq_ci = ep->sq_done;
+        }
+    return 1;
+}
+
 static void op_finish(struct ncp_op *o)
 {
     struct ncp_ep *ep = &ncp.ep[o->ep];
 
-    if (o->status == NIC_ST_OK && !(o->flags & NIC_WR_SIGNALED)) {
-        o->used = 0;
-    } else if (ep->state == EP_CLOSED) {
-        o->used = 0; /* flushed already */
-    } else if (cqe_post(o->ep, o->wr_id, o->status, o->status == NIC_ST_OK ? o->len : o->done, o->kind)) {
-        o->used = 0;
-    } else {
-        o->used = 2; /* retried by ops_poll */
-        ncp_work.ops_waiting++;
-    }
+    o->used = 2;
     if (ep->cur == (int16_t)(o - ncp.op))
         ep->cur = -1;
+    if (o->req != ep->sq_done)
+        ncp_sat_inc(&ncp.c.s.retire_waits);
+    ep_retire(o->ep);
 }
 
 void op_progress(struct ncp_op *o, uint32_t bytes)
@@ -144,42 +186,49 @@ void ops_read_check(void)
 
 void ops_poll(void)
 {
-    uint32_t left = 0;
+    uint32_t w = ncp_work.ops_waiting;
 
-    if (!ncp_work.ops_waiting)
-        return; /* no scan of the table when nothing waits */
-    for (uint32_t i = 0; i < NCP_OPS; i++) {
-        struct ncp_op *o = &ncp.op[i];
-        if (o->used != 2)
-            continue;
-        if (cqe_post(o->ep, o->wr_id, o->status, o->status == NIC_ST_OK ? o->len : o->done, o->kind))
-            o->used = 0;
-        else
-            left++;
-    }
-    ncp_work.ops_waiting = left;
+    ncp_work.ops_waiting = 0;
+    for (uint32_t e = 0; w; e++, w >>= 1)
+        if (w & 1u)
+            ep_retire((uint8_t)e);
 }
 
-void op_complete_bad(uint8_t ep, const struct nic_sq_entry *e, int32_t status)
+/* An operation that fails before it started (malformed entry, local check): it still retires in
+ * request order. */
+void op_finish_early(struct ncp_op *o, int32_t status)
 {
-    ncp_sat_inc(&ncp.c.bad_desc);
-    /* best effort when no slot is free right now: the entry is already consumed */
-    if (!cqe_post(ep, (uint64_t)e->wr_id_hi << 32 | e->wr_id_lo, status, 0, e->op))
-        ncp_sat_inc(&ncp.c.s.events_held);
+    o->status = status;
+    o->sent = o->len;
+    op_finish(o);
 }
 
-void ops_flush_ep(uint8_t ep)
+/* EP_CLOSE: every request not retired completes NIC_ST_FLUSHED (a failure keeps its status), in
+ * request order, including entries never taken. The operations are freed as they retire: later
+ * packets for them find no operation (the transport still carries those in its windows: EP_CLOSE
+ * is answered only when they are out, cmd.c). */
+void ops_flush_ep(uint8_t epi)
 {
+    struct ncp_ep *ep = &ncp.ep[epi];
+
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
-        if (o->used && o->ep == ep) {
-            o->status = NIC_ST_FLUSHED;
-            if (!cqe_post(ep, o->wr_id, NIC_ST_FLUSHED, o->done, o->kind))
-                ncp_sat_inc(&ncp.c.s.events_held);
-            o->used = 0; /* later ACKs for it find no op (generation) and are ignored */
+        if (o->used && o->ep == epi) {
+            if (o->status == NIC_ST_OK)
+                o->status = NIC_ST_FLUSHED;
+            o->used = 2;
         }
     }
-    ncp.ep[ep].cur = -1;
+    ep->cur = -1;
+    ep->closing = 1;
+    ep_retire(epi);
+}
+
+/* Every request of the endpoint retired (its completions posted). */
+int ops_ep_retired(uint8_t epi)
+{
+    const struct ncp_ep *ep = &ncp.ep[epi];
+    return ep->sq_done == ep->sq_pi || (!ep->closing && ep->sq_done == ep->sq_ci);
 }
 
 __attribute__((weak)) int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *cqe)
@@ -189,12 +238,12 @@ __attribute__((weak)) int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *cqe)
     return 0;
 }
 
-int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk)
+int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req)
 {
     struct ncp_ep *ep = &ncp.ep[epi];
     struct nic_cqe *q;
 
-    if (ep->state == EP_CLOSED || !dmaq_room(1) || !(q = stage_slot()))
+    if ((ep->state == EP_CLOSED && !ep->closing) || !dmaq_room(1) || !(q = stage_slot()))
         return 0;
     memset(q, 0, sizeof *q);
     q->wr_id_lo = (uint32_t)wr_id;
@@ -203,7 +252,8 @@ int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_
     q->bytes = bytes;
     q->op = opk;
     q->phase = (uint8_t)(((ep->cq_n >> ep->cq_log2) & 1u) ^ 1u);
-    q->sq_ci = (uint16_t)ep->sq_ci;
+    q->sq_ci = (uint16_t)(req + 1u); /* retired in order: everything up to this request */
+    q->req = req;
     uint64_t pa = ep->cq_pa + (uint64_t)(ep->cq_n & ((1u << ep->cq_log2) - 1u)) * sizeof *q;
     ep->cq_n++;
     if (ncp_test_on_cqe(epi, q))

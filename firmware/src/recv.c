@@ -29,6 +29,42 @@ static struct {
     uint32_t cyc; /* fast-path cycles of the packet's handling up to its DMA queued */
 } rx_meta[RX_N];
 
+/*
+ * Connection secrets (docs/wire-protocol.md "Threat model"): from the 128-bit key `k` (the fabric
+ * secret INIT gives every honest node; zero at boot), per ordered pair (a -> b) an initial
+ * sequence number and a token, PRF(k, purpose | a | b); both ends compute both directions, so the
+ * receiver starts synchronised at the sender's ISN and checks the sender's token on every frame.
+ * The generations of operation and response ids start at random values too. Resets every
+ * connection: called at boot and by INIT (before any traffic).
+ */
+enum { PRF_ISN = 1, PRF_TOKEN = 2, PRF_GEN = 3 };
+static uint64_t prf(uint32_t purpose, uint32_t a, uint32_t b)
+{
+    return xport_prf(ncp.secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
+}
+
+void ncp_secure(const uint32_t k[4])
+{
+    uint16_t me = ncp.me;
+
+    memcpy(ncp.secret, k, sizeof ncp.secret);
+    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
+        struct ncp_peer *pp = &ncp.peer[p];
+        uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me);
+        xport_init(&pp->x, (uint32_t)prf(PRF_ISN, me, p), rx_isn);
+        pp->ack_val = rx_isn;
+        pp->tx_token = (uint32_t)prf(PRF_TOKEN, me, p);
+        pp->rx_token = (uint32_t)prf(PRF_TOKEN, p, me);
+        pp->w_nodes = pkt_w_nodes((uint16_t)p, me);
+        pp->rx_dma_pending = 0;
+        pp->rx_err = 0;
+    }
+    /* a different start per boot when the secret differs (the host's entropy): an op id of an
+     * earlier incarnation of this node is unlikely to name a live op */
+    ncp.op_gen = (uint32_t)prf(PRF_GEN, me, 0);
+    ncp.resp_gen = (uint32_t)prf(PRF_GEN, me, 1);
+}
+
 void recv_init(void)
 {
     hal_mac_rx_init(&rx_ring[0][0], NCP_RX_LOG2, &rx_buf[0][0], NCP_FRAME_BYTES);
@@ -79,7 +115,7 @@ void recv_send_resumes(void)
  */
 static void protection(uint16_t peer, const struct pkt_hdr *h, int32_t status)
 {
-    ncp_sat_inc(&ncp.c.s.protection_errors);
+    ncp_sat_inc(&ncp.c.s.protection_errors); /* = PROTECTION NACKs sent (docs: "Counters") */
     send_ctl(peer, PKT_NACK, PKT_NACK_PROTECTION, h->seq, h->op, status);
 }
 
@@ -238,15 +274,22 @@ static int on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *p
 {
     struct ncp_peer *pp = &ncp.peer[peer];
     struct ncp_op *o = op_by_id(h->op);
+    uint32_t off = (uint32_t)h->off; /* < NIC_MAX_XFER: pkt_parse */
 
-    if (!o || o->kind != NIC_OP_RDMA_READ || o->rnode != peer || h->off + h->len > o->len) {
-        /* the operation is gone (flushed, failed, timed out: ops_read_check): discard */
+    /* The response must match its request: a live read of ours, to this peer, at a segment
+     * boundary inside it, with that segment's length (a void one: no data). */
+    if (!o || o->kind != NIC_OP_RDMA_READ || o->rnode != peer || off % NCP_MTU != 0 || off >= o->len ||
+        ((h->flags & PKT_F_VOID) ? h->len != 0 : h->len != seg_bytes(o->len, off))) {
+        /* the operation is gone (flushed, failed, timed out: ops_read_check), or this is not its
+         * response: the sequence number is consumed, the data discarded */
         xport_rx_accept(&pp->x);
-        ncp_sat_inc(&ncp.c.s.drops_bad);
+        ncp_sat_inc(&ncp.c.s.stale_resps);
         return 0;
     }
     if ((h->flags & PKT_F_VOID) || o->status != NIC_ST_OK) {
         xport_rx_accept(&pp->x);
+        if (!(h->flags & PKT_F_VOID))
+            ncp_sat_inc(&ncp.c.s.stale_resps); /* data for a read that failed already: dropped */
         if (h->flags & PKT_F_VOID)
             op_fail(o, void_resp_status(h->status));
         op_progress(o, (h->flags & PKT_F_VOID) ? seg_bytes(o->len, (uint32_t)h->off) : h->len);
@@ -267,7 +310,7 @@ static int on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *p
     }
     xport_rx_accept(&pp->x);
     if (res == XL_DENIED) {
-        ncp_sat_inc(&ncp.c.s.protection_errors);
+        ncp_sat_inc(&ncp.c.s.local_denied);
         op_fail(o, NIC_ST_RIGHTS);
         op_progress(o, h->len);
         return 0;
@@ -296,26 +339,33 @@ static void on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
     ncp_sat_inc(&ncp.c.s.nacks_received);
     switch (h->reason) {
     case PKT_NACK_MISS:
-        xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now, ncp_xcfg.miss_hold ? ncp_xcfg.miss_hold : ncp_xcfg.nack_delay);
+        if (!xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now,
+                                 ncp_xcfg.miss_hold ? ncp_xcfg.miss_hold : ncp_xcfg.nack_delay))
+            ncp_sat_inc(&ncp.c.s.nacks_ignored);
         break;
     case PKT_NACK_BUSY:
-        xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now, ncp_xcfg.nack_delay);
+        if (!xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now, ncp_xcfg.nack_delay))
+            ncp_sat_inc(&ncp.c.s.nacks_ignored);
         break;
     case PKT_NACK_RESUME:
-        xport_on_resume(x, &ncp_xcfg, ncp.now);
+        if (!xport_on_resume(x, &ncp_xcfg, ncp.now))
+            ncp_sat_inc(&ncp.c.s.nacks_ignored);
         break;
     case PKT_NACK_PROTECTION:
     case PKT_NACK_MALFORMED: {
         /* Only a refusal of a packet in flight that belongs to operation h->op counts (a stale,
          * duplicated or forged NACK changes nothing); the packet is resent at once as VOID. */
-        uint32_t ck = xport_cookie(x, h->seq);
+        ncp_cookie_t ck = xport_cookie(x, h->seq);
         struct ncp_op *o = op_by_id(h->op);
-        if (!o || (CK_KIND(ck) != CK_WRITE && CK_KIND(ck) != CK_READREQ) || CK_IDX(ck) != (h->op & 0xFFFFu) ||
-            CK_GEN(ck) != (h->op >> 16) || !xport_on_nack_refused(x, &ncp_xcfg, h->seq, ncp.now)) {
+        if (!o || !seq_in(h->seq, x->una, x->nxt) || (CK_KIND(ck) != CK_WRITE && CK_KIND(ck) != CK_READREQ) ||
+            CK_ID(ck) != h->op || !xport_on_nack_refused(x, &ncp_xcfg, h->seq, ncp.now)) {
             ncp_sat_inc(&ncp.c.s.nacks_stale);
             break;
         }
-        op_fail(o, h->reason == PKT_NACK_MALFORMED ? NIC_ST_BAD_DESC : h->status);
+        if (o->status == NIC_ST_OK)
+            ncp_sat_inc(&ncp.c.s.refused_ops);
+        /* a refusal fails the op with an error status: whatever the NACK says, never OK */
+        op_fail(o, h->reason == PKT_NACK_MALFORMED || h->status >= NIC_ST_OK ? NIC_ST_BAD_DESC : h->status);
         /* A refused read request gets no response, so nothing else would complete the read: finish
          * it now. A refused write completes as its (void) segments are acknowledged. */
         if (o->kind == NIC_OP_RDMA_READ)
@@ -340,6 +390,12 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
         e = PKT_E_SRC;
     if (e != PKT_OK) {
         drop_bad(e);
+        return 0;
+    }
+    if (h.token != ncp.peer[h.src].rx_token) {
+        /* not from the node its source names (forged or from a node without the fabric secret):
+         * nothing of it is used, nothing answers it */
+        ncp_sat_inc(&ncp.c.s.auth_drops);
         return 0;
     }
     ncp_sat_inc(&ncp.c.s.rx_packets);
@@ -400,7 +456,8 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     /* on_ack_fields: nothing new acknowledged; xport_rx_classify: the next expected packet */
     struct ncp_peer *pp = &ncp.peer[src];
     uint32_t seq = w[PKT_W_SEQ];
-    if (seq_lt(pp->x.una, w[PKT_W_ACK]) || !pp->x.synced || seq != pp->x.expected)
+    if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || !pp->x.synced ||
+        seq != pp->x.expected)
         return 0;
     /* check_cbh on the memoised target (its PCH and CBH entries valid) */
     if (xlate_tmemo.pid != (pid | LKC_KEY_VALID) || xlate_tmemo.buf != buf)
@@ -465,18 +522,40 @@ static __attribute__((noinline)) void resp_data_done(uint32_t ridx, uint8_t err)
     op_progress(o, rx_meta[ridx].len);
 }
 
+/*
+ * A received write's data did not reach host memory (a host DMA error at this node): the packet
+ * must not be acknowledged. The receiver goes back to it (`expected` = its number, so it and what
+ * followed are accepted again when resent: rewritten with the same data), and ack_val, which only
+ * counts packets before `expected`, stays before it. The sender resends it on the GAP NACK or
+ * timeout; a DMA that keeps failing ends in the sender's give-up (NIC_ST_UNREACHABLE), never in a
+ * completion that counts the bytes.
+ */
+static __attribute__((noinline)) void rx_data_failed(struct ncp_peer *pp, uint32_t seq)
+{
+    ncp_sat_inc(&ncp.c.s.rx_dma_errors);
+    if (seq_lt(seq, pp->x.expected)) {
+        pp->x.expected = seq;
+        pp->x.nack_valid = 0;
+        pp->x.ack_pending = 1;
+    }
+}
+
 void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
 {
     struct ncp_peer *pp = &ncp.peer[peer];
+    uint32_t seq = rx_meta[ridx].seq;
 
     __asm__("" : "+r"(pp)); /* kept in a register, not recomputed (a multiply) per access */
     NCP_PROF_START();
     NCP_ASSERT(NCP_MOD_RECV, 1, ridx < RX_N && ncp.rx_busy[ridx] && pp->rx_dma_pending > 0);
     ncp.rx_busy[ridx] = 0;
     pp->rx_dma_pending--;
-    /* DMAs complete in order: everything up to this packet is in host memory */
-    if (seq_lt(pp->ack_val, rx_meta[ridx].seq + 1u))
-        pp->ack_val = rx_meta[ridx].seq + 1u;
+    if (err && kind == DK_RX)
+        rx_data_failed(pp, seq);
+    /* DMAs complete in order: everything up to this packet is in host memory (unless a DMA
+     * before it failed: then `expected` went back to that one, and nothing from there counts) */
+    if (seq_lt(pp->ack_val, seq + 1u) && seq_lt(seq, pp->x.expected))
+        pp->ack_val = seq + 1u;
     if (pp->rx_dma_pending == 0) {
         pp->ack_val = pp->x.expected;
         ncp_work.peer_ack |= 1u << peer; /* send_flush_acks: the ACK may go now */

@@ -16,6 +16,7 @@
 
 #include "ncp.h"
 #include "ncp_rt.h"
+#include "sqe.h"
 
 const char *const ep_state_name[] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 
@@ -180,14 +181,12 @@ void tx_dma_failed(uint32_t f)
 
     NCP_ASSERT(NCP_MOD_SEND, 3, f < NCP_TX_N && peer < NCP_MAX_PEERS);
     if (seq_le(x->una, seq) && seq_lt(seq, x->nxt)) {
-        uint32_t ck = xport_cookie(x, seq);
+        ncp_cookie_t ck = xport_cookie(x, seq);
         if (CK_KIND(ck) == CK_WRITE) {
-            struct ncp_op *o = &ncp.op[CK_IDX(ck)];
-            if (o->used == 1 && o->gen == CK_GEN(ck))
-                op_fail(o, NIC_ST_HOST_ERROR);
+            op_fail(op_by_cookie(ck), NIC_ST_HOST_ERROR);
         } else if (CK_KIND(ck) == CK_READRESP) {
             struct ncp_resp *r = &ncp.resp[CK_IDX(ck)];
-            if (r->used && r->gen == CK_GEN(ck) && !r->failed) {
+            if (r->used && r->id == CK_ID(ck) && !r->failed) {
                 r->failed = 1;
                 r->fail_status = NIC_ST_HOST_ERROR;
             }
@@ -222,6 +221,7 @@ void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32
         return;
     }
     hdr_common(&h, peer, type);
+    h.token = ncp.peer[peer].tx_token;
     h.reason = reason;
     h.seq = seq;
     h.op = op;
@@ -298,7 +298,7 @@ static inline __attribute__((always_inline)) enum build_result translate(uint16_
  * missed or a frame/DMA slot is not free (nothing changed), B_DENIED when the local memory may
  * not be used (the caller fails the operation).
  */
-static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint32_t seq)
+static enum build_result emit(uint16_t peer, ncp_cookie_t cookie, int retrans, uint32_t seq)
 {
     struct ncp_peer *pp = &ncp.peer[peer];
     struct piece pc[MAX_PIECES];
@@ -317,17 +317,17 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     uint32_t f = frame_lowest(ncp.tx_free);
     uint32_t *w = (uint32_t *)(void *)tx_frame[f];
     w[PKT_W_NODES] = pkt_w_nodes(peer, ncp.me);
-    w[PKT_W_STATUS] = 0;
+    w[PKT_W_TOKEN] = pp->tx_token;
     NCP_PROF(0);
     switch (CK_KIND(cookie)) {
     case CK_WRITE: {
         struct ncp_op *o = &ncp.op[idx];
         uint32_t off = seg * NCP_MTU;
-        int live = o->used == 1 && o->gen == CK_GEN(cookie);
+        int live = o->used == 1 && o->id == CK_ID(cookie);
         uint64_t roff = o->roff + off;
         len = o->len - off < NCP_MTU ? o->len - off : NCP_MTU;
         type = PKT_WRITE;
-        w[PKT_W_OP] = op_id(o);
+        w[PKT_W_OP] = CK_ID(cookie); /* the cookie's op, also when its slot was reused since */
         w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
         w[PKT_W_BUF] = o->rbuf;
         w[PKT_W_KEY] = o->rkey;
@@ -339,20 +339,26 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
             void_data = 1; /* failed or flushed meanwhile: keep the sequence, send no data */
         else
             r = translate(o->lpid, o->laddr + off, len, NIC_RIGHT_LOCAL_READ, pc, &npc);
+        if (!live) { /* the slot is another op's now: none of its fields go out */
+            len = 0;
+            flags = 0;
+            w[PKT_W_PID] = w[PKT_W_BUF] = w[PKT_W_KEY] = w[PKT_W_OFF_LO] = w[PKT_W_OFF_HI] = 0;
+        }
         break;
     }
     case CK_READREQ: {
         struct ncp_op *o = &ncp.op[idx];
-        if (o->used != 1 || o->gen != CK_GEN(cookie) || o->status != NIC_ST_OK)
+        int live = o->used == 1 && o->id == CK_ID(cookie);
+        if (!live || o->status != NIC_ST_OK)
             void_data = 1; /* refused, failed or flushed: keep the sequence, ask for nothing */
         type = PKT_READ_REQ;
-        w[PKT_W_OP] = op_id(o);
+        w[PKT_W_OP] = CK_ID(cookie);
         w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
         w[PKT_W_BUF] = o->rbuf;
         w[PKT_W_KEY] = o->rkey;
         w[PKT_W_OFF_LO] = (uint32_t)o->roff;
         w[PKT_W_OFF_HI] = (uint32_t)(o->roff >> 32);
-        w[PKT_W_XLEN] = o->len;
+        w[PKT_W_XLEN] = live ? o->len : 1u;
         break;
     }
     case CK_READRESP: {
@@ -366,10 +372,14 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
         w[PKT_W_KEY] = 0;
         w[PKT_W_OFF_LO] = off;
         w[PKT_W_OFF_HI] = 0;
-        w[PKT_W_XLEN] = 0;
+        w[PKT_W_STATUS] = 0;
         flags = off + len == rs->len ? PKT_F_LAST : 0;
-        if (!rs->used || rs->gen != CK_GEN(cookie)) {
+        if (!rs->used || rs->id != CK_ID(cookie)) {
+            /* the slot serves another response now: a void packet for no operation (its op id
+             * names none of the initiator's live reads any more, or the wrong one: zero) */
             void_data = 1;
+            w[PKT_W_OP] = 0;
+            flags = 0;
         } else if (rs->failed) {
             void_data = 1;
             w[PKT_W_STATUS] = (uint32_t)(int32_t)rs->fail_status; /* the initiator's status */
@@ -386,7 +396,28 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
     if (r == B_DENIED) {
         if (!retrans)
             return r;
-        void_data = 1; /* a retransmission after an invalidation: the receiver skips it */
+        /* a retransmission after an invalidation (the source deregistered): the receiver skips
+         * it, and the operation fails: a void segment never counts as delivered */
+        void_data = 1;
+        ncp_sat_inc(&ncp.c.s.local_denied);
+        if (CK_KIND(cookie) == CK_READRESP) {
+            struct ncp_resp *rs = &ncp.resp[idx];
+            if (!rs->failed) {
+                rs->failed = 1;
+                rs->fail_status = NIC_ST_RIGHTS;
+            }
+            w[PKT_W_STATUS] = (uint32_t)(int32_t)rs->fail_status;
+        }
+    }
+    if (void_data && CK_KIND(cookie) != CK_READRESP) {
+        /* The rule for every void write segment / read request of a live op, whatever made it
+         * void: the op fails (a deregistered source: NIC_ST_BAD_HANDLE), so bytes acknowledged for
+         * a void segment never complete it NIC_ST_OK. */
+        struct ncp_op *o = op_by_cookie(cookie);
+        if (o && o->status == NIC_ST_OK) {
+            op_fail(o, NIC_ST_BAD_HANDLE);
+            ncp_sat_inc(&ncp.c.s.void_fails);
+        }
     }
     if (void_data) {
         flags |= PKT_F_VOID;
@@ -433,7 +464,7 @@ static enum build_result emit(uint16_t peer, uint32_t cookie, int retrans, uint3
  * condition fails, having changed nothing that matters (a header partly written into a free frame,
  * the VMH memo and LRU stamp of a page it found): emit() then does the same work the general way.
  */
-static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
+static __attribute__((noinline)) int emit_fast(uint16_t peer, ncp_cookie_t cookie)
 {
     uint32_t t0 = ncp_rdcycle();
     uint32_t idx = CK_IDX(cookie), off = CK_SEG(cookie) * NCP_MTU, len, type, last, pid, right;
@@ -450,7 +481,7 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
     uint32_t *restrict w = (uint32_t *)(void *)tx_frame[f];
     if (CK_KIND(cookie) == CK_WRITE) {
         const struct ncp_op *o = &ncp.op[idx];
-        if (o->used != 1 || o->gen != CK_GEN(cookie) || o->status != NIC_ST_OK)
+        if (o->used != 1 || o->id != CK_ID(cookie) || o->status != NIC_ST_OK)
             return 0;
         uint64_t roff = o->roff + off;
         len = seg_bytes(o->len, off);
@@ -459,7 +490,7 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
         pid = o->lpid;
         va = o->laddr + off;
         right = NIC_RIGHT_LOCAL_READ;
-        w[PKT_W_OP] = idx | (uint32_t)o->gen << 16;
+        w[PKT_W_OP] = o->id;
         w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
         w[PKT_W_BUF] = o->rbuf;
         w[PKT_W_KEY] = o->rkey;
@@ -468,7 +499,7 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
         w[PKT_W_XLEN] = off;
     } else if (CK_KIND(cookie) == CK_READRESP) {
         const struct ncp_resp *rs = &ncp.resp[idx];
-        if (!rs->used || rs->gen != CK_GEN(cookie) || rs->failed)
+        if (!rs->used || rs->id != CK_ID(cookie) || rs->failed)
             return 0;
         len = seg_bytes(rs->len, off);
         last = off + len == rs->len;
@@ -482,7 +513,7 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
         w[PKT_W_KEY] = 0;
         w[PKT_W_OFF_LO] = off;
         w[PKT_W_OFF_HI] = 0;
-        w[PKT_W_XLEN] = 0;
+        w[PKT_W_STATUS] = 0;
     } else {
         return 0;
     }
@@ -494,13 +525,14 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
     __asm__("" : "+r"(pp)); /* opaque: kept in a register, not recomputed (a multiply) per access */
     struct xport_peer *x = &pp->x;
     uint32_t ack = pp->ack_val, una = x->una, piggy = ack == x->expected, w_nodes = pp->w_nodes;
+    uint32_t token = pp->tx_token;
     uint32_t flags = (last ? PKT_F_LAST : 0u) | xport_tx_flags(x, x->nxt); /* x->nxt: the seq pushed */
     uint32_t seq = xport_tx_push(x, &ncp_xcfg, cookie, ncp.now);
     w[PKT_W_NODES] = w_nodes;
     w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
     w[PKT_W_SEQ] = seq;
     w[PKT_W_ACK] = ack;
-    w[PKT_W_STATUS] = 0;
+    w[PKT_W_TOKEN] = token;
     if (piggy)
         x->ack_pending = 0; /* piggy-backed */
     if (seq == una) { /* the window was empty: the push armed the deadline */
@@ -517,7 +549,7 @@ static __attribute__((noinline)) int emit_fast(uint16_t peer, uint32_t cookie)
 }
 
 /* A new packet: the fast path, else the general one. */
-static enum build_result emit_new(uint16_t peer, uint32_t cookie)
+static enum build_result emit_new(uint16_t peer, ncp_cookie_t cookie)
 {
     if (!ncp.tx_free)
         tx_collect(); /* as emit() does first */
@@ -532,7 +564,7 @@ void send_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 {
     struct ncp_ep *ep = epi < NCP_EPS ? &ncp.ep[epi] : NULL;
 
-    if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_ci > NCP_SQ_N ||
+    if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
         seq_lt(data, ep->sq_pi) || ncp.shutdown) {
         ncp_sat_inc(&ncp.c.s.doorbell_bad); /* never trusted beyond this process's own queue */
         return;
@@ -541,25 +573,50 @@ void send_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
     ncp_work.ep_ready |= 1u << epi;
 }
 
+/* The entry's rules and verdict: firmware/lib/sqe.h (host-native, unit-tested and fuzzed). */
 static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
 {
-    uint64_t laddr = (uint64_t)e->laddr_hi << 32 | e->laddr_lo;
-    uint64_t roff = (uint64_t)e->roff_hi << 32 | e->roff_lo;
+    const struct sqe_limits lim = {.me = ncp.me, .nodes = ncp.nodes, .peers = NCP_MAX_PEERS};
+    int32_t st = sqe_validate(e, &lim, NULL);
 
-    if ((e->op != NIC_OP_RDMA_WRITE && e->op != NIC_OP_RDMA_READ) || (e->flags & ~NIC_WR_SIGNALED) ||
-        e->len == 0 || e->len > NIC_MAX_XFER || laddr >> 44 || (laddr + e->len) >> 44 || roff >> 44 ||
-        e->rnode >= ncp.nodes || e->rnode >= NCP_MAX_PEERS || e->rnode == ncp.me || e->rbuf > PKT_MAX_BUF_ID ||
-        e->reserved0)
-        return NIC_ST_BAD_DESC;
-    for (unsigned i = 0; i < 5; i++)
-        if (e->reserved1[i])
-            return NIC_ST_BAD_DESC;
-    *rnode = e->rnode;
-    return NIC_ST_OK;
+    if (st == NIC_ST_OK)
+        *rnode = e->rnode;
+    return st;
 }
 
-/* Takes the endpoint's next send queue entry: validated, turned into an operation. */
-static void take_entry(uint8_t epi)
+/*
+ * The local side of a request, as the receive path checks the remote side: [laddr, +len) inside
+ * the posting process's registered buffer lbuf (CBH entry: valid, owned by the process, the
+ * local right). Raw descriptors bypass the library, so the NCP checks it before any DMA: the
+ * VMH pages alone would let the NIC touch the rest of a buffer's last page.
+ */
+static enum xl_result check_local(uint16_t pid, const struct nic_sq_entry *e, uint64_t laddr, int32_t *st)
+{
+    const struct nic_cbh_entry *b = NULL;
+    enum xl_result r;
+
+    *st = NIC_ST_OK;
+    if (e->lbuf > PKT_MAX_BUF_ID) {
+        *st = NIC_ST_BAD_HANDLE;
+        return XL_OK;
+    }
+    r = xlate_cbh(pid, e->lbuf, &b, LKC_PATH_SEND);
+    if (r == XL_MISS || r == XL_WAIT)
+        return r;
+    uint64_t va = (uint64_t)b->va_hi << 32 | b->va_lo, len = (uint64_t)b->len_hi << 32 | b->len_lo;
+    if (r != XL_OK || b->owner_pid != pid)
+        *st = NIC_ST_BAD_HANDLE;
+    else if (laddr < va || laddr - va > len || e->len > len - (laddr - va))
+        *st = NIC_ST_BOUNDS;
+    else if (!(b->flags & (e->op == NIC_OP_RDMA_WRITE ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE)))
+        *st = NIC_ST_RIGHTS;
+    return XL_OK;
+}
+
+/* Takes the endpoint's next send queue entry: validated, turned into an operation (a bad one
+ * into an operation that finished failed, so it retires in request order). Returns 0 when the
+ * entry stays queued: no free operation (1) or its local check missed (2: the endpoint parks). */
+static int take_entry(uint8_t epi)
 {
     struct ncp_ep *ep = &ncp.ep[epi];
     struct nic_sq_entry e;
@@ -567,30 +624,44 @@ static void take_entry(uint8_t epi)
     const volatile struct nic_sq_entry *slot = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
         NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % NCP_SQ_N) * sizeof e);
     struct ncp_op *o;
+    int32_t st;
 
     memcpy(&e, (const void *)slot, sizeof e); /* one copy: the process may rewrite the slot */
-    if (validate(&e, &rnode) != NIC_ST_OK) {
-        ep->sq_ci++;
-        op_complete_bad(epi, &e, NIC_ST_BAD_DESC);
-        return;
+    uint64_t laddr = (uint64_t)e.laddr_hi << 32 | e.laddr_lo;
+    st = validate(&e, &rnode);
+    if (st == NIC_ST_OK) {
+        enum xl_result r = check_local(ep->pid, &e, laddr, &st);
+        if (r != XL_OK)
+            return 2;
+        if (st != NIC_ST_OK)
+            ncp_sat_inc(&ncp.c.s.local_refused);
     }
     if (!(o = op_alloc()))
-        return; /* all operations in use: the entry stays queued */
-    ep->sq_ci++;
+        return 1; /* all operations in use: the entry stays queued */
     o->ep = epi;
+    o->req = ep->sq_ci;
+    ep->slot_op[ep->sq_ci % NCP_SQ_N] = (uint8_t)(o - ncp.op);
+    ep->sq_ci++;
     o->kind = e.op;
     o->flags = e.flags;
-    o->rnode = rnode;
-    o->laddr = (uint64_t)e.laddr_hi << 32 | e.laddr_lo;
-    o->roff = (uint64_t)e.roff_hi << 32 | e.roff_lo;
     o->wr_id = (uint64_t)e.wr_id_hi << 32 | e.wr_id_lo;
+    o->lpid = ep->pid;
+    if (st != NIC_ST_OK) {
+        if (st == NIC_ST_BAD_DESC)
+            ncp_sat_inc(&ncp.c.bad_desc);
+        op_finish_early(o, st);
+        return 0;
+    }
+    o->rnode = rnode;
+    o->laddr = laddr;
+    o->roff = (uint64_t)e.roff_hi << 32 | e.roff_lo;
     o->len = e.len;
     o->rbuf = e.rbuf;
     o->rkey = e.rkey;
     o->rpid = e.rpid;
-    o->lpid = ep->pid;
     ep->cur = (int16_t)(o - ncp.op);
     ep->state = EP_ACTIVE;
+    return 0;
 }
 
 /* After serve_ep: the endpoint's bits in struct ncp_work from its state. */
@@ -626,10 +697,19 @@ static int serve_ep(uint8_t epi)
                 ep->state = EP_IDLE;
                 return progress;
             }
-            take_entry(epi);
-            if (ep->cur < 0)
+            int r = take_entry(epi);
+            if (r == 2) {
+                ep->state = EP_PARKED; /* its local buffer's CBH line missed: waits for the fill */
+                ncp_work.tick = 1;
                 return progress;
-            progress = 1;
+            }
+            if (r == 0)
+                progress = 1;
+            if (ep->cur < 0) {
+                if (r == 0)
+                    continue; /* failed at once: retired; the next entry */
+                return progress;
+            }
         }
         struct ncp_op *o = &ncp.op[ep->cur];
         struct ncp_peer *pp = &ncp.peer[o->rnode];
@@ -644,11 +724,11 @@ static int serve_ep(uint8_t epi)
         }
         if (!xport_has_room(&pp->x))
             return progress;
-        uint32_t cookie;
+        ncp_cookie_t cookie;
         if (o->kind == NIC_OP_RDMA_READ)
-            cookie = CK_MAKE(CK_READREQ, ep->cur, o->gen, 0);
+            cookie = CK_MAKE(CK_READREQ, o->id, 0);
         else
-            cookie = CK_MAKE(CK_WRITE, ep->cur, o->gen, o->sent / NCP_MTU);
+            cookie = CK_MAKE(CK_WRITE, o->id, o->sent / NCP_MTU);
         enum build_result r = emit_new(o->rnode, cookie);
         if (r == B_WAIT) {
             if (!ncp.tx_free || !dmaq_room(MAX_PIECES))
@@ -702,7 +782,7 @@ uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint3
         if (!r->used) {
             r->used = 1;
             r->failed = 0;
-            r->gen = (uint8_t)((r->gen + 1u) & 0x7Fu);
+            r->id = i | ++ncp.resp_gen << NCP_ID_SHIFT; /* ncp.h: ids */
             r->peer = peer;
             r->pid = pid;
             r->op = op;
@@ -726,7 +806,7 @@ static void serve_resp(void)
         for (unsigned budget = 0; budget < 4 && r->used && r->sent < r->len; budget++) {
             if (!xport_has_room(&ncp.peer[r->peer].x))
                 break;
-            uint32_t ck = CK_MAKE(CK_READRESP, i, r->gen, r->sent / NCP_MTU);
+            ncp_cookie_t ck = CK_MAKE(CK_READRESP, r->id, r->sent / NCP_MTU);
             enum build_result b = emit_new(r->peer, ck);
             if (b == B_WAIT)
                 break;
@@ -735,7 +815,7 @@ static void serve_resp(void)
                  * initiator's operation */
                 r->failed = 1;
                 r->fail_status = NIC_ST_RIGHTS;
-                ncp_sat_inc(&ncp.c.s.protection_errors);
+                ncp_sat_inc(&ncp.c.s.local_denied);
                 if (emit(r->peer, ck, 0, 0) != B_SENT)
                     break;
             }
@@ -754,17 +834,17 @@ static uint32_t seg_len(uint32_t total, uint32_t seg)
     return total - off < NCP_MTU ? total - off : NCP_MTU;
 }
 
-void send_on_acked(uint32_t peer, uint32_t cookie)
+void send_on_acked(uint32_t peer, ncp_cookie_t cookie)
 {
     /* tests in this order, not a switch: a write segment (the common case) pays one compare */
     (void)peer;
     if (CK_KIND(cookie) == CK_WRITE) {
         struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
-        if (o->used == 1 && o->gen == CK_GEN(cookie) && o->kind == NIC_OP_RDMA_WRITE)
+        if (o->used == 1 && o->id == CK_ID(cookie) && o->kind == NIC_OP_RDMA_WRITE)
             op_progress(o, seg_len(o->len, CK_SEG(cookie)));
     } else if (CK_KIND(cookie) == CK_READRESP) {
         struct ncp_resp *r = &ncp.resp[CK_IDX(cookie)];
-        if (r->used && r->gen == CK_GEN(cookie)) {
+        if (r->used && r->id == CK_ID(cookie)) {
             r->done += seg_len(r->len, CK_SEG(cookie));
             if (r->done >= r->len) {
                 r->used = 0;
@@ -773,8 +853,8 @@ void send_on_acked(uint32_t peer, uint32_t cookie)
         }
     } else if (CK_KIND(cookie) == CK_READREQ) {
         /* the responses complete the read; until then the read timer watches it */
-        struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
-        if (o->used == 1 && o->gen == CK_GEN(cookie) && o->kind == NIC_OP_RDMA_READ)
+        struct ncp_op *o = op_by_cookie(cookie);
+        if (o && o->kind == NIC_OP_RDMA_READ)
             op_read_watch(o);
     }
 }
@@ -791,13 +871,13 @@ void send_on_acked(uint32_t peer, uint32_t cookie)
  * `marks`: per response slot, bit i = seen in this give-up, bit 16 + i = sent again.
  */
 _Static_assert(NCP_RESP <= 16, "send_on_giveup marks");
-static void send_on_giveup(uint32_t peer, uint32_t cookie, uint32_t *marks)
+static void send_on_giveup(uint32_t peer, ncp_cookie_t cookie, uint32_t *marks)
 {
     switch (CK_KIND(cookie)) {
     case CK_WRITE:
     case CK_READREQ: {
-        struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
-        if (o->used == 1 && o->gen == CK_GEN(cookie)) {
+        struct ncp_op *o = op_by_cookie(cookie);
+        if (o) {
             op_fail(o, NIC_ST_UNREACHABLE);
             op_progress(o, CK_KIND(cookie) == CK_WRITE ? seg_len(o->len, CK_SEG(cookie)) : o->len - o->done);
         }
@@ -806,7 +886,7 @@ static void send_on_giveup(uint32_t peer, uint32_t cookie, uint32_t *marks)
     case CK_READRESP: {
         uint32_t i = CK_IDX(cookie);
         struct ncp_resp *r = &ncp.resp[i];
-        if (r->used && r->gen == CK_GEN(cookie) && !(*marks & 1u << i)) {
+        if (r->used && r->id == CK_ID(cookie) && !(*marks & 1u << i)) {
             *marks |= 1u << i; /* its first lost segment: the others follow it in the window */
             if (r->rewinds < NCP_RESP_REWINDS) {
                 r->rewinds++;
@@ -891,7 +971,8 @@ void send_tick(void)
 
 void send_poll(void)
 {
-    uint32_t seq, cookie;
+    uint32_t seq;
+    ncp_cookie_t cookie;
 
     /* tx_reap: called by the loop when the MAC finished frames */
     /* resends first: they hold the window (only peers with packets in flight can have any) */

@@ -65,7 +65,8 @@ struct nic_info {
 
 enum nic_cmd_op {
     NIC_CMD_NOP = 0,
-    NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16] */
+    NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16];
+                                * key, pid | epoch << 16: the 64-bit fabric secret (ABI 2.0; 0: none) */
     NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
     NIC_CMD_FILL = 4,          /* cache, pid, key (line number), epoch; a/b: host PA of the line;
@@ -141,6 +142,10 @@ enum nic_ev_type {
 #define NIC_PATH_SEND 0u
 #define NIC_PATH_RECV 1u
 
+/* 32 bytes (ABI 2.0; 24 before): a power of two, so an entry of a ring that starts on a 32-byte
+ * boundary never straddles a 256-byte DMA burst boundary and is written by one burst. A 24-byte
+ * entry across such a boundary was written in two bursts, and the driver could see the new phase
+ * of the first with the stale sequence number of the second (issue 18, 8a). */
 struct nic_event {
     uint8_t type;        /* enum nic_ev_type */
     uint8_t cache;
@@ -151,7 +156,7 @@ struct nic_event {
     uint32_t key;
     int32_t status;      /* enum nic_status */
     uint32_t a;
-    uint32_t reserved;
+    uint32_t reserved[3];
 };
 
 /* ---- Send queue: per endpoint, in NIC SRAM at sq_base + ep * sq_stride, written by the user
@@ -177,7 +182,10 @@ struct nic_sq_entry {
     uint32_t roff_lo, roff_hi;   /* offset in the remote buffer */
     uint32_t rkey;               /* the remote buffer's key */
     uint32_t wr_id_lo, wr_id_hi; /* caller's id, returned in the completion */
-    uint32_t reserved1[5];       /* zero */
+    uint32_t lbuf;               /* ABI 2.0: the posting process's registered buffer (handle) that
+                                  * holds [laddr, +len): the NCP checks the range, the owner and the
+                                  * local right against its CBH entry before any DMA */
+    uint32_t reserved1[4];       /* zero */
 };
 
 #define NIC_MAX_XFER (1u << 24) /* 16 MiB per work request */
@@ -196,6 +204,8 @@ enum nic_status {
     NIC_ST_HOST_ERROR = -8,   /* host DMA error */
     NIC_ST_NO_RESOURCES = -9, /* a bounded table was full (command answers) */
     NIC_ST_BAD_CMD = -10,     /* malformed command */
+    NIC_ST_BUSY = -11,        /* ABI 2.0, EP_CLOSE answer: closed, but packets of the endpoint are
+                               * still in flight; ask again (same command) until NIC_ST_OK */
 };
 
 struct nic_cqe {
@@ -204,8 +214,9 @@ struct nic_cqe {
     uint32_t bytes; /* transferred */
     uint8_t op;     /* enum nic_wr_op */
     uint8_t phase;  /* bit 0: flips every lap, starts at 1 */
-    uint16_t sq_ci; /* the send queue's consumer count after this request: slots up to it are free */
-    uint32_t reserved;
+    uint16_t sq_ci; /* requests retired after this one (low 16 bits): slots below it are free */
+    uint32_t req;   /* ABI 2.0: which request: its index in the send queue's stream (the producer
+                     * count before it was posted). Requests retire in order, so sq_ci == req + 1. */
     uint32_t reserved1[2];
 };
 
@@ -231,9 +242,28 @@ struct nic_stats {
     uint32_t protection_errors, dup_packets, events_held, doorbell_bad;
     uint32_t nacks_stale; /* ABI 1.1: refusal NACKs for no packet in flight of that op (ignored) */
     /* ABI 2.0: the counters below are zero from an NCP that does not know them. */
-    uint32_t reserved_xport[16]; /* transport and wire security (stale responses, forged frames) */
+    /* transport and wire security (docs/wire-protocol.md "Counters"): */
+    uint32_t auth_drops;    /* frames dropped: wrong connection token for their source (forged) */
+    uint32_t stale_resps;   /* READ_RESPs for no live read (flushed, failed, timed out) or not
+                             * matching it (peer, offset, length): data discarded */
+    uint32_t refused_ops;   /* our operations failed by a PROTECTION/MALFORMED NACK (once per op) */
+    uint32_t local_denied;  /* local pages unusable for a packet: a read response's pages at the
+                             * responder, a resend's source, a response's destination */
+    uint32_t nacks_ignored; /* MISS/BUSY/RESUME NACKs about nothing in flight or held */
+    uint32_t stall_giveups; /* give-ups on the no-progress bound (whatever NACKs came) */
+    uint32_t resyncs_bad;   /* RESYNC flags that would move a connection backward: ignored */
+    uint32_t rx_dma_errors; /* received data whose host DMA failed: not acknowledged, resent */
+    uint32_t void_fails;    /* operations failed because a segment went VOID (no data) */
+    uint32_t reserved_xport[7];
     uint32_t reserved_xlate[8];  /* translation liveness (fills, miss errors) */
-    uint32_t reserved_host[8];   /* host interface (queues, doorbells, completions) */
+    /* host interface (ABI 2.0) */
+    uint32_t local_refused;      /* requests whose local range failed the NCP's check (lbuf) */
+    uint32_t close_busy;         /* EP_CLOSE answered NIC_ST_BUSY: the endpoint's packets in flight */
+    uint32_t retire_waits;       /* finished requests that waited for an earlier one to retire */
+    uint32_t db_dropped;         /* doorbell writes the hardware dropped (doorbell.status.overflow:
+                                  * only writes at offsets no doorbell register has) */
+    uint32_t db_coalesced;       /* doorbell writes that replaced a count not yet taken (not a loss) */
+    uint32_t reserved_host[3];
     uint32_t reserved[7];
 };
 
@@ -245,7 +275,7 @@ NIC_ABI_ASSERT_SIZE(struct nic_cmd, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_vmh_entry, 8);
 NIC_ABI_ASSERT_SIZE(struct nic_cbh_entry, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_pch_entry, 8);
-NIC_ABI_ASSERT_SIZE(struct nic_event, 24);
+NIC_ABI_ASSERT_SIZE(struct nic_event, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_sq_entry, 64);
 NIC_ABI_ASSERT_SIZE(struct nic_cqe, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_stats, 328);

@@ -30,7 +30,7 @@ enum nic_err {
     NIC_EBADHANDLE = -3, /* no such registered memory handle in this process */
     NIC_EBOUNDS = -4,    /* the local range is not inside one registered buffer */
     NIC_ERIGHTS = -5,    /* the local buffer lacks the right the operation needs */
-    NIC_EQFULL = -6,     /* the send queue is full: poll completions, then retry */
+    NIC_EQFULL = -6,     /* the send queue is full, or too many completions not polled: poll, then retry */
     NIC_EBUSY = -7,      /* the process already has an open endpoint */
     NIC_ENORES = -8,     /* the NIC or the driver has no room (endpoints, static tables) */
     NIC_ENOMEM = -9,     /* host memory or host tables exhausted */
@@ -101,7 +101,8 @@ int nic_dev_close(nic_dev_t *dev);
 
 int nic_ep_open(nic_dev_t *dev, nic_ep_t *ep);
 /* Closes the endpoint; work still outstanding completes with NIC_WC_FLUSHED. Every completion
- * not yet polled is returned in wc[0..max) (the rest are counted and dropped); returns how many. */
+ * not yet polled is returned in wc[0..max) (the rest are dropped); returns how many. When it
+ * returns, nothing the endpoint sent lands anywhere any more (docs/api.md "Close"). */
 int nic_ep_close(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, int max);
 
 /* Register [va, va+len) with NIC_ACCESS_* rights. */
@@ -115,8 +116,16 @@ int nic_post_read(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
 int nic_poll(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, int max);
 /* One completion, waiting up to timeout_cycles (simulated NIC core cycles). */
 int nic_wait(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, uint64_t timeout_cycles);
-/* Requests posted and not yet retired. */
+/* Requests posted whose retirement the library has not seen yet (a completion of it or of a later
+ * request: requests retire in order). */
 int nic_outstanding(const nic_dev_t *dev, nic_ep_t ep);
+
+/* The library's own checks (both stay 0 unless something is broken): completions it had to drop
+ * (impossible by construction) and completion entries that named no outstanding request. */
+struct nic_lib_counters {
+    uint64_t stash_dropped, cqe_bogus;
+};
+int nic_lib_counters(const nic_dev_t *dev, struct nic_lib_counters *c);
 
 const char *nic_strerror(int err);
 const char *nic_wc_status_str(int status);

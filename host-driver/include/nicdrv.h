@@ -75,12 +75,26 @@ struct nicdrv_config {
     uint32_t cq_log2;           /* completion queue entries per endpoint, log2 (7: one page) */
     uint64_t boot_timeout;      /* cycles to wait for fw_state ready (default 4,000,000 = 20 ms) */
     uint64_t cmd_timeout;       /* cycles to wait for a command's answer (default 40,000,000) */
-    uint32_t key_seed;          /* remote keys are drawn from this (deterministic) */
+    uint64_t key_seed;          /* the per-node secret remote keys are drawn from: 0 (default) = host
+                                   entropy (getrandom); a simulation passes a seed of its own per node
+                                   to be reproducible. Keys are a keyed permutation of the
+                                   registration count with the node id in the low 5 bits: never
+                                   repeated on a node (2^27 registrations) or across nodes 0..31,
+                                   unpredictable without the secret (docs/wire-protocol.md) */
+    uint64_t fabric_secret;     /* the secret every honest node of the cluster is given out of band
+                                   (as an MPI launcher or subnet manager would): keys every
+                                   connection's ISN and token (INIT). 0: none (tokens derived from
+                                   a public key: no protection against forged frames) */
     uint32_t required_fw_major; /* 0 = any firmware version (the ABI major is always checked) */
     bool prefill;               /* dynamic build: install a process's PCH line at EP_OPEN and a
                                    buffer's CBH line at registration (FILL, NIC_FILL_CURRENT), so the
                                    first packet to a new buffer misses only its VMH line (true;
                                    false: every line on demand, as the seed) */
+    uint64_t fill_residency;    /* cycles a VMH line filled for a miss is kept from eviction at the
+                                   high-water mark, so the packet waiting for it can use it (issue 18,
+                                   item 5: evictions undid fills before they were used); when every
+                                   pinned line is that young, the miss thread waits for the oldest
+                                   to age (default 200,000 = 1 ms; 0 = no protection) */
 };
 
 #define NICDRV_MAX_MISS_THREADS 16
@@ -93,6 +107,11 @@ struct nicdrv_stats {
     uint64_t evictions, invalidations;  /* lines evicted at the high-water mark; INVALIDATEs sent */
     uint64_t static_loads;
     uint64_t prefills;                  /* PCH/CBH lines installed without a miss (cfg.prefill) */
+    uint64_t fill_retries;              /* FILLs sent again after NIC_ST_NO_RESOURCES */
+    uint64_t evict_waits;               /* evictions that waited for a line's fill_residency */
+    uint64_t unbacked_pages;            /* pages a fill could not pin (the OS cannot back them):
+                                           installed invalid, so the NCP answers a protection error */
+    uint64_t close_retries;             /* EP_CLOSE asked again: answered BUSY (packets in flight) */
     uint32_t procs, bufs, eps; /* live */
 };
 
@@ -134,8 +153,12 @@ void nicdrv_intr(nicdrv_t *d, uint64_t raised_at);
 
 /* Miss thread: take the oldest queued miss (NICDRV_OK) or NICDRV_ENOENT when none; then resolve
  * it: look the line up in the host tables, make room under the high-water mark (invalidate, then
- * unpin), pin missing pages, build the line image, FILL with the miss's epoch and wait for the
- * answer. A fill the NCP rejects (raced an invalidation) is counted, not an error. */
+ * unpin; never a line younger than cfg.fill_residency unless none is older, and then only after
+ * waiting for it to age), pin missing pages (a page the OS cannot back goes into the line as an
+ * invalid entry: the NCP fails the operation with a protection error instead of missing again),
+ * build the line image, FILL it (NIC_FILL_CURRENT: the image is built under the lock that orders
+ * every INVALIDATE, so it is current) and wait for the answer. NIC_ST_NO_RESOURCES (the NCP had
+ * no DMA room) is retried; a fill still rejected is counted, not an error. */
 int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m);
 int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m);
 
@@ -146,6 +169,7 @@ int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint
 /* EP_CLOSE (the NCP flushes outstanding work into the CQ), forget the PCH entry, unpin the CQ. */
 int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep);
 /* Register [va, va+len) with NIC_RIGHT_* rights: *id = buffer id (the handle), *key = remote key.
+ * EFAULT: the host says the range cannot be backed (host->va_check: outside pid's address space).
  * Static build: the lines are loaded into the NIC's tables now (ENORES when they are full). */
 int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_t rights, uint32_t *id, uint32_t *key);
 /* Invalidate the buffer's CBH line and the VMH lines it covers, then unpin, then forget it. */

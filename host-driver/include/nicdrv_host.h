@@ -20,6 +20,9 @@
  *                   (read ev_count before testing the condition: no lost wake-ups); ev_wait
  *                   returns NICDRV_OK, NICDRV_ETIMEDOUT at deadline, NICDRV_ECANCELED at shutdown
  *   syscall         charge one user -> kernel crossing (library calls into the driver)
+ *   va_check        (optional, NULL = not checked) NICDRV_OK if the OS can back every page of
+ *                   [va, va+len) of pid (inside its address space), else NICDRV_EFAULT:
+ *                   registration refuses what no miss could ever resolve
  */
 #ifndef NICDRV_HOST_H
 #define NICDRV_HOST_H
@@ -54,6 +57,7 @@ struct nicdrv_host {
     void (*ev_signal)(void *ctx, enum nicdrv_waitq q);
     int (*ev_wait)(void *ctx, enum nicdrv_waitq q, uint64_t seen, uint64_t deadline);
     void (*syscall)(void *ctx);
+    int (*va_check)(void *ctx, uint32_t pid, uint64_t va, uint64_t len);
 };
 
 #endif /* NICDRV_HOST_H */

@@ -9,10 +9,19 @@
  *                            page (offsets below NIC_DB_SQ_BYTES) and the producer count
  *   reap / nic_poll/wait     completion queue in the process's memory, phase bit per lap
  *
- * Why a stash: the send queue frees slots only as completions report sq_ci, so a full queue
- * is relieved by reading the completion queue; what is read then is kept for nic_poll. Why
- * forced signalling: with only unsignalled requests no completion would ever free a slot, so
- * every (sq_entries/2)-th request is signalled internally and its success is not reported.
+ * Completions (docs/api.md "Completions"): the NCP retires requests in request order per
+ * endpoint; a completion entry names its request (cqe.req, the request's index in the stream)
+ * and says that every request up to it retired, which is what frees send queue slots. The
+ * library reports a completion for a request only if that request failed or its caller asked
+ * for one: the wr_id and op come from the library's own record of the request.
+ *
+ * Why a stash: a full queue is relieved by reading the completion queue; what is read then is
+ * kept for nic_poll. Bounded by construction: a request counts against stash_size from its post
+ * until its completion was polled (or it retired silently), and post refuses (NIC_EQFULL) beyond
+ * it; the completion queue holds at least sq_entries entries and at most sq_entries requests are
+ * unretired, so neither can overflow. Why forced signalling: with only unsignalled requests no
+ * completion would ever free a slot, so every (sq_entries/2)-th request is signalled internally
+ * and its success is not reported.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +54,8 @@ struct nic_dev {
     uint32_t cq_entries, cq_ci;
     struct nic_wc *stash;
     uint32_t stash_head, stash_count, stash_size;
-    uint64_t stash_dropped;
+    uint64_t stash_dropped; /* never: post bounds it (kept as a check, nic_lib_stats) */
+    uint64_t cqe_bogus;     /* completion entries naming no outstanding request (ignored) */
 };
 
 static int map_drv(int rc)
@@ -163,6 +173,11 @@ int nic_ep_open(nic_dev_t *d, nic_ep_t *ep)
         free_ep_state(d);
         return map_drv(rc);
     }
+    if (cqn < d->sq_entries) { /* a completion queue that could overflow: refuse the geometry */
+        nicdrv_ep_close(d->drv, d->pid, e);
+        free_ep_state(d);
+        return NIC_ENORES;
+    }
     d->ep_open = 1;
     d->ep = e;
     d->gen++;
@@ -183,25 +198,26 @@ static void stash_put(nic_dev_t *d, const struct nic_wc *wc)
 }
 
 /* Move every new completion queue entry into the stash (what the user should see) and advance
- * sq_ci. Requests retire in order, so the entry's request is slot sq_ci - 1. */
+ * sq_ci to the entry's request + 1 (requests retire in order). An entry that names no outstanding
+ * request is counted and ignored: nothing is reported for a request that was not posted. */
 static void reap(nic_dev_t *d)
 {
     for (uint32_t n = 0; n < d->cq_entries; n++) {
         struct nic_cqe c;
         uint8_t phase = (uint8_t)(((d->cq_ci / d->cq_entries) & 1u) ^ 1u);
-        uint32_t ci;
+        uint32_t s;
         if (d->host->proc_read(d->host->ctx, d->pid, d->cq_va + (d->cq_ci % d->cq_entries) * sizeof c, &c, sizeof c) ||
             (c.phase & 1u) != phase)
             break;
         d->cq_ci++;
-        ci = d->sq_ci + (uint16_t)(c.sq_ci - (uint16_t)d->sq_ci);
-        if (ci - d->sq_ci > d->sq_pi - d->sq_ci) /* never trust a count beyond what was posted */
-            ci = d->sq_pi;
-        d->sq_ci = ci;
-        if (c.status != NIC_ST_OK || (ci && d->user_signaled[(ci - 1) % d->sq_entries])) {
-            struct nic_wc wc = {
-                .wr_id = (uint64_t)c.wr_id_hi << 32 | c.wr_id_lo, .status = c.status, .bytes = c.bytes, .op = c.op
-            };
+        if (c.req - d->sq_ci >= d->sq_pi - d->sq_ci || c.sq_ci != (uint16_t)(c.req + 1u)) {
+            d->cqe_bogus++;
+            continue;
+        }
+        d->sq_ci = c.req + 1u;
+        s = c.req % d->sq_entries;
+        if (c.status != NIC_ST_OK || d->user_signaled[s]) {
+            struct nic_wc wc = { .wr_id = d->slot_wr_id[s], .status = c.status, .bytes = c.bytes, .op = d->slot_op[s] };
             stash_put(d, &wc);
         }
     }
@@ -214,18 +230,28 @@ int nic_ep_close(nic_dev_t *d, nic_ep_t ep, struct nic_wc *wc, int max)
     if (!ep_valid(d, ep))
         return NIC_EBADEP;
     rc = nicdrv_ep_close(d->drv, d->pid, d->ep);
-    d->ep_open = 0;                            /* the handle is dead whatever the driver said */
-    reap(d);                                   /* the NCP flushed outstanding work into the queue before answering */
-    for (; d->sq_ci != d->sq_pi; d->sq_ci++) { /* anything it did not report is flushed */
-        uint32_t s = d->sq_ci % d->sq_entries;
-        struct nic_wc f = { .wr_id = d->slot_wr_id[s], .status = NIC_WC_FLUSHED, .op = d->slot_op[s] };
-        stash_put(d, &f);
-    }
+    d->ep_open = 0; /* the handle is dead whatever the driver said */
+    reap(d);        /* the NCP completed every request not retired (FLUSHED) before answering */
+    if (rc)         /* it did not answer: whatever it did not report may not have completed */
+        for (; d->sq_ci != d->sq_pi; d->sq_ci++) {
+            uint32_t s = d->sq_ci % d->sq_entries;
+            struct nic_wc f = { .wr_id = d->slot_wr_id[s], .status = NIC_WC_FLUSHED, .op = d->slot_op[s] };
+            stash_put(d, &f);
+        }
     for (; d->stash_count; d->stash_count--, d->stash_head = (d->stash_head + 1) % d->stash_size)
         if (wc && n < max)
             wc[n++] = d->stash[d->stash_head];
     free_ep_state(d);
     return rc ? map_drv(rc) : n;
+}
+
+int nic_lib_counters(const nic_dev_t *d, struct nic_lib_counters *c)
+{
+    if (!d || !c)
+        return NIC_EINVAL;
+    c->stash_dropped = d->stash_dropped;
+    c->cqe_bogus = d->cqe_bogus;
+    return NIC_OK;
 }
 
 int nic_outstanding(const nic_dev_t *d, nic_ep_t ep)
@@ -274,7 +300,9 @@ int nic_dereg(nic_dev_t *d, uint32_t handle)
 
 /* ---- posting ---- */
 
-static int check_local(const nic_dev_t *d, uint64_t va, uint32_t len, uint32_t right)
+/* The registered buffer holding [va, +len) with `right` (its handle in *buf): the NCP checks the
+ * same against its CBH entry (raw descriptors bypass this). */
+static int check_local(const nic_dev_t *d, uint64_t va, uint32_t len, uint32_t right, uint32_t *buf)
 {
     int inside = 0;
 
@@ -283,8 +311,10 @@ static int check_local(const nic_dev_t *d, uint64_t va, uint32_t len, uint32_t r
         if (!m->used || va < m->va || va - m->va > m->len || len > m->len - (va - m->va))
             continue;
         inside = 1;
-        if (m->rights & right)
+        if (m->rights & right) {
+            *buf = i;
             return NIC_OK;
+        }
     }
     return inside ? NIC_ERIGHTS : NIC_EBOUNDS;
 }
@@ -292,8 +322,8 @@ static int check_local(const nic_dev_t *d, uint64_t va, uint32_t len, uint32_t r
 static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
 {
     struct nic_sq_entry e;
-    const uint32_t *w = (const uint32_t *)&e;
-    uint32_t slot, page;
+    uint32_t w[sizeof e / 4]; /* the entry as words (a copy: no type punning) */
+    uint32_t slot, page, lbuf = 0;
     int rc, force;
 
     if (!ep_valid(d, ep))
@@ -302,15 +332,16 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
         return NIC_EINVAL;
     if (wr->remote.node >= nicdrv_config_of(d->drv)->nodes)
         return NIC_EPEER;
-    rc = check_local(d, wr->local_va, wr->len, op == NIC_OP_RDMA_WRITE ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE);
+    rc = check_local(d, wr->local_va, wr->len, op == NIC_OP_RDMA_WRITE ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE,
+                     &lbuf);
     if (rc)
         return rc;
     if (!nicdrv_probed(d->drv))
         return NIC_EDEV;
-    if (d->sq_pi - d->sq_ci >= d->sq_entries)
+    if (d->sq_pi - d->sq_ci >= d->sq_entries || d->sq_pi - d->sq_ci + d->stash_count >= d->stash_size)
         reap(d);
-    if (d->sq_pi - d->sq_ci >= d->sq_entries)
-        return NIC_EQFULL;
+    if (d->sq_pi - d->sq_ci >= d->sq_entries || d->sq_pi - d->sq_ci + d->stash_count >= d->stash_size)
+        return NIC_EQFULL; /* the send queue, or completions not yet polled: poll, then post */
     slot = d->sq_pi % d->sq_entries;
     force = d->sq_entries < 2 || d->sq_pi % (d->sq_entries / 2) == d->sq_entries / 2 - 1;
     memset(&e, 0, sizeof e);
@@ -327,9 +358,11 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     e.rkey = wr->remote.rkey;
     e.wr_id_lo = (uint32_t)wr->wr_id;
     e.wr_id_hi = (uint32_t)(wr->wr_id >> 32);
+    e.lbuf = lbuf;
     d->user_signaled[slot] = wr->signaled != 0;
     d->slot_op[slot] = op;
     d->slot_wr_id[slot] = wr->wr_id;
+    memcpy(w, &e, sizeof w);
     page = (uint32_t)d->ep * 4096u;
     for (unsigned i = 0; i < sizeof e / 4; i++)
         if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + slot * (uint32_t)sizeof e + 4 * i, w[i]))

@@ -37,6 +37,10 @@ static int fail(char *err, size_t errlen, int code, const char *msg)
     return code;
 }
 
+/* The doorbell offsets of the ABI are the registers the doorbell block coalesces (nic.toml dbpage). */
+_Static_assert(NIC_DB_SQ_PI == NIC_DBPAGE_SQ_PI && NIC_DB_CMD_PI == NIC_DBPAGE_CMD_PI && NIC_DB_EV_CI == NIC_DBPAGE_EV_CI,
+               "nic_abi.h NIC_DB_* must match hal/regmap/nic.toml dbpage");
+
 void nicdrv_config_default(struct nicdrv_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -50,8 +54,9 @@ void nicdrv_config_default(struct nicdrv_config *cfg)
     cfg->cq_log2 = 7;
     cfg->boot_timeout = 4000000;
     cfg->cmd_timeout = 40000000;
-    cfg->key_seed = 0x9e3779b9u;
+    cfg->key_seed = 0; /* host entropy */
     cfg->prefill = true;
+    cfg->fill_residency = 200000;
 }
 
 nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *host, const struct nicdrv_config *cfg)
@@ -77,7 +82,10 @@ nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *
         free(d);
         return NULL;
     }
-    d->rng = d->cfg.key_seed ? d->cfg.key_seed : 1;
+    if (drv_key_init(d)) {
+        free(d);
+        return NULL;
+    }
     d->missq = calloc(d->cfg.miss_queue, sizeof *d->missq);
     if (!d->missq || drv_tables_init(d)) {
         nicdrv_destroy(d);
@@ -554,6 +562,9 @@ int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t e
     c.b = (uint32_t)(d->ev_pa >> 32);
     c.c = d->cfg.ev_log2;
     c.d = (uint32_t)d->cfg.node_id | (uint32_t)d->cfg.nodes << 16;
+    c.key = (uint32_t)d->cfg.fabric_secret; /* nic_abi.h NIC_CMD_INIT: the fabric secret */
+    c.pid = (uint16_t)(d->cfg.fabric_secret >> 32);
+    c.epoch = (uint16_t)(d->cfg.fabric_secret >> 48);
     rc = drv_cmd(d, &c, NULL, 0, &st);
     if (!rc && st != NIC_ST_OK)
         rc = NICDRV_EFW;

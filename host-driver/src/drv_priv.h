@@ -26,7 +26,8 @@ struct drv_line { /* a VMH line the driver filled (or loaded): the unit of pinni
     bool used;
     uint16_t pid;
     uint32_t line;
-    uint64_t filled_at; /* least recently filled = first victim */
+    uint64_t filled_at; /* the last fill: younger than cfg.fill_residency = not evicted; else the
+                           least recently filled line is the first victim */
     uint32_t npinned;
     uint8_t *pinned; /* L flags: page i of the line holds our pin reference */
 };
@@ -71,7 +72,8 @@ struct nicdrv {
     uint32_t nlines;
     uint8_t *ep_used; /* [max_procs of the NIC] */
     uint64_t stats_pa;
-    uint32_t rng;
+    uint32_t key_k[4]; /* remote key PRF key (from cfg.key_seed or host entropy) */
+    uint32_t key_ctr;  /* registrations keyed so far */
     /* the miss being resolved: INVALIDATEs the miss thread itself sends to the same (cache, pid)
      * while building its line (evictions) each add one to the epoch the fill must carry */
     bool resolving;
@@ -92,5 +94,10 @@ void drv_tables_fini(nicdrv_t *d);
 int drv_release_all(nicdrv_t *d);
 uint32_t drv_line_entries(const nicdrv_t *d, unsigned cache);
 size_t drv_entry_size(unsigned cache);
+
+/* Remote keys (drv_tables.c): the per-node key secret from cfg.key_seed or host entropy (-1: no
+ * entropy), and key number n of node `node` under secret k (exposed for the unit test). */
+int drv_key_init(nicdrv_t *d);
+uint32_t drv_key_make(const uint32_t k[4], uint32_t node, uint32_t n);
 
 #endif /* DRV_PRIV_H */

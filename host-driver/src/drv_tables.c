@@ -7,7 +7,8 @@
  * Role map:
  *   build_line          one line image from the host tables (VMH: pins the pages it maps)
  *   nicdrv_miss_resolve the miss thread's work for one miss
- *   make_room / evict   high-water mark: least recently filled line first
+ *   make_room / evict   high-water mark: least recently filled line first, none younger than
+ *                       cfg.fill_residency
  *   invalidate          NIC_CMD_INVALIDATE, and nothing is unpinned unless it was answered OK
  *   nicdrv_mem_reg/dereg, nicdrv_ep_open/close, nicdrv_proc_release
  *
@@ -16,12 +17,14 @@
  * line record; a record's pages are unpinned only by unpin_line, called only after invalidate()
  * returned OK for that line (or with the core held in reset, at remove).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drv_priv.h"
 #include "nic_memmap.h"
 
+#define CLOSE_RETRY_CYCLES 2000u /* 10 us between EP_CLOSEs answered BUSY */
 #define DRV_MAX_LINES 8192u /* VMH line records (pinning units) per driver */
 
 size_t drv_entry_size(unsigned cache)
@@ -171,11 +174,18 @@ static void unpin_line(nicdrv_t *d, struct drv_line *l)
     l->used = false;
 }
 
-/* High-water mark: evict least recently filled lines (not `keep`) until `need` more pages fit. */
+/*
+ * High-water mark: evict lines (not `keep`) until `need` more pages fit. Victim: the least recently
+ * filled line among those older than cfg.fill_residency; a younger line was filled for a packet
+ * that may not have used it yet (evicting it undid the fill and the packet missed again: the
+ * livelock of issue 18, item 5). When every candidate is that young, wait until the oldest one
+ * ages (bounded by fill_residency) rather than evict it: forward progress for every waiting packet.
+ */
 static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
 {
     while (d->dynamic && d->cfg.pin_hwm_pages && d->st.pinned_pages + need > d->cfg.pin_hwm_pages) {
         struct drv_line *v = NULL;
+        uint64_t now = d->host.now(d->host.ctx);
         int rc;
         for (uint32_t i = 0; i < d->nlines; i++) {
             struct drv_line *l = &d->lines[i];
@@ -184,6 +194,11 @@ static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
         }
         if (!v)
             return NICDRV_OK; /* one line bigger than the mark: allowed to exceed it */
+        if (d->cfg.fill_residency && now < v->filled_at + d->cfg.fill_residency) {
+            d->st.evict_waits++;
+            d->host.sleep(d->host.ctx, v->filled_at + d->cfg.fill_residency - now);
+            continue; /* the tables may have changed meanwhile (only under tbl_lock: not here) */
+        }
         rc = invalidate(d, NIC_CACHE_VMH, v->pid, v->line, 1);
         if (rc)
             return rc; /* not answered: the pages stay pinned */
@@ -224,12 +239,29 @@ static int build_vmh(nicdrv_t *d, struct drv_proc *p, uint16_t pid, uint32_t key
                 j++;
             uint64_t va = ((uint64_t)key * L + i) << NICDRV_PAGE_SHIFT;
             rc = d->host.pin(d->host.ctx, pid, va, (uint64_t)(j - i) << NICDRV_PAGE_SHIFT);
-            if (rc)
-                return NICDRV_EFAULT;
-            memset(l->pinned + i, 1, j - i);
-            l->npinned += j - i;
-            d->st.pins += j - i;
-            d->st.pinned_pages += j - i;
+            if (rc) {
+                /* Page by page: a page the OS cannot back (outside the address space, no frame)
+                 * goes into the line as an invalid entry, so the NCP fails the operation that
+                 * needs it with a protection error instead of missing on it forever (issue 18,
+                 * item 6); the pages around it are served. */
+                for (uint32_t k = i; k < j; k++) {
+                    if (d->host.pin(d->host.ctx, pid, va + ((uint64_t)(k - i) << NICDRV_PAGE_SHIFT),
+                                    NICDRV_PAGE_SIZE)) {
+                        rights[k] = 0;
+                        d->st.unbacked_pages++;
+                        continue;
+                    }
+                    l->pinned[k] = 1;
+                    l->npinned++;
+                    d->st.pins++;
+                    d->st.pinned_pages++;
+                }
+            } else {
+                memset(l->pinned + i, 1, j - i);
+                l->npinned += j - i;
+                d->st.pins += j - i;
+                d->st.pinned_pages += j - i;
+            }
             if (d->st.pinned_pages > d->st.pinned_peak)
                 d->st.pinned_peak = d->st.pinned_pages;
             i = j;
@@ -242,8 +274,10 @@ static int build_vmh(nicdrv_t *d, struct drv_proc *p, uint16_t pid, uint32_t key
         e[i].flags = 0;
         if (!rights[i])
             continue;
-        if (d->host.translate(d->host.ctx, pid, ((uint64_t)key * L + i) << NICDRV_PAGE_SHIFT, &pa))
-            return NICDRV_EFAULT;
+        if (d->host.translate(d->host.ctx, pid, ((uint64_t)key * L + i) << NICDRV_PAGE_SHIFT, &pa)) {
+            d->st.unbacked_pages++; /* pinned but not resident: cannot happen; never map it */
+            continue;
+        }
         e[i].ppn = (uint32_t)(pa >> NICDRV_PAGE_SHIFT);
         e[i].flags = NIC_ENTRY_VALID | rights[i];
     }
@@ -355,9 +389,15 @@ int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m)
 int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
 {
     uint8_t img[NICDRV_PAGE_SIZE];
-    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = m->cache, .pid = m->pid, .key = m->key, .epoch = m->epoch };
+    /* NIC_FILL_CURRENT: the image is built and the FILL queued under tbl_lock, which orders every
+     * INVALIDATE the driver sends, so no invalidation of the line falls between them and the image
+     * is current whatever the epoch the miss saw. With the miss's epoch instead, every eviction of
+     * another line of the same (cache, pid) while the miss waited in the queue made its fill stale:
+     * thousands of rejected fills and repeated misses under a small pin budget (issue 18, item 5). */
+    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = m->cache, .pid = m->pid, .key = m->key, .epoch = m->epoch,
+                         .c = NIC_FILL_CURRENT };
     size_t len;
-    int32_t st;
+    int32_t st = NIC_ST_OK;
     int rc;
 
     if (!nicdrv_probed(d))
@@ -365,9 +405,6 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
     if (m->cache >= NIC_CACHE__COUNT)
         return NICDRV_EINVAL;
     drv_lock(d, &d->tbl_lock);
-    /* Every invalidation is sent under tbl_lock, so while we hold it only our own evictions can
-     * move this (cache, pid)'s epoch; one that came before the lock keeps the fill stale (the
-     * NCP rejects it and misses again), which is the conservative answer. */
     d->resolving = true;
     d->res_cache = m->cache;
     d->res_pid = m->pid;
@@ -375,13 +412,22 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
     rc = build_line(d, m->cache, m->pid, m->key, img, &len);
     d->resolving = false;
     c.epoch = (uint16_t)(m->epoch + d->res_bump);
-    if (!rc)
+    /* NIC_ST_NO_RESOURCES: the NCP had no DMA room for the image (or, from an NCP that ignores
+     * the flag, the epoch moved): the fill is sent again, not lost */
+    for (uint32_t attempt = 0; !rc && attempt < 8; attempt++) {
+        if (attempt) {
+            d->st.fill_retries++;
+            d->host.sleep(d->host.ctx, 2000u << attempt);
+        }
         rc = drv_cmd(d, &c, img, len, &st);
+        if (rc || st != NIC_ST_NO_RESOURCES)
+            break;
+    }
     if (!rc) {
         if (st == NIC_ST_OK)
             d->st.fills++;
         else if (st == NIC_ST_NO_RESOURCES)
-            d->st.fills_rejected++; /* raced an invalidation: the next lookup misses again */
+            d->st.fills_rejected++; /* still refused: the NCP's request expires and posts again */
         else
             rc = NICDRV_EFW;
     }
@@ -391,14 +437,101 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
 
 /* ---- registration ---- */
 
+/*
+ * Remote keys (docs/wire-protocol.md "Threat model"). A key is checked by the target NCP against
+ * its buffer (pid, buffer id), so a node that was never given it must not be able to guess it:
+ *   - unpredictable: a keyed permutation (a 4-round Feistel network on 28 bits with SipHash-2-4
+ *     rounds, cycle-walked down to 27 bits) of the registration count, under a 128-bit per-node
+ *     secret from the host's entropy, or from cfg.key_seed (a simulation's seed: reproducible);
+ *     keys given out reveal nothing usable about others without the secret;
+ *   - never repeated: the permutation is a bijection, so a node's first 2^27 registrations get
+ *     distinct keys, and the low 5 bits are the node id, so no two nodes (ids 0..31) share one.
+ */
+#define KEY_NODE_BITS 5u
+#define KEY_PERM_BITS (32u - KEY_NODE_BITS)
+
+static uint64_t key_sip(const uint32_t k[4], uint64_t m)
+{
+#define KROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define KROUND                                                                            \
+    do {                                                                                  \
+        v0 += v1; v1 = KROTL(v1, 13); v1 ^= v0; v0 = KROTL(v0, 32);                      \
+        v2 += v3; v3 = KROTL(v3, 16); v3 ^= v2;                                           \
+        v0 += v3; v3 = KROTL(v3, 21); v3 ^= v0;                                           \
+        v2 += v1; v1 = KROTL(v1, 17); v1 ^= v2; v2 = KROTL(v2, 32);                      \
+    } while (0)
+    uint64_t k0 = (uint64_t)k[0] | (uint64_t)k[1] << 32, k1 = (uint64_t)k[2] | (uint64_t)k[3] << 32;
+    uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
+    uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull, b = (uint64_t)8 << 56;
+    v3 ^= m;
+    KROUND;
+    KROUND;
+    v0 ^= m;
+    v3 ^= b;
+    KROUND;
+    KROUND;
+    v0 ^= b;
+    v2 ^= 0xFF;
+    KROUND;
+    KROUND;
+    KROUND;
+    KROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
+#undef KROUND
+#undef KROTL
+}
+
+/* A bijection of [0, 2^27) under the node's key. */
+static uint32_t key_perm(const uint32_t k[4], uint32_t x)
+{
+    do { /* cycle-walking: a 28-bit Feistel permutation until the value is below 2^27 */
+        uint32_t l = x >> 14, r = x & 0x3FFFu;
+        for (uint32_t round = 0; round < 4; round++) {
+            uint32_t f = (uint32_t)key_sip(k, (uint64_t)round << 32 | r) & 0x3FFFu;
+            uint32_t t = r;
+            r = l ^ f;
+            l = t;
+        }
+        x = l << 14 | r;
+    } while (x >> KEY_PERM_BITS);
+    return x;
+}
+
+int drv_key_init(nicdrv_t *d)
+{
+    uint64_t s[2] = {d->cfg.key_seed, 0};
+
+    if (!s[0]) {
+        FILE *f = fopen("/dev/urandom", "rb");
+        int ok = f && fread(s, sizeof s, 1, f) == 1;
+        if (f)
+            fclose(f);
+        if (!ok)
+            return -1;
+    } else {
+        s[1] = s[0] * 0x9E3779B97F4A7C15ull ^ 0xD1B54A32D192ED03ull; /* the seed is the whole secret */
+    }
+    d->key_k[0] = (uint32_t)s[0];
+    d->key_k[1] = (uint32_t)(s[0] >> 32);
+    d->key_k[2] = (uint32_t)s[1];
+    d->key_k[3] = (uint32_t)(s[1] >> 32);
+    d->key_ctr = 0;
+    return 0;
+}
+
+uint32_t drv_key_make(const uint32_t k[4], uint32_t node, uint32_t n)
+{
+    return key_perm(k, n & ((1u << KEY_PERM_BITS) - 1u)) << KEY_NODE_BITS | (node & ((1u << KEY_NODE_BITS) - 1u));
+}
+
 static uint32_t next_key(nicdrv_t *d)
 {
-    uint32_t x = d->rng; /* xorshift32: keys only need to be unguessable by accident, not crypto */
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    d->rng = x;
-    return x ? x : 1;
+    uint32_t key;
+
+    do /* never 0 (a CBH entry's zero key) */
+        key = drv_key_make(d->key_k, d->cfg.node_id, d->key_ctr++);
+    while (!key);
+    return key;
 }
 
 /* VMH lines covering [va, va+len) */
@@ -476,6 +609,10 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
     L = drv_line_entries(d, NIC_CACHE_VMH);
     if (!len || !rights || (rights & ~all) || va + len < va || ((va + len - 1) >> NICDRV_PAGE_SHIFT) / L > UINT32_MAX)
         return NICDRV_EINVAL;
+    /* what no miss could ever resolve is refused now, not at the first packet (issue 18, item 6);
+     * the NCP translates at most 44-bit addresses */
+    if ((va + len - 1) >> 44 || (d->host.va_check && d->host.va_check(d->host.ctx, pid, va, len)))
+        return NICDRV_EFAULT;
     drv_lock(d, &d->tbl_lock);
     p = find_proc(d, pid, true);
     rc = NICDRV_ENOMEM;
@@ -635,7 +772,24 @@ static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
     int rc = NICDRV_OK;
 
     if (!d->dead) {
-        rc = drv_cmd(d, &c, NULL, 0, &st); /* the NCP flushes outstanding work into the CQ first */
+        /* The NCP flushes outstanding work into the CQ first; it answers BUSY while packets the
+         * endpoint sent are still in a window (at most the transport's give-up span): ask again,
+         * so nothing of it lands after the close returns (docs/api.md "Close"). */
+        uint64_t deadline = d->host.now(d->host.ctx) + d->cfg.cmd_timeout;
+        for (;;) {
+            rc = drv_cmd(d, &c, NULL, 0, &st);
+            if (rc || st != NIC_ST_BUSY)
+                break;
+            d->st.close_retries++;
+            if (d->host.now(d->host.ctx) >= deadline) {
+                rc = NICDRV_ETIMEDOUT;
+                break;
+            }
+            if (d->host.sleep(d->host.ctx, CLOSE_RETRY_CYCLES) == NICDRV_ECANCELED) {
+                rc = NICDRV_ECANCELED;
+                break;
+            }
+        }
         if (!rc)
             rc = drv_map_status(st);
         if (rc)

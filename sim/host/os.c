@@ -346,6 +346,15 @@ int os_touch(os_t *os, uint32_t pid, uint64_t va, size_t len)
     return access_range(os, pid, va, NULL, NULL, len);
 }
 
+int os_va_check(const os_t *os, uint32_t pid, uint64_t va, size_t len)
+{
+    const struct proc *p = proc_of(os, pid);
+
+    if (!p)
+        return SIM_ENOENT;
+    return len ? check_range(p, va, len) : SIM_EINVAL;
+}
+
 int os_translate(const os_t *os, uint32_t pid, uint64_t va, uint64_t *pa)
 {
     const struct proc *p = proc_of(os, pid);

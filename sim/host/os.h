@@ -93,6 +93,9 @@ int os_write(os_t *os, uint32_t pid, uint64_t va, const void *buf, size_t len);
 int os_read(os_t *os, uint32_t pid, uint64_t va, void *buf, size_t len);
 /* Allocate (or swap in) every page of the range without copying data. */
 int os_touch(os_t *os, uint32_t pid, uint64_t va, size_t len);
+/* Whether the OS can back [va, va+len) of pid (no allocation): SIM_OK, SIM_ENOENT (pid),
+ * SIM_EINVAL (empty, or outside the VA space). What a driver checks at registration. */
+int os_va_check(const os_t *os, uint32_t pid, uint64_t va, size_t len);
 /* Translate without allocating: SIM_OK, SIM_ENOENT, SIM_EINVAL, SIM_EFAULT (not resident). */
 int os_translate(const os_t *os, uint32_t pid, uint64_t va, uint64_t *pa);
 

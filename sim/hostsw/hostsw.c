@@ -20,6 +20,7 @@ struct hostsw {
     struct nicdrv_bus bus;
     coro_event_t irq_ev, wq[NICDRV_WQ__COUNT];
     unsigned dev;
+    bool no_va_check;
     struct hostsw_stats st;
 };
 
@@ -64,6 +65,14 @@ static int h_unpin(void *ctx, uint32_t pid, uint64_t va, uint64_t len)
 static int h_translate(void *ctx, uint32_t pid, uint64_t va, uint64_t *pa)
 {
     return map(os_translate(node_os(((struct hostsw *)ctx)->node), pid, va, pa));
+}
+
+static int h_va_check(void *ctx, uint32_t pid, uint64_t va, uint64_t len)
+{
+    if (((struct hostsw *)ctx)->no_va_check)
+        return NICDRV_OK;
+    return os_va_check(node_os(((struct hostsw *)ctx)->node), pid, va, (size_t)len) == SIM_OK ? NICDRV_OK
+                                                                                            : NICDRV_EFAULT;
 }
 
 static int h_proc_read(void *ctx, uint32_t pid, uint64_t va, void *buf, size_t len)
@@ -239,6 +248,11 @@ hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const stru
         c.node_id = (uint16_t)node;
         c.nodes = (uint16_t)cluster_nodes(cl);
     }
+    /* the harness's secrets (reproducible from the cluster seed), unless the caller chose its own */
+    if (!c.key_seed)
+        c.key_seed = cluster_secret(cl, CLUSTER_SECRET_KEYS + node);
+    if (!c.fabric_secret)
+        c.fabric_secret = cluster_secret(cl, CLUSTER_SECRET_FABRIC);
     memset(&host, 0, sizeof host);
     host = (struct nicdrv_host){ .ctx = h,
                                  .pin = h_pin,
@@ -255,7 +269,8 @@ hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const stru
                                  .ev_count = h_ev_count,
                                  .ev_signal = h_ev_signal,
                                  .ev_wait = h_ev_wait,
-                                 .syscall = h_syscall };
+                                 .syscall = h_syscall,
+                                 .va_check = h_va_check };
     h->drv = nicdrv_create(&h->bus, &host, &c);
     int bad = !h->drv || coro_spawn(cluster_sched(cl), "nic-irq", irq_thread, h, NULL);
     for (uint32_t i = 0; !bad && i < c.miss_threads; i++)
@@ -290,4 +305,9 @@ nicdrv_t *hostsw_driver(hostsw_t *h)
 const struct hostsw_stats *hostsw_stats(const hostsw_t *h)
 {
     return &h->st;
+}
+
+void hostsw_set_va_check(hostsw_t *h, bool on)
+{
+    h->no_va_check = !on;
 }

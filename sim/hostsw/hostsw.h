@@ -38,5 +38,8 @@ hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const stru
 void hostsw_destroy(hostsw_t *h); /* NULL is fine; the driver is destroyed (removed) first */
 nicdrv_t *hostsw_driver(hostsw_t *h);
 const struct hostsw_stats *hostsw_stats(const hostsw_t *h);
+/* Whether the driver may ask the OS which ranges it can back (host->va_check; default on). Off
+ * models a host that cannot tell: registration then accepts what no miss can resolve. */
+void hostsw_set_va_check(hostsw_t *h, bool on);
 
 #endif /* HOSTSW_H */

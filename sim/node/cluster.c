@@ -22,6 +22,7 @@ void cluster_config_default(struct cluster_config *cfg, unsigned nodes)
     memset(cfg, 0, sizeof *cfg);
     cfg->nodes = nodes;
     switch_config_default(&cfg->sw, nodes < 2 ? 2 : nodes);
+    cfg->sw.check_src = true; /* the fabric knows its ports: no frame in another node's name (switch.h) */
     node_config_default(&cfg->node, 0);
     cfg->skip_idle = true;
     cfg->clock_hz = SIM_CLOCK_DEFAULT_HZ;
@@ -158,6 +159,16 @@ void cluster_set_progress_note(cluster_t *c, cluster_note_fn fn, void *ctx)
 unsigned cluster_nodes(const cluster_t *c)
 {
     return c->cfg.nodes;
+}
+
+/* splitmix64 of the cluster seed and a purpose: the harness's secrets for the simulated hosts. */
+uint64_t cluster_secret(const cluster_t *c, uint64_t purpose)
+{
+    uint64_t z = c->cfg.seed * 0x9E3779B97F4A7C15ull + purpose * 0xBF58476D1CE4E5B9ull + 0x94D049BB133111EBull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return z ? z : 1;
 }
 
 node_t *cluster_node(cluster_t *c, unsigned i)

@@ -60,6 +60,12 @@ typedef void (*cluster_note_fn)(void *ctx, char *buf, size_t n);
 void cluster_set_progress_note(cluster_t *c, cluster_note_fn fn, void *ctx);
 
 unsigned cluster_nodes(const cluster_t *c);
+/* A secret derived from the cluster seed (reproducible runs): purpose CLUSTER_SECRET_FABRIC is the
+ * fabric secret every honest node's driver gives its NCP; CLUSTER_SECRET_KEYS + node a node's
+ * remote key seed (the node id alone does not determine it: the seed does). */
+#define CLUSTER_SECRET_FABRIC 1u
+#define CLUSTER_SECRET_KEYS 0x100u
+uint64_t cluster_secret(const cluster_t *c, uint64_t purpose);
 node_t *cluster_node(cluster_t *c, unsigned i);
 switch_t *cluster_switch(cluster_t *c);
 coro_sched_t *cluster_sched(cluster_t *c);

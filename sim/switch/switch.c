@@ -37,7 +37,20 @@ struct sim_switch {
     struct port *ports;
     uint64_t seq;
     uint8_t work[SWITCH_MAX_FRAME]; /* a corrupted copy being enqueued */
+    switch_tap_fn tap;
+    void *tap_ctx;
 };
+
+void switch_set_tap(switch_t *sw, switch_tap_fn fn, void *ctx)
+{
+    sw->tap = fn;
+    sw->tap_ctx = ctx;
+}
+
+void switch_set_check_src(switch_t *sw, bool on)
+{
+    sw->cfg.check_src = on;
+}
 
 static void inc(uint64_t *c, uint64_t v)
 {
@@ -300,7 +313,13 @@ int switch_ingress(switch_t *sw, sim_cycle_t now, uint32_t port, const void *fra
     }
     inc(&p->ctr.rx_frames, 1);
     inc(&p->ctr.rx_bytes, len);
+    if (sw->tap)
+        sw->tap(sw->tap_ctx, now, port, f, len);
     dst = (uint32_t)f[0] << 8 | f[1];
+    if (sw->cfg.check_src && ((uint32_t)f[2] << 8 | f[3]) != port) {
+        inc(&p->ctr.src_spoofed, 1); /* another node's name: the fabric knows better */
+        return SIM_OK;
+    }
     if (dst == SWITCH_BROADCAST) {
         for (uint32_t o = 0; o < sw->cfg.nports; o++)
             if (o != port)

@@ -34,6 +34,15 @@
  * (draws at the input port) and the output-link set (draws at the output port); a rate of 0 or 1
  * draws nothing. Same seed and same sequence of calls -> the same run, bit for bit.
  *
+ * Source check (cfg.check_src, docs/wire-protocol.md "Threat model"): the fabric knows which node
+ * is on which port (port p = node p), as an InfiniBand switch knows its ports' LIDs. With the
+ * check on, a unicast frame whose source field (bytes 2-3, big-endian) is not its ingress port is
+ * dropped and counted (src_spoofed): no node can send a frame in another node's name. Off by
+ * default in the switch model; the cluster turns it on unless told not to.
+ *
+ * Tap (switch_set_tap): a harness callback that sees every frame handed in, before routing (a
+ * test's wiretap: the malicious-node test records real frames to replay them).
+ *
  * Contract: single-threaded; create/destroy; all storage bounded (slots allocated on first use,
  * SWITCH_MAX_FRAME bytes each). Counters saturate.
  */
@@ -71,6 +80,7 @@ struct switch_config {
     uint32_t slots_per_port;        /* delivered-but-not-popped plus queued frames (default 64) */
     uint64_t seed;
     struct switch_faults faults; /* global set (default none) */
+    bool check_src;              /* drop frames whose source field is not their ingress port */
 };
 
 struct switch_port_counters {
@@ -79,6 +89,7 @@ struct switch_port_counters {
     uint64_t rx_bad;              /* rejected: length out of range */
     uint64_t bad_dest;            /* destination is not a port */
     uint64_t queue_drops, slot_drops;
+    uint64_t src_spoofed;         /* handed in here with another port's source id: dropped */
     /* faults on frames headed to this port */
     uint64_t fault_drop, fault_duplicate, fault_corrupt, fault_delay;
 };
@@ -102,6 +113,10 @@ int switch_ingress(switch_t *sw, sim_cycle_t now, uint32_t port, const void *fra
 int switch_egress(switch_t *sw, sim_cycle_t now, uint32_t port, void *buf, size_t cap, size_t *len);
 sim_cycle_t switch_port_next_event(const switch_t *sw, uint32_t port);
 sim_cycle_t switch_next_event(const switch_t *sw);
+
+typedef void (*switch_tap_fn)(void *ctx, sim_cycle_t now, uint32_t port, const uint8_t *frame, size_t len);
+void switch_set_tap(switch_t *sw, switch_tap_fn fn, void *ctx); /* NULL: none */
+void switch_set_check_src(switch_t *sw, bool on);
 
 const struct switch_port_counters *switch_port_counters(const switch_t *sw, uint32_t port);
 void switch_totals(const switch_t *sw, struct switch_port_counters *sum);

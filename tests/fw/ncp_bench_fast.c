@@ -30,6 +30,7 @@
 #define PID 1u
 #define EP 1u
 #define BUF 5u
+#define LBUF 6u /* the local buffer the requests name (ABI 2.0 lbuf): the whole address space */
 #define KEY 0xC0FFEEu
 #define OP_BYTES 65536u
 #define PKTS_PER_OP (OP_BYTES / NCP_MTU)
@@ -83,6 +84,11 @@ static void fill(uint8_t cache, uint32_t line)
                 e[i].len_lo = 64u * 4096u;
                 e[i].owner_pid = PID;
             }
+            if (line * n + i == LBUF) {
+                e[i].flags = NIC_ENTRY_VALID | NIC_RIGHT_LOCAL_READ | NIC_RIGHT_LOCAL_WRITE;
+                e[i].len_hi = 1u << 12;
+                e[i].owner_pid = PID;
+            }
         }
     } else {
         struct nic_pch_entry *e = (struct nic_pch_entry *)(void *)image;
@@ -118,6 +124,7 @@ static void post(uint8_t op, uint32_t len, uint64_t laddr, uint64_t roff, uint32
     e.roff_lo = (uint32_t)roff;
     e.rkey = KEY;
     e.wr_id_lo = wr;
+    e.lbuf = LBUF;
     memcpy((void *)s, &e, sizeof e);
     send_on_doorbell(EP, NIC_DB_SQ_PI, ++sq_pi);
 }

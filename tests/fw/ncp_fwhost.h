@@ -20,6 +20,7 @@
 #define FWH_EP 1u
 #define FWH_KEY 0xC0FFEEu
 #define FWH_NCQE 16u
+#define FWH_LBUF 6u /* the local buffer every fwh_post names (ABI 2.0 lbuf): all of the address space */
 
 static uint64_t fwh_host_pa, fwh_nomem_pa;
 static uint32_t fwh_me;
@@ -89,7 +90,7 @@ static void fwh_install_vmh(uint64_t va, uint32_t bad)
     fwh_install(NIC_CACHE_VMH, (uint32_t)(va >> 12) / n);
 }
 
-/* CBH line 0 with buffer `buf` (< 8) of FWH_PID at va, len bytes, remote read and write; PCH line 0. */
+/* CBH line 0 with buffer `buf` (< 8) of FWH_PID at va, len bytes, remote read and write; FWH_PID's PCH line. */
 static void fwh_install_buffer(uint32_t buf, uint64_t va, uint32_t len)
 {
     struct nic_cbh_entry *c = (struct nic_cbh_entry *)(void *)fwh_image;
@@ -102,11 +103,15 @@ static void fwh_install_buffer(uint32_t buf, uint64_t va, uint32_t len)
     c[buf].va_hi = (uint32_t)(va >> 32);
     c[buf].len_lo = len;
     c[buf].owner_pid = FWH_PID;
+    c[FWH_LBUF].flags = NIC_ENTRY_VALID | NIC_RIGHT_LOCAL_READ | NIC_RIGHT_LOCAL_WRITE;
+    c[FWH_LBUF].len_hi = 1u << 12; /* [0, 2^44) */
+    c[FWH_LBUF].owner_pid = FWH_PID;
     fwh_install(NIC_CACHE_CBH, 0);
+    uint32_t pl = xlate_line_bytes(NIC_CACHE_PCH) / sizeof *p; /* pids per PCH line */
     memset(fwh_image, 0, sizeof fwh_image);
-    p[FWH_PID].flags = NIC_ENTRY_VALID;
-    p[FWH_PID].ep = FWH_EP;
-    fwh_install(NIC_CACHE_PCH, 0);
+    p[FWH_PID % pl].flags = NIC_ENTRY_VALID;
+    p[FWH_PID % pl].ep = FWH_EP;
+    fwh_install(NIC_CACHE_PCH, FWH_PID / pl);
 }
 
 /* A signalled RDMA request into the endpoint's send queue, rung as a doorbell would. */
@@ -130,6 +135,7 @@ static void fwh_post(uint8_t op, uint32_t len, uint64_t laddr, uint16_t rnode, u
     e.roff_hi = (uint32_t)(roff >> 32);
     e.rkey = FWH_KEY;
     e.wr_id_lo = wr;
+    e.lbuf = FWH_LBUF;
     memcpy((void *)s, &e, sizeof e);
     send_on_doorbell(FWH_EP, NIC_DB_SQ_PI, ++fwh_sq_pi);
 }

@@ -30,6 +30,7 @@
 #define PID 1u
 #define EP 1u
 #define BUF 5u
+#define LBUF 6u /* the local buffer the requests name (ABI 2.0 lbuf): the whole address space */
 #define KEY 0xC0FFEEu
 #define FILL_DELAY 20000u /* cycles the "miss thread" takes (100 us) */
 #define QUIET 400000u
@@ -91,6 +92,11 @@ static void build_line(uint8_t cache, uint16_t pid, uint32_t line)
                 e[i].len_lo = 4 * 4096;
                 e[i].owner_pid = PID;
             }
+            if (pid == PID && me == 0 && line * n + i == LBUF) {
+                e[i].flags = NIC_ENTRY_VALID | NIC_RIGHT_LOCAL_READ | NIC_RIGHT_LOCAL_WRITE;
+                e[i].len_hi = 1u << 12;
+                e[i].owner_pid = PID;
+            }
         }
     } else {
         struct nic_pch_entry *e = (struct nic_pch_entry *)(void *)image;
@@ -146,6 +152,7 @@ static void post(uint8_t op, uint8_t flags, uint32_t len, uint64_t laddr, uint64
     e.roff_lo = (uint32_t)roff;
     e.rkey = rkey;
     e.wr_id_lo = wr;
+    e.lbuf = LBUF;
     memcpy((void *)s, &e, sizeof e);
     send_on_doorbell(EP, NIC_DB_SQ_PI, ++sq_pi);
 }
@@ -228,7 +235,7 @@ static void target(void)
             rx = ncp.c.s.rx_packets;
             last = hal_now();
         }
-        if (ncp.c.s.protection_errors >= 2 && !ncp.resp[0].used && ncp.resp[0].gen && hal_now() - last > QUIET)
+        if (ncp.c.s.protection_errors >= 2 && !ncp.resp[0].used && ncp.resp[0].id && hal_now() - last > QUIET)
             break;
         hal_timer_at(hal_now() + 5000u);
         hal_sleep();

@@ -363,6 +363,45 @@ static void switch_sixty_four_ports_all_to_all(void **state)
     switch_destroy(sw);
 }
 
+/* Source check: a frame handed in at port p in another port's name is dropped and counted; its own
+ * name passes; the tap sees every frame handed in. Off: the spoofed frame is delivered. */
+static unsigned tapped;
+static void tap(void *ctx, sim_cycle_t now, uint32_t port, const uint8_t *frame, size_t len)
+{
+    (void)ctx;
+    (void)now;
+    (void)frame;
+    (void)len;
+    tapped += port == 2;
+}
+
+static void switch_check_src_drops_spoofed_frames(void **state)
+{
+    switch_t *sw = make_switch(3, 1);
+    uint8_t f[200];
+    size_t len;
+
+    (void)state;
+    switch_set_tap(sw, tap, NULL);
+    switch_set_check_src(sw, true);
+    make_frame(f, 1, 0, 1, 100); /* port 2 claims to be node 0 */
+    assert_int_equal(switch_ingress(sw, 0, 2, f, 100), SIM_OK);
+    make_frame(f, 1, 2, 2, 100); /* port 2 as itself */
+    assert_int_equal(switch_ingress(sw, 0, 2, f, 100), SIM_OK);
+    assert_int_equal(switch_port_counters(sw, 2)->src_spoofed, 1);
+    assert_int_equal(switch_egress(sw, 100000, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 2);
+    assert_int_equal(switch_egress(sw, 100000, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    switch_set_check_src(sw, false);
+    make_frame(f, 1, 0, 3, 100);
+    assert_int_equal(switch_ingress(sw, 200000, 2, f, 100), SIM_OK);
+    assert_int_equal(switch_egress(sw, 300000, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 3);
+    assert_int_equal(switch_port_counters(sw, 2)->src_spoofed, 1);
+    assert_int_equal(tapped, 3);
+    switch_destroy(sw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +414,7 @@ int main(void)
         cmocka_unit_test(switch_link_faults_apply_to_that_link_only),
         cmocka_unit_test(switch_same_seed_same_run_different_seed_differs),
         cmocka_unit_test(switch_sixty_four_ports_all_to_all),
+        cmocka_unit_test(switch_check_src_drops_spoofed_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -190,21 +190,40 @@ int tb_perf_basic(struct tb_env *e)
     return 0;
 }
 
+/* Takes the head doorbell as the firmware does (status, head_src, head_data, pop); 0 if none. */
+static int db_take(struct tb_env *e, uint32_t *page, uint32_t *off, uint32_t *data)
+{
+    if (!(tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK))
+        return 0;
+    uint32_t src = tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_SRC);
+    *data = tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_DATA);
+    tb_reg_wr(e, NIC_DOORBELL, NIC_DOORBELL_POP, 0);
+    *page = (src & NIC_DOORBELL_HEAD_SRC_PAGE_MASK) >> NIC_DOORBELL_HEAD_SRC_PAGE_SHIFT;
+    *off = (src & NIC_DOORBELL_HEAD_SRC_OFFSET_MASK) >> NIC_DOORBELL_HEAD_SRC_OFFSET_SHIFT;
+    return 1;
+}
+
 int tb_doorbell_order(struct tb_env *e)
 {
-    /* three processes ring (above their send queue window); entries come out in order with their page */
-    static const uint32_t pg[] = {5, 0, 200, 5, 17};
-    for (unsigned i = 0; i < 5; i++)
-        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, pg[i] * 0x1000 + NIC_SENDQ_STRIDE + 4 * i, 0x1000 + i);
+    /* the driver's registers come first, then endpoints' (round-robin), then the FIFO (other offsets) */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 5 * 0x1000 + NIC_DBPAGE_SQ_PI, 0x1005);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 200 * 0x1000 + NIC_DBPAGE_SQ_PI, 0x1200); /* no endpoint: FIFO */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 3 * 0x1000 + NIC_DBPAGE_SQ_PI, 0x1003);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0 * 0x1000 + NIC_DBPAGE_EV_CI, 0x2001);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0 * 0x1000 + NIC_DBPAGE_CMD_PI, 0x2000);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 5 * 0x1000 + NIC_DBPAGE_CMD_PI, 0x1555); /* undefined: FIFO */
     tb_cycles(e, 2);
-    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 5);
-    for (unsigned i = 0; i < 5; i++) {
-        uint32_t src = tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_SRC);
-        TB_EQ(e, (src & NIC_DOORBELL_HEAD_SRC_PAGE_MASK) >> NIC_DOORBELL_HEAD_SRC_PAGE_SHIFT, pg[i]);
-        TB_EQ(e, (src & NIC_DOORBELL_HEAD_SRC_OFFSET_MASK) >> NIC_DOORBELL_HEAD_SRC_OFFSET_SHIFT,
-              NIC_SENDQ_STRIDE + 4 * i);
-        TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_DATA), 0x1000 + i);
-        tb_reg_wr(e, NIC_DOORBELL, NIC_DOORBELL_POP, 0);
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 6);
+    static const uint32_t want[][3] = {
+        {0, NIC_DBPAGE_CMD_PI, 0x2000}, {0, NIC_DBPAGE_EV_CI, 0x2001}, {3, NIC_DBPAGE_SQ_PI, 0x1003},
+        {5, NIC_DBPAGE_SQ_PI, 0x1005},  {200, NIC_DBPAGE_SQ_PI, 0x1200}, {5, NIC_DBPAGE_CMD_PI, 0x1555},
+    };
+    for (unsigned i = 0; i < 6; i++) {
+        uint32_t pg = 0, off = 0, data = 0;
+        TB_EQ(e, db_take(e, &pg, &off, &data), 1);
+        TB_EQ(e, pg, want[i][0]);
+        TB_EQ(e, off, want[i][1]);
+        TB_EQ(e, data, want[i][2]);
     }
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS), 0);
     return 0;
@@ -212,18 +231,82 @@ int tb_doorbell_order(struct tb_env *e)
 
 int tb_doorbell_overflow(struct tb_env *e)
 {
+    /* a register coalesces (the latest count wins, counted), the FIFO of other writes drops (counted) */
     const unsigned depth = 64, extra = 10;
+    for (unsigned i = 0; i < 100; i++)
+        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, i);
     for (unsigned i = 0; i < depth + extra; i++)
-        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, (i % 7) * 0x1000 + NIC_SENDQ_STRIDE, i);
+        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI + 0x10, i);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0 * 0x1000 + NIC_DBPAGE_CMD_PI, 0xC0DE); /* after the FIFO filled */
     tb_cycles(e, 2);
     uint32_t st = tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS);
-    TB_EQ(e, (st & NIC_DOORBELL_STATUS_COUNT_MASK) >> NIC_DOORBELL_STATUS_COUNT_SHIFT, depth);
+    TB_EQ(e, (st & NIC_DOORBELL_STATUS_COUNT_MASK) >> NIC_DOORBELL_STATUS_COUNT_SHIFT, depth + 2);
     TB_EQ(e, (st & NIC_DOORBELL_STATUS_OVERFLOW_MASK) >> NIC_DOORBELL_STATUS_OVERFLOW_SHIFT, extra);
-    /* the kept ones are the first `depth`, in order */
-    for (unsigned i = 0; i < depth; i++) {
-        TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_DATA), i);
-        tb_reg_wr(e, NIC_DOORBELL, NIC_DOORBELL_POP, 0);
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_COALESCED), 99);
+    uint32_t pg = 0, off = 0, data = 0;
+    TB_EQ(e, db_take(e, &pg, &off, &data), 1); /* the driver's doorbell was not dropped */
+    TB_EQ(e, pg, 0);
+    TB_EQ(e, data, 0xC0DE);
+    TB_EQ(e, db_take(e, &pg, &off, &data), 1);
+    TB_EQ(e, pg, 7);
+    TB_EQ(e, off, NIC_DBPAGE_SQ_PI);
+    TB_EQ(e, data, 99);
+    for (unsigned i = 0; i < depth; i++) { /* the kept FIFO entries are the first `depth`, in order */
+        TB_EQ(e, db_take(e, &pg, &off, &data), 1);
+        TB_EQ(e, data, i);
     }
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 0);
+    return 0;
+}
+
+int tb_doorbell_storm(struct tb_env *e)
+{
+    /* One endpoint rings in a loop while the firmware drains: the driver's doorbells and another
+     * endpoint's are each taken with their latest value, none dropped; a value written between the
+     * head_data read and the pop is not lost (the register stays pending). */
+    uint32_t pg = 0, off = 0, data = 0, got_cmd = 0, got_ev = 0, got_other = 0, last7 = 0;
+    for (unsigned round = 0; round < 200; round++) {
+        for (unsigned k = 0; k < 4; k++)
+            tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, round * 4 + k);
+        if (round % 20 == 0)
+            tb_host_wr(e, NIC_BAR_DOORBELL_CODE, NIC_DBPAGE_CMD_PI, round);
+        if (round % 30 == 0)
+            tb_host_wr(e, NIC_BAR_DOORBELL_CODE, NIC_DBPAGE_EV_CI, round);
+        if (round == 50)
+            tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 2 * 0x1000 + NIC_DBPAGE_SQ_PI, 0xE2);
+        if (db_take(e, &pg, &off, &data)) {
+            if (pg == 0 && off == NIC_DBPAGE_CMD_PI && data == round / 20 * 20)
+                got_cmd++;
+            else if (pg == 0 && off == NIC_DBPAGE_EV_CI && data == round / 30 * 30)
+                got_ev++;
+            else if (pg == 2 && data == 0xE2)
+                got_other++;
+            else if (pg == 7)
+                last7 = data;
+        }
+    }
+    /* a write after head_data was read and before the pop */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, 5000);
+    tb_cycles(e, 2);
+    while (db_take(e, &pg, &off, &data))
+        if (pg == 7)
+            last7 = data;
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 0);
+    TB_EQ(e, got_cmd, 10);
+    TB_EQ(e, got_ev, 7);
+    TB_EQ(e, got_other, 1);
+    TB_EQ(e, last7, 5000);
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_OVERFLOW_MASK, 0);
+    /* the race: take the head's value, then the host writes, then the pop: the new value remains */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, 6000);
+    tb_cycles(e, 2);
+    TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_DATA), 6000);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, 6001);
+    tb_cycles(e, 2);
+    tb_reg_wr(e, NIC_DOORBELL, NIC_DOORBELL_POP, 0);
+    TB_EQ(e, db_take(e, &pg, &off, &data), 1);
+    TB_EQ(e, pg, 7);
+    TB_EQ(e, data, 6001);
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 0);
     return 0;
 }

@@ -15,6 +15,7 @@ int tb_timer_basic(struct tb_env *e);
 int tb_perf_basic(struct tb_env *e);
 int tb_doorbell_order(struct tb_env *e);
 int tb_doorbell_overflow(struct tb_env *e);
+int tb_doorbell_storm(struct tb_env *e);
 int tb_doorbell_sendq(struct tb_env *e);
 int tb_dma_roundtrip(struct tb_env *e);
 int tb_dma_errors(struct tb_env *e);

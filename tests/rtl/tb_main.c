@@ -23,6 +23,7 @@ static const struct {
     {"perf.basic", tb_perf_basic},
     {"doorbell.order", tb_doorbell_order},
     {"doorbell.overflow", tb_doorbell_overflow},
+    {"doorbell.storm", tb_doorbell_storm},
     {"doorbell.sendq", tb_doorbell_sendq},
     {"dma.roundtrip", tb_dma_roundtrip},
     {"dma.errors", tb_dma_errors},

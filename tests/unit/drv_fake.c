@@ -29,6 +29,9 @@ static const uint32_t block_off[] = { NIC_HOSTIF_OFFSET,  NIC_INTC_OFFSET,   NIC
 static const uint32_t block_id[] = { NIC_HOSTIF_ID_VALUE,  NIC_INTC_ID_VALUE,   NIC_TIMER_ID_VALUE,
                                      NIC_DMA_ID_VALUE,     NIC_MAC_ID_VALUE,    NIC_PERF_ID_VALUE,
                                      NIC_CONSOLE_ID_VALUE, NIC_TESTMB_ID_VALUE, NIC_DOORBELL_ID_VALUE };
+static const uint32_t block_version[] = { NIC_HOSTIF_VERSION_VALUE,  NIC_INTC_VERSION_VALUE,   NIC_TIMER_VERSION_VALUE,
+                                          NIC_DMA_VERSION_VALUE,     NIC_MAC_VERSION_VALUE,    NIC_PERF_VERSION_VALUE,
+                                          NIC_CONSOLE_VERSION_VALUE, NIC_TESTMB_VERSION_VALUE, NIC_DOORBELL_VERSION_VALUE };
 
 static void raise_irq(struct fake *f, uint32_t bits)
 {
@@ -42,7 +45,19 @@ static void post_event(struct fake *f, struct nic_event *e)
     if (!f->ev_pa || f->ev_pi - f->ev_ci >= f->ev_size)
         return; /* the real NCP holds it; the fake's rings never fill in these tests */
     e->phase = (uint8_t)(((f->ev_pi / f->ev_size) & 1u) ^ 1u);
-    hostmem_dma_write(f->mem, 0, f->ev_pa + (f->ev_pi % f->ev_size) * sizeof *e, e, sizeof *e);
+    uint64_t pa = f->ev_pa + (f->ev_pi % f->ev_size) * sizeof *e;
+    uint32_t first = 256u - (uint32_t)(pa % 256u);
+    if (first < sizeof *e) {
+        /* As the NIC's DMA engine: an entry that crosses a 256-byte boundary goes in two bursts;
+         * the second lands only after the driver had its chance to look (run, after the interrupt). */
+        hostmem_dma_write(f->mem, 0, pa, e, first);
+        memcpy(f->torn_tail, (const uint8_t *)e + first, sizeof *e - first);
+        f->torn_pa = pa + first;
+        f->torn_len = (uint32_t)sizeof *e - first;
+        f->events_torn++;
+    } else {
+        hostmem_dma_write(f->mem, 0, pa, e, sizeof *e);
+    }
     f->ev_pi++;
     raise_irq(f, e->type == NIC_EV_MISS ? NIC_HOSTIF_IRQ_CAUSE_MISS_MASK : NIC_HOSTIF_IRQ_CAUSE_CMPL_MASK);
 }
@@ -153,6 +168,7 @@ static void cqe(struct fake *f, struct fake_ep *ep, const struct nic_sq_entry *s
     c.status = st;
     c.bytes = bytes;
     c.op = s->op;
+    c.req = ep->sq_ci - 1u; /* called after the request retired: sq_ci counts it */
     c.sq_ci = (uint16_t)ep->sq_ci;
     c.phase = (uint8_t)(((ep->cq_pi / ep->cq_n) & 1u) ^ 1u);
     hostmem_dma_write(f->mem, 0, ep->cq_pa + (ep->cq_pi % ep->cq_n) * sizeof c, &c, sizeof c);
@@ -195,6 +211,21 @@ static int exec(struct fake *f, unsigned epi, const struct nic_sq_entry *s, int3
         return MISS;
     if (!(pc->flags & NIC_ENTRY_VALID) || pc->ep != epi) {
         *st = NIC_ST_BAD_HANDLE;
+        return HIT;
+    }
+    /* the local range against the named local buffer, as the NCP does (ABI 2.0 lbuf) */
+    if (lookup(f, NIC_CACHE_CBH, ep->pid, s->lbuf, (const uint8_t **)&cb) == MISS)
+        return MISS;
+    rva = (uint64_t)cb->va_hi << 32 | cb->va_lo;
+    rlen = (uint64_t)cb->len_hi << 32 | cb->len_lo;
+    if (!(cb->flags & NIC_ENTRY_VALID) || cb->owner_pid != ep->pid)
+        *st = NIC_ST_BAD_HANDLE;
+    else if (la < rva || la - rva > rlen || s->len > rlen - (la - rva))
+        *st = NIC_ST_BOUNDS;
+    else if (!(cb->flags & (wr ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE)))
+        *st = NIC_ST_RIGHTS;
+    if (*st) {
+        f->local_refused++;
         return HIT;
     }
     if (s->rnode != f->node_id) {
@@ -276,6 +307,10 @@ static int32_t install(struct fake *f, const struct nic_cmd *c, bool fill)
     struct fake_line *l;
     size_t len = line_len(c->cache) * (c->cache == NIC_CACHE_CBH ? 32u : 8u);
 
+    if (fill && f->fill_nores) {
+        f->fill_nores--;
+        return NIC_ST_NO_RESOURCES; /* the NCP's FILL had no DMA room: nothing changed */
+    }
     if (fill && !(c->c & NIC_FILL_CURRENT) && c->epoch != f->epoch[c->cache][c->pid & 0xFF]) {
         f->fills_rejected++;
         for (unsigned i = 0; i < 16; i++) /* the next lookup misses (and posts) again */
@@ -487,7 +522,7 @@ static int fk_rd32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t *val)
                 return 0;
             }
             if (off == block_off[i] + 4) {
-                *val = 0x00010000;
+                *val = block_version[i];
                 return 0;
             }
         }
@@ -541,6 +576,12 @@ static void run(struct fake *f, bool miss_thread)
         if (f->irq_pending) {
             f->irq_pending = false;
             nicdrv_intr(f->drv, f->now);
+            did = true;
+        }
+        if (f->torn_len) { /* the second burst of a split event entry */
+            hostmem_dma_write(f->mem, 0, f->torn_pa, f->torn_tail, f->torn_len);
+            f->torn_len = 0;
+            raise_irq(f, NIC_HOSTIF_IRQ_CAUSE_CMPL_MASK);
             did = true;
         }
         if (miss_thread && f->auto_miss && !f->in_miss && f->drv) {
@@ -682,6 +723,14 @@ static int h_ev_wait(void *ctx, enum nicdrv_waitq q, uint64_t seen, uint64_t dea
     return NICDRV_ETIMEDOUT;
 }
 
+static int h_va_check(void *ctx, uint32_t pid, uint64_t va, uint64_t len)
+{
+    struct fake *f = ctx;
+    if (f->va_check_off)
+        return NICDRV_OK;
+    return os_va_check(f->os, pid, va, (size_t)len) ? NICDRV_EFAULT : NICDRV_OK;
+}
+
 static void on_violation(void *ctx, const struct hostmem_violation *v, const char *msg)
 {
     (void)v;
@@ -720,7 +769,8 @@ struct fake *fake_create(bool dynamic)
                                     .sleep = h_sleep,
                                     .ev_count = h_ev_count,
                                     .ev_signal = h_ev_signal,
-                                    .ev_wait = h_ev_wait };
+                                    .ev_wait = h_ev_wait,
+                                    .va_check = h_va_check };
     return f;
 }
 

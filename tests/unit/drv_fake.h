@@ -73,6 +73,8 @@ struct fake {
     bool dynamic;
     bool auto_miss;
     uint32_t static_cap; /* lines per static table */
+    uint32_t fill_nores; /* answer this many FILLs NIC_ST_NO_RESOURCES (no DMA room) */
+    bool va_check_off;   /* the host cannot tell which ranges it can back (no va_check) */
     /* registers and memories */
     uint32_t ctrl, fw_state, fw_info, irq_cause, irq_mask, win_base, node_id;
     uint8_t *sram, *imem;
@@ -98,6 +100,11 @@ struct fake {
     uint32_t order_violations; /* unpin while a covering line is cached or its INVALIDATE unanswered */
     uint32_t oracle_violations;
     uint32_t misses_posted, cqes, unpin_calls, pin_calls;
+    uint32_t local_refused; /* requests failed by the local range check (lbuf) */
+    uint32_t events_torn;   /* event entries written in two bursts (crossing a 256-byte boundary) */
+    uint8_t torn_tail[64];
+    uint64_t torn_pa;
+    uint32_t torn_len;
     char trace[4096]; /* "I" invalidate answered, "U" unpin, "F" fill answered */
     uint32_t trace_len;
 };

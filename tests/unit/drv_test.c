@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -241,32 +242,160 @@ static void dereg_invalidates_then_unpins(void **state)
     fake_destroy(f);
 }
 
-static void fill_racing_invalidation_is_rejected(void **state)
+/* Issue 18, item 5: a miss whose line was invalidated while it waited in the queue (here a
+ * registration in the same line; under a small pin budget, the evictions of other lines of the
+ * process) used to carry a stale epoch: the NCP rejected the fill and the packet missed again.
+ * The image is built under the lock that orders every INVALIDATE, so it is current: the fill goes
+ * with NIC_FILL_CURRENT, is accepted, and shows the newer registration too. */
+static void fill_after_invalidation_is_current(void **state)
 {
     struct fake *f = up(true, NULL);
     uint32_t pid = fake_proc(f), id, key, id2;
+    struct nicdrv_stats st;
+    const struct nic_vmh_entry *e;
+    (void)state;
+
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 4096, NIC_RIGHT_REMOTE_READ, &id, &key), 0);
+    f->auto_miss = false;
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, (const uint8_t **)&e), 1);
+    fake_run(f); /* miss queued, not resolved */
+    /* a registration in the same line invalidates it (epoch + 1) before the miss thread runs */
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA + 4096, 4096, NIC_RIGHT_REMOTE_WRITE, &id2, &key), 0);
+    struct nicdrv_miss m;
+    assert_int_equal(nicdrv_miss_pop(f->drv, &m), 0);
+    assert_int_equal(nicdrv_miss_resolve(f->drv, &m), 0);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.fills_rejected, 0);
+    assert_int_equal(f->fills_rejected, 0);
+    assert_int_equal(st.fills, 1);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, (const uint8_t **)&e), 0); /* no miss */
+    assert_int_equal(e[0].flags, NIC_ENTRY_VALID | NIC_RIGHT_REMOTE_READ);
+    assert_int_equal(e[1].flags, NIC_ENTRY_VALID | NIC_RIGHT_REMOTE_WRITE); /* the later registration */
+    f->auto_miss = true;
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    assert_int_equal(f->order_violations, 0);
+    fake_destroy(f);
+}
+
+/* A FILL the NCP answers NIC_ST_NO_RESOURCES (no DMA room for the image) is sent again. */
+static void fill_refused_for_resources_is_retried(void **state)
+{
+    struct fake *f = up(true, NULL);
+    uint32_t pid = fake_proc(f), id, key;
     struct nicdrv_stats st;
     const uint8_t *e;
     (void)state;
 
     assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 4096, NIC_RIGHT_REMOTE_READ, &id, &key), 0);
-    f->auto_miss = false;
+    f->fill_nores = 3;
     assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1);
-    fake_run(f); /* miss queued, not resolved */
-    /* a registration in the same line invalidates it (epoch + 1) before the miss thread runs */
-    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA + 4096, 4096, NIC_RIGHT_REMOTE_READ, &id2, &key), 0);
-    struct nicdrv_miss m;
-    assert_int_equal(nicdrv_miss_pop(f->drv, &m), 0);
-    assert_int_equal(nicdrv_miss_resolve(f->drv, &m), 0);
-    nicdrv_stats(f->drv, &st);
-    assert_int_equal(st.fills_rejected, 1);
-    assert_int_equal(f->fills_rejected, 1);
-    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1); /* misses again */
-    f->auto_miss = true;
     fake_run(f);
-    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 0);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 0); /* one miss was enough */
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(f->fill_nores, 0);
+    assert_int_equal(st.fill_retries, 3);
+    assert_int_equal(st.fills, 1);
+    assert_int_equal(st.fills_rejected, 0);
+    assert_int_equal(st.misses, 1);
     assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
     assert_int_equal(os_pinned_pages_total(f->os), 0);
+    fake_destroy(f);
+}
+
+/* Issue 18, item 5: at the high-water mark the victim was the least recently filled line even
+ * when it had just been filled for a packet that had not used it yet; two lines taking turns
+ * could evict each other forever. A line younger than cfg.fill_residency is kept; the miss
+ * thread waits for the oldest line to age, then evicts it. */
+static void hwm_keeps_a_young_fill(void **state)
+{
+    struct nicdrv_config cfg;
+    struct fake *f;
+    uint32_t pid, id, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    nicdrv_config_default(&cfg);
+    cfg.nodes = 2;
+    cfg.pin_hwm_pages = 2 * FAKE_VMH_L;
+    cfg.fill_residency = 50000;
+    f = up(true, &cfg);
+    pid = fake_proc(f);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 3 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id, &key), 0);
+    uint64_t t0 = f->now;
+    for (unsigned line = 0; line < 2; line++) {
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + line * FAKE_VMH_L, &e), 1);
+        fake_run(f);
+    }
+    assert_true(f->now < t0 + 50000); /* both young */
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + 2 * FAKE_VMH_L, &e), 1);
+    fake_run(f);
+    nicdrv_stats(f->drv, &st);
+    assert_true(st.evict_waits >= 1);
+    assert_int_equal(st.evictions, 1);
+    assert_true(f->now >= t0 + 50000); /* line 0 was kept for its residency */
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA + FAKE_VMH_L * 4096ull));
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA + 2 * FAKE_VMH_L * 4096ull));
+    assert_true(os_pinned_pages(f->os, pid) <= cfg.pin_hwm_pages);
+    /* line 1 is young again relative to nothing: a refill of line 0 right now evicts line 1
+     * only once line 1 has aged too */
+    uint64_t t1 = f->now;
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1);
+    fake_run(f);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.evictions, 2);
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA + FAKE_VMH_L * 4096ull));
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA + 2 * FAKE_VMH_L * 4096ull)); /* the youngest stays */
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_true(f->now >= t1);
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    fake_destroy(f);
+}
+
+/* Issue 18, item 6: memory the OS cannot back. Registration refuses what it can see (outside
+ * the process's address space, or beyond the NCP's 44-bit addresses); where the host cannot
+ * tell, a miss on such pages fills them as invalid entries (the NCP answers a protection error,
+ * not another miss), and the backed pages of the same line are served. */
+static void unbacked_memory_rejected_or_filled_invalid(void **state)
+{
+    struct fake *f = up(true, NULL);
+    uint32_t pid = 0, id, key;
+    const struct nic_vmh_entry *e;
+    struct nicdrv_stats st;
+    const uint64_t top = 1ull << 32; /* a 32-bit address space */
+    (void)state;
+
+    assert_int_equal(os_proc_create(f->os, 32, &pid), 0);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, top - 4 * 4096, 8 * 4096, NIC_RIGHT_REMOTE_WRITE, &id, &key),
+                     NICDRV_EFAULT);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, top, 4096, NIC_RIGHT_REMOTE_WRITE, &id, &key), NICDRV_EFAULT);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, 1ull << 44, 4096, NIC_RIGHT_REMOTE_WRITE, &id, &key), NICDRV_EFAULT);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.bufs, 0);
+    /* the host cannot tell: accepted, and each miss is answered */
+    f->va_check_off = true;
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, top - 4 * 4096, 8 * 4096, NIC_RIGHT_REMOTE_WRITE, &id, &key), 0);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (top >> 12) - 1, (const uint8_t **)&e), 1);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, top >> 12, (const uint8_t **)&e), 1);
+    fake_run(f);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (top >> 12) - 1, (const uint8_t **)&e), 0);
+    assert_int_equal(e[0].flags, NIC_ENTRY_VALID | NIC_RIGHT_REMOTE_WRITE); /* backed: served */
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, top >> 12, (const uint8_t **)&e), 0);
+    for (unsigned i = 0; i < 4; i++)
+        assert_int_equal(e[i].flags, 0); /* unbacked: invalid, no further miss */
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.unbacked_pages, 4);
+    assert_int_equal(st.fills, 2);
+    assert_int_equal(os_pinned_pages(f->os, pid), 4);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
     fake_destroy(f);
 }
 
@@ -323,6 +452,89 @@ static void nic_stats_and_calls_before_probe(void **state)
     fake_destroy(f);
 }
 
+/* drv_tables.c: the remote key generator (not in the public header). */
+uint32_t drv_key_make(const uint32_t k[4], uint32_t node, uint32_t n);
+
+/*
+ * Item 9: remote keys are never repeated on a node or across nodes, and are not predictable: a
+ * different secret gives an unrelated sequence (no key of one sequence appears at its index in
+ * the other beyond chance), consecutive keys share no simple relation, and the driver keys its
+ * registrations from cfg.key_seed (reproducible) or host entropy (two drivers differ).
+ */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void remote_keys_unique_and_unpredictable(void **state)
+{
+    enum { N = 1u << 15, NODES = 4 };
+    static uint32_t keys[N * NODES];
+    const uint32_t k1[4] = {1, 2, 3, 4}, k2[4] = {1, 2, 3, 5};
+    uint32_t same_index = 0, low_bits_equal = 0;
+    (void)state;
+    for (uint32_t node = 0; node < NODES; node++)
+        for (uint32_t i = 0; i < N; i++) {
+            /* each node its own secret, as in a cluster */
+            const uint32_t k[4] = {node * 7919u + 1u, 2, 3, 4};
+            keys[node * N + i] = drv_key_make(k, node, i);
+            assert_int_equal(keys[node * N + i] & 31u, node);
+        }
+    qsort(keys, N * NODES, sizeof keys[0], cmp_u32);
+    for (uint32_t i = 1; i < N * NODES; i++)
+        assert_true(keys[i] != keys[i - 1]); /* never repeated, on a node or across nodes */
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t a = drv_key_make(k1, 3, i), b = drv_key_make(k2, 3, i);
+        assert_int_equal(a, drv_key_make(k1, 3, i)); /* deterministic for a seed */
+        same_index += a == b;
+        low_bits_equal += ((a ^ drv_key_make(k1, 3, i + 1u)) >> 5 & 0xFFu) == 0;
+    }
+    assert_true(same_index <= 2);         /* one secret bit changed: an unrelated sequence */
+    assert_true(low_bits_equal < N / 64); /* ~N / 256 by chance: no step pattern */
+
+    /* through the driver: the seed decides, the node id alone does not; 0 = host entropy */
+    uint32_t key[4], id;
+    struct nicdrv_config c = *cfg_prefill(true);
+    for (unsigned run = 0; run < 4; run++) {
+        c.key_seed = run < 2 ? 0x1234u : run == 2 ? 0x1235u : 0;
+        struct fake *f = up(true, &c);
+        uint32_t pid = fake_proc(f);
+        assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 4096, NIC_RIGHT_REMOTE_READ, &id, &key[run]), 0);
+        assert_int_equal(nicdrv_remove(f->drv), NICDRV_OK);
+        fake_destroy(f);
+    }
+    assert_int_equal(key[0], key[1]);
+    assert_int_not_equal(key[0], key[2]);
+    assert_int_not_equal(key[0], key[3]);
+}
+
+/* 8a(a): the DMA engine writes an entry that crosses a 256-byte boundary in two bursts (the fake
+ * does too, delivering the second after the interrupt). Event entries are 32 bytes, so none ever
+ * crosses: 600 commands, the ring wrapping several times, every answer found, the driver alive.
+ * With 24-byte entries this loses answers (stale sequence number) and the driver times out. */
+static void event_ring_entries_never_torn(void **state)
+{
+    struct fake *f = up(true, NULL);
+    struct nic_stats ns;
+    struct nicdrv_stats st;
+    (void)state;
+
+    assert_int_equal(sizeof(struct nic_event) & (sizeof(struct nic_event) - 1), 0); /* power of two */
+    assert_int_equal(256 % sizeof(struct nic_event), 0);
+    assert_int_equal(256 % sizeof(struct nic_cqe), 0);
+    for (int i = 0; i < 600; i++) {
+        f->misses_posted = (uint32_t)i;
+        assert_int_equal(nicdrv_nic_stats(f->drv, &ns), 0);
+        assert_int_equal(ns.drops_miss, (uint32_t)i);
+    }
+    assert_int_equal(f->events_torn, 0);
+    nicdrv_stats(f->drv, &st);
+    assert_true(st.events >= 600); /* > 4 laps of the 128-entry ring */
+    assert_true(nicdrv_probed(f->drv));
+    fake_destroy(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,9 +544,14 @@ int main(void)
         cmocka_unit_test(prefill_installs_cbh_line_at_registration),
         cmocka_unit_test(hwm_evicts_lrf_invalidate_before_unpin),
         cmocka_unit_test(dereg_invalidates_then_unpins),
-        cmocka_unit_test(fill_racing_invalidation_is_rejected),
+        cmocka_unit_test(fill_after_invalidation_is_current),
+        cmocka_unit_test(fill_refused_for_resources_is_retried),
+        cmocka_unit_test(hwm_keeps_a_young_fill),
+        cmocka_unit_test(unbacked_memory_rejected_or_filled_invalid),
         cmocka_unit_test(static_build_preloads_and_fails_when_full),
         cmocka_unit_test(nic_stats_and_calls_before_probe),
+        cmocka_unit_test(remote_keys_unique_and_unpredictable),
+        cmocka_unit_test(event_ring_entries_never_torn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -281,6 +281,267 @@ static void close_flushes_outstanding(void **state)
     teardown_world(&w);
 }
 
+
+/* Every accepted request is accounted exactly once: signalled ones and failures reported once, in
+ * request order, with their own wr_id; unsignalled successes never (not even the library's
+ * internally signalled ones); no completion dropped however long the caller does not poll;
+ * nic_outstanding exact. */
+static void completions_identified_never_lost(void **state)
+{
+    struct world w;
+    struct nic_wr wr;
+    struct nic_wc wc[64];
+    struct nic_lib_counters lc;
+    uint32_t rng = 12345, posted = 0, expect_next = 0, last_reported = 0, eqfull = 0;
+    static uint8_t reported[300], want[300];
+    (void)state;
+
+    setup_world(&w, true);
+    memset(reported, 0, sizeof reported);
+    wr = wr_to(&w, 0, 64, 0); /* the first post misses; served while waiting for EQFULL to clear */
+    while (posted < 300) {
+        rng = rng * 1103515245u + 12345u;
+        wr = wr_to(&w, 0, 64, posted);
+        wr.signaled = (rng >> 16) % 10 >= 3; /* 30 % unsignalled */
+        if ((rng >> 20) % 7 == 0)
+            wr.remote.rkey ^= 1; /* fails: reported whether signalled or not */
+        int rc = nic_post_write(w.a, w.ea, &wr);
+        if (rc == NIC_EQFULL) { /* only when completions are waiting to be polled */
+            eqfull++;
+            if (eqfull % 3 != 0)
+                continue; /* keep not polling for a while: the next post is still refused */
+            int n = nic_wait(w.a, w.ea, &wc[0], 1000000) == NIC_OK;
+            assert_int_equal(n, 1);
+            n += nic_poll(w.a, w.ea, wc + 1, 63);
+            for (int i = 0; i < n; i++) {
+                assert_true(wc[i].wr_id < posted);
+                assert_true(wc[i].wr_id >= expect_next);                 /* request order */
+                assert_int_equal(reported[wc[i].wr_id], 0);            /* never twice */
+                reported[wc[i].wr_id] = 1;
+                expect_next = (uint32_t)wc[i].wr_id + 1;
+            }
+            continue;
+        }
+        assert_int_equal(rc, NIC_OK);
+        want[posted] = wr.signaled || wr.remote.rkey != w.dst.rkey;
+        if (want[posted])
+            last_reported = posted + 1;
+        posted++;
+    }
+    assert_true(eqfull > 0); /* the bound was met, and refused rather than dropped */
+    for (int n; (n = nic_poll(w.a, w.ea, wc, 64)) > 0;)
+        for (int i = 0; i < n; i++) {
+            assert_true(wc[i].wr_id >= expect_next);
+            assert_int_equal(reported[wc[i].wr_id], 0);
+            reported[wc[i].wr_id] = 1;
+            expect_next = (uint32_t)wc[i].wr_id + 1;
+        }
+    for (uint32_t i = 0; i < posted; i++)
+        assert_int_equal(reported[i], want[i]);
+    (void)last_reported;
+    assert_int_equal(nic_lib_counters(w.a, &lc), NIC_OK);
+    assert_int_equal(lc.stash_dropped, 0);
+    assert_int_equal(lc.cqe_bogus, 0);
+    /* outstanding: requests after the last one whose completion (user or internal) was seen */
+    uint32_t last_seen = 0;
+    for (uint32_t i = 0; i < posted; i++)
+        if (want[i] || i % 16 == 15)
+            last_seen = i + 1;
+    assert_int_equal(nic_outstanding(w.a, w.ea), (int)(posted - last_seen));
+    teardown_world(&w);
+}
+
+/* 300 signalled posts, never polled while completions wait: the library refuses at its bound
+ * (NIC_EQFULL: 64 = 2 x sq_entries requests unretired or unpolled) and every accepted request's
+ * completion comes back, in order, with its wr_id. */
+static void no_poll_300_signalled(void **state)
+{
+    struct world w;
+    struct nic_wc wc;
+    uint32_t posted = 0, got = 0, rounds = 0;
+    int rc;
+    (void)state;
+
+    setup_world(&w, true);
+    struct nic_wr wr = wr_to(&w, 0, 32, 9999); /* warm the translations: later posts complete at once */
+    assert_int_equal(nic_post_write(w.a, w.ea, &wr), NIC_OK);
+    assert_int_equal(nic_wait(w.a, w.ea, &wc, 1000000), NIC_OK);
+    assert_int_equal(wc.wr_id, 9999);
+    while (posted < 300) {
+        uint32_t before = posted;
+        for (;;) {
+            wr = wr_to(&w, 0, 32, posted);
+            rc = nic_post_write(w.a, w.ea, &wr);
+            if (rc != NIC_OK)
+                break;
+            posted++;
+        }
+        assert_int_equal(rc, NIC_EQFULL);
+        assert_int_equal(posted - before, 64); /* refused at the bound, not dropped past it */
+        rounds++;
+        while (got < posted) {
+            assert_int_equal(nic_poll(w.a, w.ea, &wc, 1), 1);
+            assert_int_equal(wc.status, NIC_WC_SUCCESS);
+            assert_int_equal(wc.wr_id, got);
+            got++;
+        }
+    }
+    assert_true(rounds >= 4);
+    assert_int_equal(nic_poll(w.a, w.ea, &wc, 1), 0);
+    assert_int_equal(nic_outstanding(w.a, w.ea), 0);
+    teardown_world(&w);
+}
+
+/* A signalled 256 KiB write followed by three unsignalled writes: its completion comes, and
+ * outstanding is not 0 before it. */
+static void signalled_then_unsignalled(void **state)
+{
+    struct world w;
+    struct nic_wc wc;
+    struct nic_mr big, bigdst;
+    (void)state;
+
+    setup_world(&w, true);
+    assert_int_equal(nic_reg(w.a, 0x40000000ull, 256 * 1024, NIC_ACCESS_LOCAL_READ, &big), NIC_OK);
+    assert_int_equal(nic_reg(w.b, 0x48000000ull, 256 * 1024, NIC_ACCESS_REMOTE_WRITE, &bigdst), NIC_OK);
+    w.f->auto_miss = false; /* held: nothing completes yet */
+    struct nic_wr wr = { .local_va = 0x40000000ull, .len = 256 * 1024, .wr_id = 77, .signaled = 1 };
+    wr.remote = (struct nic_remote){ bigdst.node, bigdst.pid, bigdst.handle, bigdst.rkey };
+    assert_int_equal(nic_post_write(w.a, w.ea, &wr), NIC_OK);
+    for (int i = 0; i < 3; i++) {
+        struct nic_wr u = wr;
+        u.len = 4096;
+        u.wr_id = 78 + (uint64_t)i;
+        u.signaled = 0;
+        assert_int_equal(nic_post_write(w.a, w.ea, &u), NIC_OK);
+    }
+    assert_int_equal(nic_outstanding(w.a, w.ea), 4);
+    assert_int_equal(nic_poll(w.a, w.ea, &wc, 1), 0);
+    w.f->auto_miss = true;
+    assert_int_equal(nic_wait(w.a, w.ea, &wc, 10000000), NIC_OK);
+    assert_int_equal(wc.wr_id, 77);
+    assert_int_equal(wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(wc.bytes, 256 * 1024);
+    assert_int_equal(nic_wait(w.a, w.ea, &wc, 100000), NIC_ETIMEDOUT); /* nothing for the others */
+    assert_int_equal(nic_dereg(w.a, big.handle), NIC_OK);
+    assert_int_equal(nic_dereg(w.b, bigdst.handle), NIC_OK);
+    teardown_world(&w);
+}
+
+/* A completion entry that names no outstanding request (written into the queue behind the NIC's
+ * back) is ignored and counted: nothing is invented. */
+static void forged_cqe_ignored(void **state)
+{
+    struct world w;
+    struct nic_wc wc;
+    struct nic_lib_counters lc;
+    struct nic_cqe c;
+    (void)state;
+
+    setup_world(&w, true);
+    struct nic_wr wr = wr_to(&w, 0, 64, 5);
+    assert_int_equal(nic_post_write(w.a, w.ea, &wr), NIC_OK);
+    assert_int_equal(nic_wait(w.a, w.ea, &wc, 1000000), NIC_OK);
+    assert_int_equal(wc.wr_id, 5);
+    const struct fake_ep *fe = &w.f->ep[w.ea & 0xFFFF];
+    memset(&c, 0, sizeof c);
+    c.req = 9; /* never posted */
+    c.sq_ci = 10;
+    c.wr_id_lo = 0xBAD;
+    c.phase = (uint8_t)(((fe->cq_pi / fe->cq_n) & 1u) ^ 1u);
+    assert_int_equal(hostmem_dma_write(w.f->mem, 0, fe->cq_pa + (fe->cq_pi % fe->cq_n) * sizeof c, &c, sizeof c), 0);
+    w.f->ep[w.ea & 0xFFFF].cq_pi++;
+    assert_int_equal(nic_poll(w.a, w.ea, &wc, 1), 0);
+    assert_int_equal(nic_lib_counters(w.a, &lc), NIC_OK);
+    assert_int_equal(lc.cqe_bogus, 1);
+    assert_int_equal(nic_outstanding(w.a, w.ea), 0);
+    teardown_world(&w);
+}
+
+/* Raw send queue entries (bypassing the library's checks) through the endpoint's doorbell page:
+ * the local range is checked against the named buffer's registered bytes, not its pages; a bad
+ * handle, another process's buffer, a missing right and a malformed entry each complete with
+ * their status, in request order, and nothing moves. */
+#define C_VA 0x70000000ull
+#define C_LEN (4096 + 100)
+static void raw_local_range(void **state)
+{
+    struct world w;
+    struct nic_mr r, ro, gone;
+    nic_dev_t *c;
+    nic_ep_t ec;
+    uint8_t before[2 * 4096], after[2 * 4096], dst1[256];
+    (void)state;
+
+    setup_world(&w, true);
+    uint32_t pc = fake_proc(w.f);
+    assert_int_equal(nic_dev_open(w.f->drv, pc, NULL, &c), NIC_OK);
+    assert_int_equal(nic_ep_open(c, &ec), NIC_OK);
+    pattern(&w, pc, C_VA, 2 * 4096, 3);
+    assert_int_equal(nic_reg(c, C_VA, C_LEN, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE, &r), NIC_OK);
+    assert_int_equal(nic_reg(c, C_VA + 4 * 4096, 4096, NIC_ACCESS_LOCAL_READ, &ro), NIC_OK);
+    assert_int_equal(nic_reg(c, C_VA + 8 * 4096, 4096, NIC_ACCESS_LOCAL_READ, &gone), NIC_OK);
+    assert_int_equal(nic_dereg(c, gone.handle), NIC_OK);
+    os_read(w.f->os, pc, C_VA, before, sizeof before);
+    struct {
+        uint8_t op;
+        uint64_t laddr;
+        uint32_t len, lbuf;
+        int32_t want;
+    } cs[] = {
+        { NIC_OP_RDMA_WRITE, C_VA + C_LEN, 50, r.handle, NIC_ST_BOUNDS },       /* past the end, same page */
+        { NIC_OP_RDMA_READ, C_VA + C_LEN - 10, 50, r.handle, NIC_ST_BOUNDS },   /* straddles the end */
+        { NIC_OP_RDMA_WRITE, C_VA - 8, 16, r.handle, NIC_ST_BOUNDS },           /* before the start */
+        { NIC_OP_RDMA_WRITE, C_VA, 16, 200, NIC_ST_BAD_HANDLE },                /* not registered */
+        { NIC_OP_RDMA_WRITE, C_VA + 8 * 4096, 16, gone.handle, NIC_ST_BAD_HANDLE }, /* deregistered */
+        { NIC_OP_RDMA_READ, C_VA + 4 * 4096, 16, ro.handle, NIC_ST_RIGHTS },    /* no LOCAL_WRITE */
+        { 9, C_VA, 16, r.handle, NIC_ST_BAD_DESC },                             /* malformed */
+        { NIC_OP_RDMA_WRITE, C_VA + 100, C_LEN - 100, r.handle, NIC_ST_OK },    /* exactly to the end */
+    };
+    uint32_t n = sizeof cs / sizeof cs[0], page = (ec & 0xFFFFu) * 4096u;
+    uint32_t refused0 = w.f->local_refused;
+    for (uint32_t i = 0; i < n; i++) {
+        struct nic_sq_entry e;
+        uint32_t wd[sizeof e / 4];
+        memset(&e, 0, sizeof e);
+        e.op = cs[i].op;
+        e.flags = NIC_WR_SIGNALED;
+        e.rnode = w.dst.node;
+        e.len = cs[i].len;
+        e.laddr_lo = (uint32_t)cs[i].laddr;
+        e.laddr_hi = (uint32_t)(cs[i].laddr >> 32);
+        e.rbuf = w.dst.handle;
+        e.rpid = w.dst.pid;
+        e.rkey = w.dst.rkey;
+        e.wr_id_lo = 1000 + i;
+        e.lbuf = cs[i].lbuf;
+        memcpy(wd, &e, sizeof wd);
+        for (unsigned k = 0; k < sizeof e / 4; k++)
+            assert_int_equal(w.f->bus.wr32(w.f->bus.ctx, NICDRV_BAR_DOORBELL, page + i * 64u + 4 * k, wd[k]), 0);
+        assert_int_equal(w.f->bus.wr32(w.f->bus.ctx, NICDRV_BAR_DOORBELL, page + NIC_DB_SQ_PI, i + 1), 0);
+    }
+    fake_run(w.f);
+    for (uint32_t i = 0; i < n; i++) {
+        struct nic_cqe q;
+        assert_int_equal(os_read(w.f->os, pc, NIC_CQ_VA_DEFAULT + i * sizeof q, &q, sizeof q), 0);
+        assert_int_equal(q.phase & 1, 1);
+        assert_int_equal(q.req, i);
+        assert_int_equal(q.sq_ci, i + 1);
+        assert_int_equal(q.wr_id_lo, 1000 + i);
+        assert_int_equal(q.status, cs[i].want);
+    }
+    assert_int_equal(w.f->local_refused - refused0, 6);
+    /* nothing of the refused requests moved: C's bytes (past its end too) and B's target intact,
+     * except the last (valid) write's target range */
+    os_read(w.f->os, pc, C_VA, after, sizeof after);
+    assert_memory_equal(after, before, sizeof after);
+    os_read(w.f->os, w.pb, B_VA, dst1, sizeof dst1);
+    assert_memory_equal(dst1, before + 100, sizeof dst1);
+    assert_int_equal(nic_ep_close(c, ec, NULL, 0), 0);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    teardown_world(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +550,11 @@ int main(void)
         cmocka_unit_test(errors_at_the_call),
         cmocka_unit_test(error_completions),
         cmocka_unit_test(close_flushes_outstanding),
+        cmocka_unit_test(completions_identified_never_lost),
+        cmocka_unit_test(no_poll_300_signalled),
+        cmocka_unit_test(signalled_then_unsignalled),
+        cmocka_unit_test(forged_cqe_ignored),
+        cmocka_unit_test(raw_local_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,7 +77,7 @@ static void lkc_pid_is_part_of_the_tag(void **state)
     assert_true(fill(7, 3));
     assert_non_null(lkc_lookup(&c, 7, 3 * 8 + 1, LKC_PATH_SEND));
     assert_null(lkc_lookup(&c, 8, 3 * 8 + 1, LKC_PATH_SEND));
-    assert_true(fill(8, 3)); /* same line number, other process: both live in the same set */
+    assert_true(fill(8, 3)); /* same line number, other process: both live in the cache */
     assert_int_equal(*lkc_lookup(&c, 7, 25, LKC_PATH_SEND), 7u << 20 | 3u << 8 | 1u);
     assert_int_equal(*lkc_lookup(&c, 8, 25, LKC_PATH_SEND), 8u << 20 | 3u << 8 | 1u);
 }
@@ -85,7 +85,7 @@ static void lkc_pid_is_part_of_the_tag(void **state)
 static void lkc_lru_evicts_the_least_recently_used_way_of_the_set(void **state)
 {
     (void)state;
-    /* lines 0, 4, 8, 12, 16 all map to set 0 (4 sets) */
+    /* lines 0, 4, 8, 12, 16 of one pid all map to one set (4 sets) */
     for (uint32_t l = 0; l < 16; l += 4)
         assert_true(fill(1, l));
     /* touch 0, 8, 12: line 4 is now the LRU */
@@ -100,7 +100,7 @@ static void lkc_lru_evicts_the_least_recently_used_way_of_the_set(void **state)
     assert_true(fill(1, 20));
     assert_false(present(1, 0));
     assert_int_equal(c.st.evictions, 2);
-    /* other sets untouched by the pressure on set 0 */
+    /* other sets untouched by the pressure on that set */
     assert_true(fill(1, 1));
     assert_int_equal(c.st.evictions, 2);
     /* a miss on an evicted line is non-cold */
@@ -116,7 +116,7 @@ static void lkc_refill_of_a_present_line_does_not_duplicate_it(void **state)
     assert_true(fill(1, 2));
     assert_true(fill(1, 6));
     assert_true(fill(1, 10));
-    assert_true(fill(1, 14)); /* set 2 has exactly 4 distinct lines: no eviction */
+    assert_true(fill(1, 14)); /* that set has exactly 4 distinct lines: no eviction */
     assert_int_equal(c.st.evictions, 0);
     assert_int_equal(c.st.fills, 5);
 }
@@ -173,6 +173,56 @@ static void lkc_fill_racing_an_invalidation_is_rejected(void **state)
     assert_int_equal(c.st.fills_rejected, 1);
 }
 
+/* Issue 18, 8b: line 0 of every process used to map to set 0, so 8 processes thrashed 4 ways
+ * (PCH: the line of pids 0..7; CBH: every process's first buffers). The pid salts the set. */
+static void lkc_pids_spread_over_the_sets(void **state)
+{
+    unsigned way, sets_used = 0;
+    (void)state;
+    /* 8 consecutive pids, line 0 each, 16 ways in all: no eviction, every line stays */
+    for (uint16_t pid = 1; pid <= 8; pid++) {
+        uint32_t *d = lkc_fill_begin(&c, pid, 0, lkc_epoch(&c, pid), &way);
+        assert_non_null(d);
+        sets_used |= 1u << (way >> 2);
+        d[0] = pid;
+        lkc_fill_commit(&c, way, pid, 0);
+    }
+    assert_int_equal(c.st.evictions, 0);
+    assert_int_equal(sets_used, 0xF); /* all four sets used */
+    for (uint16_t pid = 1; pid <= 8; pid++)
+        assert_int_equal(*lkc_lookup(&c, pid, 0, LKC_PATH_SEND), pid);
+    /* each set holds exactly two of them (Fibonacci hashing of consecutive pids) */
+    for (uint32_t s = 0; s < 4; s++) {
+        unsigned n = 0;
+        for (uint32_t w = 0; w < 4; w++)
+            n += (ways[s * 4 + w].key & LKC_KEY_VALID) != 0;
+        assert_int_equal(n, 2);
+    }
+    /* a short-range invalidation finds the line in its salted set */
+    for (uint16_t pid = 1; pid <= 8; pid++)
+        assert_int_equal(lkc_invalidate(&c, pid, 0, 1), 1);
+    for (uint16_t pid = 1; pid <= 8; pid++)
+        assert_null(lkc_peek(&c, pid, 0));
+}
+
+/* Same with a PCH-like geometry (4 sets x 2 ways): the 2-way set 0 took all of them before. */
+static void lkc_pids_spread_two_ways(void **state)
+{
+    static const struct lkc_cfg cfg2 = {"pch", 2, 1, 3, 0, 4, 10};
+    (void)state;
+    lkc_init(&c, &cfg2, ways, data, epochs, seen);
+    for (uint16_t pid = 1; pid <= 8; pid++)
+        assert_true(fill(pid, 0));
+    for (uint16_t pid = 1; pid <= 8; pid++)
+        assert_true(present(pid, 0));
+    assert_int_equal(c.st.evictions, 0);
+    /* pids that do not start at 1 spread too */
+    lkc_init(&c, &cfg2, ways, data, epochs, seen);
+    for (uint16_t k = 0; k < 4; k++)
+        assert_true(fill((uint16_t)(1000 + k), 0));
+    assert_int_equal(c.st.evictions, 0);
+}
+
 static void lkc_geometry_bytes(void **state)
 {
     (void)state;
@@ -191,6 +241,8 @@ int main(void)
         cmocka_unit_test_setup(lkc_invalidate_range_and_pid, setup),
         cmocka_unit_test_setup(lkc_fill_racing_an_invalidation_is_rejected, setup),
         cmocka_unit_test_setup(lkc_geometry_bytes, setup),
+        cmocka_unit_test_setup(lkc_pids_spread_over_the_sets, setup),
+        cmocka_unit_test_setup(lkc_pids_spread_two_ways, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

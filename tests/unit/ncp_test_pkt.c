@@ -26,7 +26,7 @@ static struct pkt_hdr write_hdr(uint16_t len)
 {
     struct pkt_hdr h = {.dst = 0x0102, .src = 3, .type = PKT_WRITE, .flags = PKT_F_LAST, .len = len,
                         .seq = 0xDEADBEEF, .ack = 0x01020304, .op = 77, .pid = 9, .buf = 0x123456,
-                        .key = 0xCAFEF00D, .off = 0x100000002ull, .xlen = 8192};
+                        .key = 0xCAFEF00D, .token = 0x5EC12E7u, .off = 0x100000002ull, .xlen = 8192};
     return h;
 }
 
@@ -41,8 +41,16 @@ static void pkt_round_trip_and_routing_bytes(void **state)
     pkt_decode(frame, &d);
     assert_true(d.dst == h.dst && d.src == h.src && d.type == h.type && d.flags == h.flags && d.len == h.len);
     assert_true(d.seq == h.seq && d.ack == h.ack && d.op == h.op && d.pid == h.pid && d.reason == h.reason);
-    assert_true(d.buf == h.buf && d.key == h.key && d.status == h.status && d.off == h.off && d.xlen == h.xlen);
+    assert_true(d.buf == h.buf && d.key == h.key && d.token == h.token && d.off == h.off && d.xlen == h.xlen);
     assert_int_equal(pkt_parse(frame, PKT_HDR_BYTES + 100, 0x0102, 0x200, 4096, &d), PKT_OK);
+    /* the token is word 8 (bytes 32-35) of every header */
+    assert_int_equal(ncp_ld32(frame + 32), 0x5EC12E7u);
+    /* word 11 is `status` for a NACK / READ_RESP: a negative status round-trips */
+    struct pkt_hdr n = {.dst = 1, .src = 2, .type = PKT_NACK, .reason = PKT_NACK_PROTECTION, .seq = 5, .op = 9,
+                        .token = 0xA5A5A5A5u, .status = -5};
+    pkt_encode(frame, &n);
+    pkt_decode(frame, &d);
+    assert_true(d.status == -5 && d.token == 0xA5A5A5A5u && d.reason == PKT_NACK_PROTECTION && d.op == 9);
 }
 
 static void pkt_rejects_bad_lengths(void **state)
@@ -139,9 +147,37 @@ static void pkt_random_garbage_never_passes_as_wrong_length(void **state)
     }
 }
 
+/* Item 8d: wrap-safe comparison; numbers exactly 2^31 apart are unordered (neither precedes). */
+static void seq_compare_excludes_2_31(void **state)
+{
+    static const uint32_t base[] = {0u, 1u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 0xDEADBEEFu};
+    (void)state;
+    for (unsigned i = 0; i < sizeof base / sizeof base[0]; i++) {
+        uint32_t a = base[i], far = a + 0x80000000u;
+        assert_false(seq_lt(a, far));
+        assert_false(seq_lt(far, a));
+        assert_false(seq_le(a, far));
+        assert_false(seq_le(far, a));
+        assert_false(seq_lt(a, a));
+        assert_true(seq_le(a, a));
+        assert_true(seq_lt(a, a + 1u) && !seq_lt(a + 1u, a));
+        assert_true(seq_lt(a, a + 0x7FFFFFFFu) && !seq_lt(a + 0x7FFFFFFFu, a));
+        assert_true(seq_lt(a + 0x80000001u, a)); /* more than 2^31 ahead = behind */
+        assert_true(seq_in(a, a, a + 1u) && !seq_in(a + 1u, a, a + 1u) && !seq_in(a - 1u, a, a + 5u));
+        assert_false(seq_in(far, a, a + 32u));
+    }
+    /* exhaustive on a sample: for distinct a, b not 2^31 apart exactly one order holds */
+    for (uint32_t i = 0; i < 100000u; i++) {
+        uint32_t x = i * 2654435761u, y = i * 40503u + (i << 20);
+        if (x != y && x - y != 0x80000000u)
+            assert_true(seq_lt(x, y) != seq_lt(y, x));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(seq_compare_excludes_2_31),
         cmocka_unit_test(pkt_round_trip_and_routing_bytes),
         cmocka_unit_test(pkt_rejects_bad_lengths),
         cmocka_unit_test(pkt_rejects_wrong_nodes_and_types),

@@ -127,11 +127,12 @@ struct faults {
 /* Sends `total` packets A -> B through the faulty channels; returns the ticks it took. */
 static uint32_t run(uint32_t isn, uint32_t total, struct faults f)
 {
-    uint32_t next = 0, seq, cookie;
+    uint32_t next = 0, seq;
+    xport_cookie_t cookie;
     struct wire_pkt p;
 
-    xport_init(&a, isn);
-    xport_init(&b, 0);
+    xport_init(&a, isn, XP_ISN_UNKNOWN);
+    xport_init(&b, 0, XP_ISN_UNKNOWN);
     ab.n = ba.n = 0;
     ndelivered = acked_cookies = 0;
     for (now = 0; now < 2000000; now++) {
@@ -211,9 +212,10 @@ static void xport_miss_nack_retries_after_a_short_delay(void **state)
 
 static void xport_timer_backs_off_and_gives_up(void **state)
 {
-    uint32_t seq, cookie, deadlines[8];
+    uint32_t seq, deadlines[8];
+    xport_cookie_t cookie;
     (void)state;
-    xport_init(&a, 10);
+    xport_init(&a, 10, XP_ISN_UNKNOWN);
     xport_tx_push(&a, &cfg, 1, 0);
     xport_tx_push(&a, &cfg, 2, 0);
     assert_false(xport_rexmit_next(&a, &seq, &cookie));
@@ -248,9 +250,10 @@ static void xport_timer_backs_off_and_gives_up(void **state)
 
 static void xport_probe_acked_resumes_go_back_n(void **state)
 {
-    uint32_t seq, cookie, first;
+    uint32_t seq, first;
+    xport_cookie_t cookie;
     (void)state;
-    xport_init(&a, 100);
+    xport_init(&a, 100, XP_ISN_UNKNOWN);
     for (uint32_t i = 0; i < 4; i++)
         xport_tx_push(&a, &cfg, 1000 + i, 0);
     assert_int_equal(xport_tick(&a, &cfg, a.deadline), XP_TICK_RETRANSMIT);
@@ -304,12 +307,13 @@ static void xport_two_way_loss_while_transmitting_recovers(void **state)
 {
     static const struct xport_cfg c = {.rto = 4000, .nack_delay = 400, .backoff_max = 5, .max_retries = 8,
                                        .jitter_shift = 2};
-    uint32_t t, seq, cookie, first;
+    uint32_t t, seq, first;
+    xport_cookie_t cookie;
     (void)state;
     memset(duo, 0, sizeof duo);
     for (unsigned i = 0; i < 2; i++) {
-        xport_init(&duo[i].tx, (uint32_t)i << 24 | (uint32_t)(1 - i) << 16);
-        xport_init(&duo[i].rx, 0);
+        xport_init(&duo[i].tx, (uint32_t)i << 24 | (uint32_t)(1 - i) << 16, XP_ISN_UNKNOWN);
+        xport_init(&duo[i].rx, 0, XP_ISN_UNKNOWN);
     }
     for (t = 0; t < 50000000u && (duo[0].delivered < DUO_PKTS || duo[1].delivered < DUO_PKTS); t++) {
         for (unsigned i = 0; i < 2; i++) {
@@ -378,7 +382,7 @@ static void xport_resync_after_giveup_moves_the_receiver_forward(void **state)
 {
     int nack;
     (void)state;
-    xport_init(&b, 0);
+    xport_init(&b, 0, XP_ISN_UNKNOWN);
     assert_int_equal(xport_rx_classify(&b, 50, PKT_F_RESYNC, &nack), XP_RX_NEW);
     xport_rx_accept(&b);
     assert_int_equal(xport_rx_classify(&b, 51, 0, &nack), XP_RX_NEW);
@@ -399,7 +403,7 @@ static void xport_bogus_ack_is_ignored(void **state)
 {
     uint32_t first;
     (void)state;
-    xport_init(&a, 0);
+    xport_init(&a, 0, XP_ISN_UNKNOWN);
     xport_tx_push(&a, &cfg, 1, 0);
     assert_int_equal(xport_on_ack(&a, &cfg, 5, 0, &first), 0);
     assert_int_equal(a.st.acks_bad, 1);
@@ -422,10 +426,11 @@ static void xport_refusal_is_reliable_under_loss(void **state)
 {
     (void)state;
     for (uint32_t trial = 0; trial < 8; trial++) {
-        uint32_t next = 0, total = 200, seq, cookie, first, n, heard = 0, voids = 0;
+        uint32_t next = 0, total = 200, seq, first, n, heard = 0, voids = 0;
+        xport_cookie_t cookie;
         struct wire_pkt p;
-        xport_init(&a, 0xFFFFFF00u + trial * 37u); /* across the wrap */
-        xport_init(&b, 0);
+        xport_init(&a, 0xFFFFFF00u + trial * 37u, XP_ISN_UNKNOWN); /* across the wrap */
+        xport_init(&b, 0, XP_ISN_UNKNOWN);
         ab.n = ba.n = 0;
         ndelivered = 0;
         memset(refused_heard, 0, sizeof refused_heard);
@@ -472,7 +477,7 @@ static void xport_refusal_is_reliable_under_loss(void **state)
                 else
                     n = xport_on_ack(&a, &cfg, p.ack, now, &first);
                 for (uint32_t i = 0; i < n; i++) { /* acknowledged: a forbidden one must be known refused */
-                    uint32_t c = xport_cookie(&a, first + i);
+                    uint32_t c = (uint32_t)xport_cookie(&a, first + i);
                     assert_true(!FORBIDDEN(c) || refused_heard[c]);
                 }
                 if (p.type == PKT_NACK && p.reason == PKT_NACK_PROTECTION &&
@@ -502,7 +507,7 @@ static void xport_refusal_is_reliable_under_loss(void **state)
         assert_int_equal(a.una, a.nxt);
     }
     /* a refusal for a packet no longer (or never) in flight changes nothing */
-    xport_init(&a, 10);
+    xport_init(&a, 10, XP_ISN_UNKNOWN);
     xport_tx_push(&a, &cfg, 1, 0);
     xport_tx_push(&a, &cfg, 2, 0);
     uint32_t first;
@@ -521,10 +526,11 @@ static void xport_refusal_is_reliable_under_loss(void **state)
 static void xport_miss_hold_ends_on_resume(void **state)
 {
     struct xport_cfg c = cfg;
-    uint32_t seq, cookie, first;
+    uint32_t seq, first;
+    xport_cookie_t cookie;
     (void)state;
     c.miss_hold = 1000;
-    xport_init(&a, 100);
+    xport_init(&a, 100, XP_ISN_UNKNOWN);
     for (uint32_t i = 0; i < 4; i++)
         xport_tx_push(&a, &c, i, 0);
     while (xport_rexmit_next(&a, &seq, &cookie))
@@ -571,7 +577,7 @@ static void xport_giveup_span_bounds_every_retry_sequence(void **state)
         uint32_t span = xport_giveup_span(k), worst = 0;
         for (uint32_t trial = 0; trial < 2000; trial++) {
             uint32_t t = trial * 7919u, life = t, nacks = rnd() % 4;
-            xport_init(&a, trial * 2654435761u);
+            xport_init(&a, trial * 2654435761u, XP_ISN_UNKNOWN);
             xport_tx_push(&a, k, 1, t);
             for (unsigned step = 0;; step++) {
                 assert_true(step < 100);
@@ -599,6 +605,146 @@ static void xport_giveup_span_bounds_every_retry_sequence(void **state)
     }
 }
 
+/*
+ * Item 10/5: NACKs cannot keep a connection alive past the no-progress bound. A stream of MISS
+ * NACKs for the oldest packet (forged, or from a receiver whose miss never resolves) holds the
+ * resends, but the sender gives up xport_giveup_span() after its last progress, counted as a
+ * stall give-up. Same for BUSY and refusal NACKs mixed in.
+ */
+static void xport_nacks_cannot_extend_past_the_no_progress_bound(void **state)
+{
+    static const struct xport_cfg k = {
+        .rto = 40000, .nack_delay = 4000, .miss_hold = 40000, .backoff_max = 5, .max_retries = 8, .jitter_shift = 2};
+    uint32_t span = xport_giveup_span(&k);
+    (void)state;
+    for (unsigned kind = 0; kind < 3; kind++) {
+        uint32_t t0 = 1000u + kind, t = t0, nacks = 0;
+        xport_init(&a, 0x7FFFFFF0u, XP_ISN_UNKNOWN);
+        xport_tx_push(&a, &k, 1, t0);
+        xport_tx_push(&a, &k, 2, t0);
+        for (;;) {
+            /* a NACK arrives halfway to every deadline */
+            uint32_t at = t + (a.deadline - t) / 2u;
+            if (kind == 0)
+                assert_true(xport_on_nack_retry(&a, &k, a.una, at, k.miss_hold));
+            else if (kind == 1)
+                assert_true(xport_on_nack_retry(&a, &k, a.una + 1u, at, k.nack_delay));
+            else
+                assert_true(xport_on_nack_refused(&a, &k, a.una, at));
+            nacks++;
+            t = a.deadline;
+            assert_true(seq_le(t, t0 + span));
+            enum xport_tick_action r = xport_tick(&a, &k, t);
+            if (r == XP_TICK_GIVEUP)
+                break;
+            assert_int_equal(r, XP_TICK_RETRANSMIT);
+            assert_true(nacks < 100000u);
+        }
+        assert_true(t - t0 <= span);
+        assert_true(t - t0 >= span - k.miss_hold); /* the NACKs held it: it ran up to the bound */
+        assert_int_equal(a.st.stall_giveups, 1);
+        assert_true(nacks > 8u);
+    }
+}
+
+/*
+ * Item 5 (transport half): a receiver that answers MISS (alive, filling) while the connection
+ * progresses never makes the sender give up, however many misses there are: only time without
+ * progress counts, and the retry limit counts only timeouts with no answer at all.
+ */
+static void xport_misses_with_progress_never_give_up(void **state)
+{
+    static const struct xport_cfg k = {
+        .rto = 40000, .nack_delay = 4000, .miss_hold = 40000, .backoff_max = 5, .max_retries = 8, .jitter_shift = 2};
+    uint32_t t = 5, first;
+    (void)state;
+    xport_init(&a, 77, XP_ISN_UNKNOWN);
+    for (uint32_t i = 0; i < 32; i++)
+        xport_tx_push(&a, &k, i, t);
+    for (uint32_t round = 0; round < 3000; round++) {
+        /* the head packet misses 3 times (hold expiries resend it), then is delivered */
+        for (unsigned m = 0; m < 3; m++) {
+            assert_true(xport_on_nack_retry(&a, &k, a.una, t + 10u, k.miss_hold));
+            t = a.deadline;
+            assert_int_equal(xport_tick(&a, &k, t), XP_TICK_RETRANSMIT);
+        }
+        xport_on_ack(&a, &k, a.una + 1u, t, &first);
+        xport_tx_push(&a, &k, round, t);
+    }
+    assert_int_equal(a.st.giveups, 0);
+    assert_int_equal(a.st.timeouts, 0);
+    assert_int_equal(a.st.nacks_retry, 9000);
+    /* NACKs about nothing in flight are stale, counted, and change nothing */
+    uint32_t d = a.deadline;
+    assert_false(xport_on_nack_retry(&a, &k, a.nxt, t, k.miss_hold));
+    assert_false(xport_on_nack_retry(&a, &k, a.una - 1u, t, k.miss_hold));
+    assert_false(xport_on_nack_refused(&a, &k, a.una + 0x80000000u, t));
+    assert_int_equal(a.deadline, d);
+    assert_int_equal(a.st.nacks_stale, 3);
+}
+
+/* Item 8d: sequence numbers 2^31 apart are unordered, and no window rule accepts them. */
+static void xport_numbers_2_31_apart_are_never_in_a_window(void **state)
+{
+    uint32_t first;
+    int nack;
+    (void)state;
+    for (uint32_t base = 0; base < 4; base++) {
+        uint32_t isn = base * 0x40000000u + 3u;
+        xport_init(&b, 0, isn); /* receiver synced at isn */
+        /* 2^31 away: not new (not delivered), not a resync target */
+        assert_int_not_equal(xport_rx_classify(&b, isn + 0x80000000u, 0, &nack), XP_RX_NEW);
+        assert_int_not_equal(xport_rx_classify(&b, isn + 0x80000000u, PKT_F_RESYNC, &nack), XP_RX_NEW);
+        assert_int_equal(b.expected, isn);
+        assert_int_equal(xport_rx_classify(&b, isn, 0, &nack), XP_RX_NEW);
+        /* sender: an ACK 2^31 from una acknowledges nothing and is counted bad */
+        xport_init(&a, isn, XP_ISN_UNKNOWN);
+        xport_tx_push(&a, &cfg, 1, 0);
+        xport_tx_push(&a, &cfg, 2, 0);
+        assert_int_equal(xport_on_ack(&a, &cfg, isn + 0x80000000u, 0, &first), 0);
+        assert_int_equal(xport_on_ack(&a, &cfg, isn + 0x80000001u, 0, &first), 0); /* behind: old */
+        assert_int_equal(a.una, isn);
+        assert_int_equal(a.st.acks_bad, 1);
+        assert_false(xport_on_nack_retry(&a, &cfg, isn + 0x80000000u, 0, 10));
+        assert_false(xport_on_nack_refused(&a, &cfg, isn + 0x80000000u, 0));
+        assert_int_equal(xport_on_ack(&a, &cfg, isn + 2u, 0, &first), 2);
+    }
+}
+
+/* RESYNC moves a receiver forward only; an old RESYNC packet is a duplicate, counted. A receiver
+ * that knows the sender's ISN starts synchronised and needs no RESYNC. */
+static void xport_resync_never_moves_backward_and_known_isn_syncs(void **state)
+{
+    int nack;
+    (void)state;
+    xport_init(&b, 0, 1000u);
+    assert_int_equal(xport_rx_classify(&b, 1000u, 0, &nack), XP_RX_NEW);
+    xport_rx_accept(&b);
+    assert_int_equal(xport_rx_classify(&b, 990u, PKT_F_RESYNC, &nack), XP_RX_DUP);
+    assert_int_equal(b.expected, 1001u);
+    assert_int_equal(b.st.resyncs_bad, 1);
+    assert_int_equal(b.st.resyncs, 0);
+    /* forward (a genuine give-up at the sender): accepted */
+    assert_int_equal(xport_rx_classify(&b, 1040u, PKT_F_RESYNC, &nack), XP_RX_NEW);
+    assert_int_equal(b.expected, 1040u);
+    /* the sender's side of a known ISN: no RESYNC flag on its first packet */
+    xport_init(&a, 5000u, 1234u);
+    assert_int_equal(xport_tx_flags(&a, xport_tx_push(&a, &cfg, 1, 0)), 0);
+    /* an unsynced receiver gaps everything until a RESYNC */
+    xport_init(&b, 0, XP_ISN_UNKNOWN);
+    assert_int_equal(xport_rx_classify(&b, 5u, 0, &nack), XP_RX_GAP);
+}
+
+/* The PRF is SipHash-2-4 (reference vector), and keys/messages change its output. */
+static void xport_prf_is_siphash(void **state)
+{
+    const uint32_t k[4] = {0x03020100u, 0x07060504u, 0x0b0a0908u, 0x0f0e0d0cu}, z[4] = {0};
+    (void)state;
+    assert_true(xport_prf(k, 0x0706050403020100ull) == 0x93f5f5799a932462ull);
+    assert_true(xport_prf(z, 1) != xport_prf(z, 2));
+    assert_true(xport_prf(z, 1) != xport_prf(k, 1));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,6 +762,11 @@ int main(void)
         cmocka_unit_test(xport_refusal_is_reliable_under_loss),
         cmocka_unit_test(xport_miss_hold_ends_on_resume),
         cmocka_unit_test(xport_giveup_span_bounds_every_retry_sequence),
+        cmocka_unit_test(xport_nacks_cannot_extend_past_the_no_progress_bound),
+        cmocka_unit_test(xport_misses_with_progress_never_give_up),
+        cmocka_unit_test(xport_numbers_2_31_apart_are_never_in_a_window),
+        cmocka_unit_test(xport_resync_never_moves_backward_and_known_isn_syncs),
+        cmocka_unit_test(xport_prf_is_siphash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,12 @@
 # Host-native unit tests of the NCP's portable modules (firmware/lib: lookup cache, transport,
-# packet validation, miss table): the same sources as the firmware, compiled for the host.
+# packet validation, miss table, send queue entry validation): the same sources as the firmware, compiled for the host.
 set(NCP_LIB_DIR ${PROJECT_SOURCE_DIR}/firmware/lib)
 add_library(ncp_lib_host STATIC ${NCP_LIB_DIR}/lkc.c ${NCP_LIB_DIR}/xport.c ${NCP_LIB_DIR}/pkt.c
-            ${NCP_LIB_DIR}/misstab.c)
+            ${NCP_LIB_DIR}/misstab.c ${NCP_LIB_DIR}/sqe.c)
 target_include_directories(ncp_lib_host PUBLIC ${NCP_LIB_DIR} ${PROJECT_SOURCE_DIR}/hal/include)
 target_compile_options(ncp_lib_host PRIVATE ${NIC_C_WARN_FLAGS})
 
-foreach(m lkc xport pkt misstab)
+foreach(m lkc xport pkt misstab sqe)
   nic_unit_test(ncp_${m} ncp_test_${m}.c)
   target_link_libraries(test_ncp_${m} PRIVATE ncp_lib_host)
 endforeach()

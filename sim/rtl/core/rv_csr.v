@@ -90,6 +90,25 @@ module rv_csr #(
   end
   wire wr = csr_commit && csr_write && !csr_illegal;
 
+  // Counters. A write to one half sets that half and keeps the other; the counter does not
+  // increment in the cycle of the write (neither half), so a following read sees the written
+  // value plus only later increments, and a low half written to all ones carries into the high
+  // half on the next increment, never in the cycle of the write. The write takes effect under
+  // the same condition as every other CSR write (no trap, no mret in that cycle).
+  wire        cnt_wr      = wr && !trap_take && !mret_take;
+  wire        mcycle_wl   = cnt_wr && csr_addr == 12'hB00;
+  wire        mcycle_wh   = cnt_wr && csr_addr == 12'hB80;
+  wire        minstret_wl = cnt_wr && csr_addr == 12'hB02;
+  wire        minstret_wh = cnt_wr && csr_addr == 12'hB82;
+  wire [63:0] mcycle_inc   = mcycle + 64'd1;
+  wire [63:0] minstret_inc = minstret + {63'd0, instret_inc};
+  wire [63:0] mcycle_next =
+      mcycle_wl ? {mcycle[63:32], wval} :
+      mcycle_wh ? {wval, mcycle[31:0]} : mcycle_inc;
+  wire [63:0] minstret_next =
+      minstret_wl ? {minstret[63:32], wval} :
+      minstret_wh ? {wval, minstret[31:0]} : minstret_inc;
+
   // interrupts: MEI > MSI > MTI
   wire [2:0] pend = {irq_external & meie, irq_software & msie, irq_timer & mtie};
   assign wfi_wake    = |pend;
@@ -106,8 +125,8 @@ module rv_csr #(
       mcause_int <= 1'b0;  mcause_code <= 4'd0;
       mcycle <= 64'd0;  minstret <= 64'd0;
     end else begin
-      mcycle   <= mcycle + 64'd1;
-      minstret <= minstret + {63'd0, instret_inc};
+      mcycle   <= mcycle_next;
+      minstret <= minstret_next;
       if (trap_take) begin
         mepc        <= trap_pc[31:2];
         mcause_int  <= trap_irq;
@@ -127,10 +146,7 @@ module rv_csr #(
           12'h341: mepc <= wval[31:2];
           12'h342: begin mcause_int <= wval[31];  mcause_code <= wval[3:0]; end
           12'h343: mtval <= wval;
-          12'hB00: mcycle[31:0] <= wval;
-          12'hB80: mcycle[63:32] <= wval;
-          12'hB02: minstret[31:0] <= wval;
-          12'hB82: minstret[63:32] <= wval;
+          // mcycle[h], minstret[h]: written through mcycle_next / minstret_next above
           default: ;  // misa, mip: writes ignored (WARL / read-only bits)
         endcase
       end

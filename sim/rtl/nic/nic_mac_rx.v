@@ -54,6 +54,7 @@ module nic_mac_rx #(
   output reg                ev_oversize,
   output reg                ev_nobuf,
   output reg                ev_overflow,
+  output wire               urgent,        // the FIFO is a quarter full: SRAM priority
   output wire               idle
 );
   localparam integer B  = W / 8;
@@ -297,6 +298,8 @@ module nic_mac_rx #(
     end
   end
 
+  localparam [31:0] URG32 = FIFO_DEPTH / 4;
+  assign urgent = f_count >= URG32[CW-1:0];
   assign idle = f_empty && (st == S_IDLE) && !p_inframe && !ws_busy;
 endmodule
 `default_nettype wire

@@ -16,6 +16,12 @@
 // just past the winner, so a waiting requester is granted within NREQ-1 grants of that bank:
 // every requester makes progress whatever the others do. `conflict` is 1 in a cycle in which at
 // least one requester waits (perf.sram_conflicts counts these cycles).
+//
+// Priority: a requester with prio[i] set is served before the others on the bank it wants
+// (round-robin among the prioritised ones). The MAC RX raises it while its FIFO fills: the link
+// has no back-pressure, and under round-robin with five streaming requesters the RX path got
+// less than the line rate (issue 18, 8c: RX FIFO overflows on a clean link). Its demand is
+// bounded by the line rate, so the others still progress.
 `default_nettype none
 `include "nic_memmap.vh"
 module nic_sram #(
@@ -33,6 +39,7 @@ module nic_sram #(
   input  wire [NREQ-1:0]      req_we,
   input  wire [NREQ*16-1:0]   req_be,
   input  wire [NREQ*128-1:0]  req_wdata,
+  input  wire [NREQ-1:0]      prio,       // served first on their bank
   output reg  [NREQ-1:0]      gnt,
   // read responses, one cycle after the grant
   output reg  [NREQ-1:0]      rsp_valid,
@@ -97,6 +104,8 @@ module nic_sram #(
     for (b = 0; b < BANKS; b = b + 1) begin
       for (k = 0; k < NREQ; k = k + 1)
         bmask[k] = req_valid[k] && rbank[k*BB +: BB] == b[BB-1:0];
+      if (|(bmask & prio))
+        bmask = bmask & prio;
       bdbl  = {bmask, bmask} >> ptr[b*RB +: RB];
       brot  = bdbl[NREQ-1:0];
       blow  = brot & (~brot + {{(NREQ-1){1'b0}}, 1'b1});

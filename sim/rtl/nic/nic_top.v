@@ -3,7 +3,7 @@
 // harness hooks. See docs/nic.md for the block diagram, port timing and formats.
 //
 // SRAM requesters (nic_sram, round-robin per bank): 0 core, 1 host window, 2 DMA host->SRAM,
-// 3 DMA SRAM->host, 4 MAC TX, 5 MAC RX.
+// 3 DMA SRAM->host, 4 MAC TX, 5 MAC RX (first, while its FIFO is a quarter full).
 `default_nettype none
 `include "nic_regs.vh"
 `include "nic_memmap.vh"
@@ -120,9 +120,12 @@ module nic_top #(
   wire [NREQ*16-1:0]  s_be;
   wire [NREQ*128-1:0] s_wdata, s_rdata;
   wire                s_conflict;
+  wire                mac_rx_urgent;
+  wire [NREQ-1:0]     s_prio = {mac_rx_urgent, {(NREQ-1){1'b0}}};   // R_RX = NREQ - 1
   nic_sram #(.SIZE(SRAM_SIZE), .NREQ(NREQ), .BANKS(SRAM_BANKS)) u_sram (
     .clk(clk), .rst(rst),
     .req_valid(s_valid), .req_addr(s_addr), .req_we(s_we), .req_be(s_be), .req_wdata(s_wdata),
+    .prio(s_prio),
     .gnt(s_gnt), .rsp_valid(s_rsp_valid), .rsp_rdata(s_rdata), .conflict(s_conflict));
   /* verilator lint_off UNUSEDSIGNAL */
   wire [NREQ-1:0] s_rsp_valid_unused = s_rsp_valid;   // core and host know their timing
@@ -257,7 +260,7 @@ module nic_top #(
     .sr_valid(s_valid[R_RX]), .sr_addr(s_addr[R_RX*32 +: 32]), .sr_we(s_we[R_RX]),
     .sr_be(s_be[R_RX*16 +: 16]), .sr_wdata(s_wdata[R_RX*128 +: 128]), .sr_gnt(s_gnt[R_RX]),
     .sr_rsp_valid(s_rsp_valid[R_RX]), .sr_rdata(s_rdata[R_RX*128 +: 128]),
-    .ev_rx(ev_mac_rx), .ev_tx(ev_mac_tx), .tx_idle(tx_idle), .rx_idle(rx_idle));
+    .ev_rx(ev_mac_rx), .ev_tx(ev_mac_tx), .tx_idle(tx_idle), .rx_idle(rx_idle), .rx_urgent(mac_rx_urgent));
   assign s_we[R_TX] = 1'b0;
   assign s_be[R_TX*16 +: 16] = 16'd0;
   assign s_wdata[R_TX*128 +: 128] = 128'd0;

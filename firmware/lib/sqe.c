@@ -1,0 +1,45 @@
+/*
+ * sqe.c - send queue entry validation (see sqe.h for the rules and the verdict).
+ */
+#include "sqe.h"
+
+#include "pkt.h"
+
+const char *const sqe_rule_name[SQE__RULES] = {"ok", "op", "flags", "len", "laddr", "roff", "rnode", "rbuf",
+                                               "reserved"};
+
+static enum sqe_rule first_failed(const struct nic_sq_entry *e, const struct sqe_limits *lim)
+{
+    uint64_t laddr = (uint64_t)e->laddr_hi << 32 | e->laddr_lo;
+    uint64_t roff = (uint64_t)e->roff_hi << 32 | e->roff_lo;
+
+    if (e->op != NIC_OP_RDMA_WRITE && e->op != NIC_OP_RDMA_READ)
+        return SQE_R_OP;
+    if (e->flags & ~NIC_WR_SIGNALED)
+        return SQE_R_FLAGS;
+    if (e->len == 0 || e->len > NIC_MAX_XFER)
+        return SQE_R_LEN;
+    if (laddr >> SQE_VA_BITS || (laddr + e->len) >> SQE_VA_BITS) /* no overflow: both below 2^45 */
+        return SQE_R_LADDR;
+    if (roff >> SQE_VA_BITS)
+        return SQE_R_ROFF;
+    if (e->rnode >= lim->nodes || e->rnode >= lim->peers || e->rnode == lim->me)
+        return SQE_R_RNODE;
+    if (e->rbuf > PKT_MAX_BUF_ID)
+        return SQE_R_RBUF;
+    if (e->reserved0)
+        return SQE_R_RESERVED;
+    for (unsigned i = 0; i < sizeof e->reserved1 / sizeof e->reserved1[0]; i++)
+        if (e->reserved1[i])
+            return SQE_R_RESERVED;
+    return SQE_OK;
+}
+
+int32_t sqe_validate(const struct nic_sq_entry *e, const struct sqe_limits *lim, enum sqe_rule *why)
+{
+    enum sqe_rule r = first_failed(e, lim);
+
+    if (why)
+        *why = r;
+    return r == SQE_OK ? NIC_ST_OK : NIC_ST_BAD_DESC;
+}

@@ -1,0 +1,56 @@
+/*
+ * sqe.h - validation of a send queue entry (struct nic_sq_entry, hal/include/nic_abi.h) as the
+ * NCP takes it from a process's send queue. Pure and portable: no NCP state, no register access;
+ * the firmware (src/send.c) calls it on its private copy of the entry, the unit tests
+ * (tests/unit/ncp_test_sqe.c) and the fuzzer (tests/fuzz/fuzz_sqe.c) call it host-native.
+ *
+ * Verdict (enum nic_status): NIC_ST_OK when the entry is well formed, NIC_ST_BAD_DESC otherwise
+ * (the NCP then completes it with that status and never touches memory for it). Well formed
+ * means every rule of enum sqe_rule holds; the first rule that fails is reported in *why.
+ * What this does not decide: whether the local range is registered and has the right (checked
+ * against the PCH while the operation runs: NIC_ST_BAD_HANDLE / BOUNDS / RIGHTS), and the remote
+ * buffer, key and rights (checked by the target: NIC_ST_BAD_HANDLE / BOUNDS / RIGHTS / KEY).
+ *
+ * Extending: a new field of nic_sq_entry gets its rule here (a new enum sqe_rule before
+ * SQE__RULES, checked in sqe_validate in the enum's order); fields carved out of reserved1 keep
+ * the others checked, because the reserved words are counted from the array's size.
+ */
+#ifndef SQE_H
+#define SQE_H
+
+#include <stdint.h>
+
+#include "nic_abi.h"
+
+#define SQE_VA_BITS 44u /* user virtual addresses and remote offsets are below 2^44 */
+
+/* The node's view that the rules need. */
+struct sqe_limits {
+    uint16_t me;    /* this node's id: not a remote node */
+    uint16_t nodes; /* node ids are below this */
+    uint32_t peers; /* the caller's peer table holds nodes below this (NCP_MAX_PEERS) */
+};
+
+/* The rules, in the order they are checked. */
+enum sqe_rule {
+    SQE_OK = 0,
+    SQE_R_OP,        /* op is NIC_OP_RDMA_WRITE or NIC_OP_RDMA_READ */
+    SQE_R_FLAGS,     /* flags has no bit but NIC_WR_SIGNALED */
+    SQE_R_LEN,       /* 1 <= len <= NIC_MAX_XFER */
+    SQE_R_LADDR,     /* laddr < 2^44 and laddr + len < 2^44 */
+    SQE_R_ROFF,      /* roff < 2^44 */
+    SQE_R_RNODE,     /* rnode < nodes, rnode < peers, rnode != me */
+    SQE_R_RBUF,      /* rbuf <= PKT_MAX_BUF_ID (24-bit on the wire) */
+    SQE_R_RESERVED,  /* reserved0 and every reserved1 word are zero */
+    SQE__RULES
+};
+
+extern const char *const sqe_rule_name[SQE__RULES];
+
+/*
+ * Validates entry `e` for the node described by `lim`. Returns NIC_ST_OK or NIC_ST_BAD_DESC;
+ * `why` (may be NULL) gets the first failed rule, SQE_OK on success. Reads each field once.
+ */
+int32_t sqe_validate(const struct nic_sq_entry *e, const struct sqe_limits *lim, enum sqe_rule *why);
+
+#endif /* SQE_H */

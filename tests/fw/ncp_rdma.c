@@ -207,6 +207,9 @@ static void initiator(void)
         if (want == NIC_ST_OK)
             FWT_CHECK(cqes[i].bytes == 3 * 4096, 12, "write completion bytes");
     }
+    /* item 11: one refused op = one refused_ops, however many NACKs (duplicates, resends) came */
+    FWT_CHECK(ncp.c.s.refused_ops == 2 && ncp.c.s.local_denied == 0 && ncp.c.s.protection_errors == 0, 18,
+              "refusal counters at the initiator");
     post(NIC_OP_RDMA_READ, NIC_WR_SIGNALED, 4096, VA_SRC, 0, KEY, 5);
     run_until(5, 13);
     FWT_CHECK(cqes[4].wr_id_lo == 5 && cqes[4].status == NIC_ST_OK && cqes[4].bytes == 4096, 14, "read completion");
@@ -245,6 +248,10 @@ static void target(void)
         FWT_CHECK(check_buf[j] == fwtest_pattern((j + 900) % 4096, 0), 41, "bytes the write delivered");
     if (!NCP_LOOKUP_STATIC)
         FWT_CHECK(ncp.c.s.drops_miss > 0 && misses_seen >= 3, 42, "receive-path misses");
+    /* item 11: protection_errors = packets refused here: at least one per refused write (a resend
+     * that raced with the NACK is refused, and counted, again) */
+    FWT_CHECK(ncp.c.s.protection_errors >= 2, 43, "protection_errors: one per refused packet");
+    FWT_CHECK(ncp.c.s.refused_ops == 0, 44, "no op of the target refused");
     printf("node 1: verified; drops_miss %lu nacks sent %lu protection %lu dup %lu bad %lu\n",
            (unsigned long)ncp.c.s.drops_miss, (unsigned long)ncp.c.s.nacks_sent,
            (unsigned long)ncp.c.s.protection_errors, (unsigned long)ncp.c.s.dup_packets,

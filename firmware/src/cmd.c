@@ -201,7 +201,6 @@ static void cmd_start(const struct nic_cmd *c)
         ep->cq_pa = ab;
         ep->cq_log2 = (uint8_t)c->c;
         ep->cur = -1;
-        memset(ep->slot_op, 0xFF, sizeof ep->slot_op);
         ep->state = EP_IDLE;
         cmd_answer(NIC_ST_OK);
         break;

@@ -98,7 +98,6 @@ struct ncp_ep {
     uint32_t sq_done; /* requests retired, in request order: slots below it are free (cqe.sq_ci) */
     int16_t cur;     /* op being segmented, or -1 */
     uint8_t closing; /* EP_CLOSE seen, answered BUSY until its packets are out of every window */
-    uint8_t slot_op[NCP_SQ_N]; /* taken, unretired request at each send queue slot: its op index */
 };
 
 /* ---- initiator operations ---- */

@@ -6,8 +6,8 @@
  * bytes when the responses are written into local memory (or failed). Then it retires in request
  * order (ep_retire): one completion goes to the endpoint's completion queue if it failed or was
  * signalled, and its send queue slot is free. The first error sticks.
- * States: FREE (used = 0), ACTIVE (1), FINISHED (2: waiting for earlier requests of its endpoint
- * to retire, or for a staging slot / DMA room for its completion).
+ * States: FREE (used = 0), ACTIVE (1). A finished operation's result waits for retirement in its
+ * endpoint's per-slot record (struct ncp_res), not in the operation.
  *
  * Read timeout (docs/firmware.md): once a read's request is acknowledged, the transport no longer
  * watches it: the responses are the responder's packets, retried by the responder's connection. A
@@ -59,29 +59,40 @@ void op_fail(struct ncp_op *o, int32_t status)
 }
 
 /*
- * Retirement, in request order per endpoint (docs/api.md "Completion order"): an operation that
- * finished waits (used = 2) until every earlier request of its endpoint retired; then its
- * completion, if it failed or was signalled, goes to the completion queue and its send queue slot
- * is free (sq_done). So a completion implies that every earlier request of the endpoint is done,
- * whatever peer it went to. Returns 0 when the next completion waits for a staging slot or DMA
- * room (the endpoint's bit in ops_waiting: ops_poll retries it).
+ * Retirement, in request order per endpoint (docs/api.md "Completions"): an operation that
+ * finished leaves its result in its send queue slot's record (ep->res) and is freed at once; the
+ * record waits until every earlier request of its endpoint retired; then its completion, if it
+ * failed or was signalled, goes to the completion queue and the slot is free (sq_done). So a
+ * completion implies that every earlier request of the endpoint is done, whatever peer it went
+ * to. Returns 0 when the next completion waits for a staging slot or DMA room (the endpoint's bit
+ * in ops_waiting: ops_poll retries it).
  */
+/* A finished request waiting to retire, per endpoint and send queue slot: its operation is free
+ * already, so requests waiting behind an earlier one hold no operation slot. Outside struct ncp
+ * (kept small: the fast path addresses its fields with short offsets). Every record is clear
+ * again once its endpoint's requests all retired (EP_CLOSE waits for that). */
+struct ncp_res {
+    uint64_t wr_id;
+    uint32_t bytes;
+    int8_t status;
+    uint8_t kind, flags, done;
+};
+static struct ncp_res res[NCP_EPS][NCP_SQ_N];
+
 static int ep_retire(uint8_t epi)
 {
     struct ncp_ep *ep = &ncp.ep[epi];
 
     while (ep->sq_done != ep->sq_ci) {
-        uint32_t slot = ep->sq_done % NCP_SQ_N;
-        struct ncp_op *o = &ncp.op[ep->slot_op[slot]];
-        if (ep->slot_op[slot] >= NCP_OPS || o->used != 2 || o->ep != epi || o->req != ep->sq_done)
+        struct ncp_res *r = &res[epi][ep->sq_done % NCP_SQ_N];
+        if (!r->done)
             return 1; /* an earlier request is still in progress: its finish retires this one */
-        if ((o->status != NIC_ST_OK || (o->flags & NIC_WR_SIGNALED)) &&
-            !cqe_post(epi, o->wr_id, o->status, o->status == NIC_ST_OK ? o->len : o->done, o->kind, o->req)) {
+        if ((r->status != NIC_ST_OK || (r->flags & NIC_WR_SIGNALED)) &&
+            !cqe_post(epi, r->wr_id, r->status, r->bytes, r->kind, ep->sq_done)) {
             ncp_work.ops_waiting |= 1u << epi;
             return 0;
         }
-        o->used = 0;
-        ep->slot_op[slot] = 0xFF;
+        r->done = 0;
         ep->sq_done++;
     }
     if (ep->closing)
@@ -98,16 +109,31 @@ static int ep_retire(uint8_t epi)
     return 1;
 }
 
-static void op_finish(struct ncp_op *o)
+/* The operation's result into its slot's record; the operation is free. */
+static void op_record(struct ncp_op *o)
 {
     struct ncp_ep *ep = &ncp.ep[o->ep];
+    struct ncp_res *r = &res[o->ep][o->req % NCP_SQ_N];
 
-    o->used = 2;
+    r->wr_id = o->wr_id;
+    r->bytes = o->status == NIC_ST_OK ? o->len : o->done;
+    r->status = (int8_t)o->status;
+    r->kind = o->kind;
+    r->flags = o->flags;
+    r->done = 1;
     if (ep->cur == (int16_t)(o - ncp.op))
         ep->cur = -1;
     if (o->req != ep->sq_done)
         ncp_sat_inc(&ncp.c.s.retire_waits);
-    ep_retire(o->ep);
+    o->used = 0;
+}
+
+static void op_finish(struct ncp_op *o)
+{
+    uint8_t epi = o->ep;
+
+    op_record(o);
+    ep_retire(epi);
 }
 
 void op_progress(struct ncp_op *o, uint32_t bytes)
@@ -216,7 +242,7 @@ void ops_flush_ep(uint8_t epi)
         if (o->used && o->ep == epi) {
             if (o->status == NIC_ST_OK)
                 o->status = NIC_ST_FLUSHED;
-            o->used = 2;
+            op_record(o);
         }
     }
     ep->cur = -1;

@@ -640,7 +640,6 @@ static int take_entry(uint8_t epi)
         return 1; /* all operations in use: the entry stays queued */
     o->ep = epi;
     o->req = ep->sq_ci;
-    ep->slot_op[ep->sq_ci % NCP_SQ_N] = (uint8_t)(o - ncp.op);
     ep->sq_ci++;
     o->kind = e.op;
     o->flags = e.flags;

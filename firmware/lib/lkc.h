@@ -41,6 +41,8 @@ struct lkc_cfg {
     uint8_t entry_log2;  /* 32-bit words per entry = 1 << entry_log2 */
     uint8_t epoch_log2;  /* epoch slots (pid mod slots) */
     uint8_t seen_log2;   /* bits in the "line seen before" filter used to split cold misses */
+    uint8_t salted;      /* 1: the set is salted by the pid (lkc_set_k); 0: low bits of the line
+                            (for a cache whose line number is the pid itself: PCH with L = 1) */
 };
 
 /* One way of a set (16 bytes: tag compare is two words). */
@@ -81,17 +83,21 @@ void lkc_reset(struct lkc *c);
  */
 const uint32_t *lkc_lookup(struct lkc *c, uint16_t pid, uint32_t idx, unsigned path);
 
-/* The set of `line` of `pid`: (line + salt(pid)) mod sets, salt = the top sets_log2 bits of
- * pid * 2654435769 (Fibonacci hashing: consecutive pids spread evenly over the sets). */
-static inline __attribute__((always_inline)) uint32_t lkc_set_k(uint16_t pid, uint32_t line, unsigned sets_log2)
+/* The set of `line` of `pid`: (line + salt) mod sets, salt = bits 16.. of pid * 0x9E3779B9 when
+ * the cache is salted (a multiply, a shift, an add: consecutive pids spread evenly over the sets
+ * instead of line 0 of every process landing in set 0). */
+#define LKC_SALT_K 0x9E3779B9u
+static inline __attribute__((always_inline)) uint32_t lkc_set_k(uint16_t pid, uint32_t line, unsigned sets_log2,
+                                                                unsigned salted)
 {
-    uint32_t salt = sets_log2 ? ((uint32_t)pid * 0x9E3779B9u) >> (32u - sets_log2) : 0u;
+    uint32_t salt = salted ? ((uint32_t)pid * LKC_SALT_K) >> 16 : 0u;
     return (line + salt) & ((1u << sets_log2) - 1u);
 }
 
 static inline uint32_t lkc_set(const struct lkc *c, uint16_t pid, uint32_t line)
 {
-    return lkc_set_k(pid, line, c->cfg->sets_log2);
+    uint32_t k = (0u - (uint32_t)c->cfg->salted) & LKC_SALT_K; /* no branch: 0 when unsalted */
+    return (line + (((uint32_t)pid * k) >> 16)) & ((1u << c->cfg->sets_log2) - 1u);
 }
 
 /*
@@ -104,9 +110,9 @@ static inline uint32_t lkc_set(const struct lkc *c, uint16_t pid, uint32_t line)
  * update as lkc_lookup.
  */
 static inline __attribute__((always_inline)) struct lkc_way *
-lkc_find_way_k(struct lkc *c, uint16_t pid, uint32_t line, unsigned sets_log2, unsigned ways_log2)
+lkc_find_way_k(struct lkc *c, uint16_t pid, uint32_t line, unsigned sets_log2, unsigned ways_log2, unsigned salted)
 {
-    uint32_t base = lkc_set_k(pid, line, sets_log2) << ways_log2;
+    uint32_t base = lkc_set_k(pid, line, sets_log2, salted) << ways_log2;
     uint32_t tag = line >> sets_log2, key = pid | LKC_KEY_VALID;
     struct lkc_way *w = c->ways + base;
 
@@ -129,9 +135,9 @@ static inline __attribute__((always_inline)) const uint32_t *lkc_way_data_k(cons
 
 static inline __attribute__((always_inline)) const uint32_t *
 lkc_find_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned sets_log2, unsigned ways_log2, unsigned line_log2,
-           unsigned entry_log2)
+           unsigned entry_log2, unsigned salted)
 {
-    const struct lkc_way *w = lkc_find_way_k(c, pid, idx >> line_log2, sets_log2, ways_log2);
+    const struct lkc_way *w = lkc_find_way_k(c, pid, idx >> line_log2, sets_log2, ways_log2, salted);
 
     if (!w)
         return NULL;
@@ -141,9 +147,9 @@ lkc_find_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned sets_log2, unsign
 /* lkc_find_k counting the hit (lookups and hits), as lkc_lookup does. */
 static inline __attribute__((always_inline)) const uint32_t *
 lkc_hit_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned sets_log2, unsigned ways_log2, unsigned line_log2,
-          unsigned entry_log2)
+          unsigned entry_log2, unsigned salted)
 {
-    const uint32_t *e = lkc_find_k(c, pid, idx, sets_log2, ways_log2, line_log2, entry_log2);
+    const uint32_t *e = lkc_find_k(c, pid, idx, sets_log2, ways_log2, line_log2, entry_log2, salted);
 
     if (e) {
         ncp_sat_inc(&c->st.lookups);
@@ -154,9 +160,9 @@ lkc_hit_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned sets_log2, unsigne
 
 static inline __attribute__((always_inline)) const uint32_t *
 lkc_lookup_k(struct lkc *c, uint16_t pid, uint32_t idx, unsigned path, unsigned sets_log2, unsigned ways_log2,
-             unsigned line_log2, unsigned entry_log2)
+             unsigned line_log2, unsigned entry_log2, unsigned salted)
 {
-    const uint32_t *e = lkc_hit_k(c, pid, idx, sets_log2, ways_log2, line_log2, entry_log2);
+    const uint32_t *e = lkc_hit_k(c, pid, idx, sets_log2, ways_log2, line_log2, entry_log2, salted);
     return e ? e : lkc_lookup(c, pid, idx, path);
 }
 

@@ -7,9 +7,10 @@
  * Verdict (enum nic_status): NIC_ST_OK when the entry is well formed, NIC_ST_BAD_DESC otherwise
  * (the NCP then completes it with that status and never touches memory for it). Well formed
  * means every rule of enum sqe_rule holds; the first rule that fails is reported in *why.
- * What this does not decide: whether the local range is registered and has the right (checked
- * against the PCH while the operation runs: NIC_ST_BAD_HANDLE / BOUNDS / RIGHTS), and the remote
- * buffer, key and rights (checked by the target: NIC_ST_BAD_HANDLE / BOUNDS / RIGHTS / KEY).
+ * What this does not decide: whether the local buffer lbuf exists, belongs to the process, holds
+ * [laddr, +len) and has the local right (send.c's check_local, against the CBH, after this:
+ * NIC_ST_BAD_HANDLE / BOUNDS / RIGHTS), and the remote buffer, key and rights (checked by the
+ * target: NIC_ST_BAD_HANDLE / BOUNDS / RIGHTS / KEY).
  *
  * Extending: a new field of nic_sq_entry gets its rule here (a new enum sqe_rule before
  * SQE__RULES, checked in sqe_validate in the enum's order); fields carved out of reserved1 keep

@@ -69,11 +69,6 @@ static uint32_t rng_next(struct xport_peer *p)
     return p->rng = x;
 }
 
-static void arm(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now)
-{
-    xport_arm(p, cfg, now);
-}
-
 /* No deadline beyond the no-progress bound: xport_tick gives up there (see xport_giveup_span). */
 static void clamp(struct xport_peer *p, const struct xport_cfg *cfg)
 {
@@ -81,6 +76,14 @@ static void clamp(struct xport_peer *p, const struct xport_cfg *cfg)
 
     if (seq_lt(end, p->deadline))
         p->deadline = end;
+}
+
+/* Every re-arm is clamped: a RESUME or a gap NACK that re-arms without progress must not move the
+ * deadline past the no-progress bound either (found by tests/fuzz/fuzz_rx). */
+static void arm(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now)
+{
+    xport_arm(p, cfg, now);
+    clamp(p, cfg);
 }
 
 uint32_t xport_on_ack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t ack, uint32_t now,

@@ -258,6 +258,7 @@ static void cmd_start(const struct nic_cmd *c)
         }
         cmd_stats_buf = ncp.c.s;
         xlate_stats(cmd_stats_buf.cache);
+        xlate_miss_stats(&cmd_stats_buf);
         cmd_stats_buf.db_dropped =
             nic_field(nic_rd(NIC_DOORBELL_BASE, NIC_DOORBELL_STATUS), NIC_DOORBELL_STATUS_OVERFLOW);
         cmd_stats_buf.db_coalesced = nic_rd(NIC_DOORBELL_BASE, NIC_DOORBELL_COALESCED);

@@ -439,6 +439,8 @@ int32_t xlate_static_load(uint8_t cache, uint16_t pid, uint32_t line, const void
 void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n);
 uint32_t xlate_line_bytes(uint8_t cache);
 void xlate_stats(struct nic_cache_stats *out);
+/* The miss table's counters into the NIC statistics (miss_requests, miss_reposts, miss_table_full). */
+void xlate_miss_stats(struct nic_stats *s);
 uint32_t xlate_lookup_bytes(void);
 void xlate_geom(struct nic_cache_geom *g);
 void xlate_post_held(void);
@@ -492,10 +494,13 @@ static inline enum xl_result xlate_target(uint16_t pid, uint32_t buf, const stru
 
 /* Geometry as compile-time constants, for the inlined hit path (lkc_lookup_k). */
 #define XL_LOG2(x) ((uint8_t)__builtin_ctz(x))
-#define GEOM(C, L, A, E) XL_LOG2((C) / ((L) * (A))), XL_LOG2(A), XL_LOG2(L), (E)
-#define VMH_GEOM GEOM(VMH_C, VMH_L, VMH_A, 0u)
-#define CBH_GEOM GEOM(CBH_C, CBH_L, CBH_A, 3u)
-#define PCH_GEOM GEOM(PCH_C, PCH_L, PCH_A, 0u)
+#define GEOM(C, L, A, E, S) XL_LOG2((C) / ((L) * (A))), XL_LOG2(A), XL_LOG2(L), (E), (S)
+/* salted (lkc_set_k): VMH and CBH; not the PCH when its line is the pid itself (L = 1): pid mod
+ * sets already spreads consecutive pids, a salt would only make them collide */
+#define PCH_SALTED (PCH_L > 1u)
+#define VMH_GEOM GEOM(VMH_C, VMH_L, VMH_A, 0u, 1u)
+#define CBH_GEOM GEOM(CBH_C, CBH_L, CBH_A, 3u, 1u)
+#define PCH_GEOM GEOM(PCH_C, PCH_L, PCH_A, 0u, PCH_SALTED)
 
 
 /*
@@ -519,7 +524,7 @@ static inline __attribute__((always_inline)) int xlate_vmemo_scan(uint16_t pid, 
 {
     struct xlate_vmemo *m = &xlate_vmemo[path & 1u];
     struct lkc *c = &ncp_cache[NIC_CACHE_VMH];
-    struct lkc_way *way = lkc_find_way_k(c, pid, line, XL_LOG2(VMH_C / (VMH_L * VMH_A)), XL_LOG2(VMH_A));
+    struct lkc_way *way = lkc_find_way_k(c, pid, line, XL_LOG2(VMH_C / (VMH_L * VMH_A)), XL_LOG2(VMH_A), 1u);
 
     if (!way)
         return 0;

@@ -405,7 +405,11 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     if (!pkt_is_sequenced(h.type))
         return 0;
     struct xport_peer *x = &ncp.peer[h.src].x;
-    switch (xport_rx_classify(x, h.seq, h.flags, &nack)) {
+    uint32_t resyncs_bad = x->st.resyncs_bad;
+    enum xport_rx_verdict v = xport_rx_classify(x, h.seq, h.flags, &nack);
+    if (x->st.resyncs_bad != resyncs_bad)
+        ncp_sat_inc(&ncp.c.s.resyncs_bad);
+    switch (v) {
     case XP_RX_DUP:
         ncp_sat_inc(&ncp.c.s.dup_packets);
         return 0;
@@ -530,14 +534,22 @@ static __attribute__((noinline)) void resp_data_done(uint32_t ridx, uint8_t err)
  * timeout; a DMA that keeps failing ends in the sender's give-up (NIC_ST_UNREACHABLE), never in a
  * completion that counts the bytes.
  */
-static __attribute__((noinline)) void rx_data_failed(struct ncp_peer *pp, uint32_t seq)
+static __attribute__((noinline)) void rx_data_failed(struct ncp_peer *pp, uint32_t seq, uint8_t kind, uint8_t err)
 {
-    ncp_sat_inc(&ncp.c.s.rx_dma_errors);
-    if (seq_lt(seq, pp->x.expected)) {
-        pp->x.expected = seq;
-        pp->x.nack_valid = 0;
-        pp->x.ack_pending = 1;
+    if (err && kind == DK_RX) {
+        ncp_sat_inc(&ncp.c.s.rx_dma_errors);
+        if (seq_lt(seq, pp->x.expected)) {
+            pp->x.expected = seq;
+            pp->x.nack_valid = 0;
+            pp->x.ack_pending = 1;
+        }
+        pp->rx_err = 1;
     }
+    /* nothing from the failed packet on counts until it is accepted again */
+    if (seq_lt(pp->ack_val, seq + 1u) && seq_lt(seq, pp->x.expected))
+        pp->ack_val = seq + 1u;
+    if (pp->rx_dma_pending == 0)
+        pp->rx_err = 0; /* drained: ack_val = expected from here (recv_dma_done) */
 }
 
 void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
@@ -550,11 +562,12 @@ void recv_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
     NCP_ASSERT(NCP_MOD_RECV, 1, ridx < RX_N && ncp.rx_busy[ridx] && pp->rx_dma_pending > 0);
     ncp.rx_busy[ridx] = 0;
     pp->rx_dma_pending--;
-    if (err && kind == DK_RX)
-        rx_data_failed(pp, seq);
     /* DMAs complete in order: everything up to this packet is in host memory (unless a DMA
-     * before it failed: then `expected` went back to that one, and nothing from there counts) */
-    if (seq_lt(pp->ack_val, seq + 1u) && seq_lt(seq, pp->x.expected))
+     * before it failed: then `expected` went back to that one, and nothing from there counts
+     * until the packets are accepted again: rx_data_failed, while pp->rx_err) */
+    if (__builtin_expect(err | pp->rx_err, 0))
+        rx_data_failed(pp, seq, kind, err);
+    else if (seq_lt(pp->ack_val, seq + 1u))
         pp->ack_val = seq + 1u;
     if (pp->rx_dma_pending == 0) {
         pp->ack_val = pp->x.expected;

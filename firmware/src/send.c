@@ -705,11 +705,10 @@ static int serve_ep(uint8_t epi)
             }
             if (r == 0)
                 progress = 1;
-            if (ep->cur < 0) {
-                if (r == 0)
-                    continue; /* failed at once: retired; the next entry */
-                return progress;
-            }
+            if (ep->cur < 0)
+                return progress; /* failed at once (retired) or no operation free: a malformed
+                                    entry ends the endpoint's turn, so a stream of them costs the
+                                    others one entry per pass, not four (issue 18, item 7) */
         }
         struct ncp_op *o = &ncp.op[ep->cur];
         struct ncp_peer *pp = &ncp.peer[o->rnode];
@@ -922,12 +921,14 @@ void send_tick(void)
     for (uint32_t m = w->peer_tx & ncp_peer_mask(); m; m &= m - 1) { /* the others: una == nxt */
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
         struct xport_peer *x = &ncp.peer[p].x;
-        uint32_t timeouts = x->st.timeouts;
+        uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
         enum xport_tick_action t = xport_tick(x, &ncp_xcfg, ncp.now);
         if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
             ncp_sat_inc(&ncp.c.s.timeouts);
         if (t == XP_TICK_GIVEUP) {
             uint32_t marks = 0;
+            if (x->st.stall_giveups != stalls)
+                ncp_sat_inc(&ncp.c.s.stall_giveups); /* the no-progress bound, not the retry limit */
             for (uint32_t s = x->una; s != x->nxt; s++)
                 send_on_giveup(p, xport_cookie(x, s), &marks);
             xport_giveup(x);

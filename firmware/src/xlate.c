@@ -23,9 +23,9 @@
 #define SEEN_LOG2 11u
 
 static const struct lkc_cfg cfg[NIC_CACHE__COUNT] = {
-    {"VMH", LOG2(VMH_C / (VMH_L * VMH_A)), LOG2(VMH_A), LOG2(VMH_L), 0, EPOCH_LOG2, SEEN_LOG2},
-    {"CBH", LOG2(CBH_C / (CBH_L * CBH_A)), LOG2(CBH_A), LOG2(CBH_L), 3, EPOCH_LOG2, SEEN_LOG2},
-    {"PCH", LOG2(PCH_C / (PCH_L * PCH_A)), LOG2(PCH_A), LOG2(PCH_L), 0, EPOCH_LOG2, SEEN_LOG2},
+    {"VMH", LOG2(VMH_C / (VMH_L * VMH_A)), LOG2(VMH_A), LOG2(VMH_L), 0, EPOCH_LOG2, SEEN_LOG2, 1},
+    {"CBH", LOG2(CBH_C / (CBH_L * CBH_A)), LOG2(CBH_A), LOG2(CBH_L), 3, EPOCH_LOG2, SEEN_LOG2, 1},
+    {"PCH", LOG2(PCH_C / (PCH_L * PCH_A)), LOG2(PCH_A), LOG2(PCH_L), 0, EPOCH_LOG2, SEEN_LOG2, PCH_SALTED},
 };
 
 #define LOOKUP __attribute__((section(".lookup"), aligned(16)))
@@ -78,6 +78,13 @@ extern char __lookup_start[], __lookup_end[]; /* linker/ncp.ld */
 uint32_t xlate_lookup_bytes(void)
 {
     return (uint32_t)(__lookup_end - __lookup_start);
+}
+
+void xlate_miss_stats(struct nic_stats *s)
+{
+    s->miss_requests = misses.st.recorded;
+    s->miss_reposts = misses.st.expired;
+    s->miss_table_full = misses.st.full;
 }
 
 void xlate_stats(struct nic_cache_stats *out)

@@ -89,9 +89,10 @@ struct nic_cmd {
     uint32_t d;
 };
 
-/* FILL flags (nic_cmd.c). NIC_FILL_CURRENT: a prefill the driver issues on its own (a process's PCH
- * line at EP_OPEN, a buffer's CBH line at registration), not an answer to a miss: installed at the
- * line's current epoch. Safe because the NCP runs commands in ring order and the driver builds the
+/* FILL flags (nic_cmd.c). NIC_FILL_CURRENT: installed at the line's current epoch, not the epoch in
+ * the command: a prefill the driver issues on its own (a process's PCH line at EP_OPEN, a buffer's
+ * CBH line at registration), and since issue 18 the driver's answer to a miss too (a miss's epoch
+ * went stale whenever the driver evicted another line of the same pid while the miss waited). Safe because the NCP runs commands in ring order and the driver builds the
  * image and queues the FILL under the lock that orders its INVALIDATEs: no invalidation of that
  * line can fall between the image and the fill. An NCP of ABI 1.0 ignores the flag and rejects
  * the fill (epoch 0 is stale after the registration's invalidation): only a missed prefill. */
@@ -255,7 +256,11 @@ struct nic_stats {
     uint32_t rx_dma_errors; /* received data whose host DMA failed: not acknowledged, resent */
     uint32_t void_fails;    /* operations failed because a segment went VOID (no data) */
     uint32_t reserved_xport[7];
-    uint32_t reserved_xlate[8];  /* translation liveness (fills, miss errors) */
+    /* translation liveness (issue 18) */
+    uint32_t miss_requests;      /* miss requests recorded (one per (cache, pid, line) outstanding) */
+    uint32_t miss_reposts;       /* posted misses the host did not answer within 10 ms, posted again */
+    uint32_t miss_table_full;    /* misses not recorded, the table full (packet dropped / request parked) */
+    uint32_t reserved_xlate[5];
     /* host interface (ABI 2.0) */
     uint32_t local_refused;      /* requests whose local range failed the NCP's check (lbuf) */
     uint32_t close_busy;         /* EP_CLOSE answered NIC_ST_BUSY: the endpoint's packets in flight */

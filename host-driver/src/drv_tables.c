@@ -785,7 +785,12 @@ static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
                 rc = NICDRV_ETIMEDOUT;
                 break;
             }
-            if (d->host.sleep(d->host.ctx, CLOSE_RETRY_CYCLES) == NICDRV_ECANCELED) {
+            /* the table lock is released while waiting: other processes' misses and calls go on
+             * (this process makes no other call meanwhile: calls of a process are not re-entrant) */
+            drv_unlock(d, &d->tbl_lock);
+            int sl = d->host.sleep(d->host.ctx, CLOSE_RETRY_CYCLES);
+            drv_lock(d, &d->tbl_lock);
+            if (sl == NICDRV_ECANCELED) {
                 rc = NICDRV_ECANCELED;
                 break;
             }

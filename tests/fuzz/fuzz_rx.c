@@ -17,7 +17,9 @@
  * - transport, sender: una <= rexmit <= nxt and nxt - una <= XP_WIN at every step; an ACK
  *   acknowledges only packets in flight, in order, each cookie exactly once, starting at the old
  *   una; resends are of packets in flight with their own cookie; after a give-up nothing is in
- *   flight; every pushed packet ends acknowledged, failed by a give-up, or still in flight.
+ *   flight; every pushed packet ends acknowledged, failed by a give-up, or still in flight; a
+ *   connection with packets in flight and no progress (a push into an empty window, an ACK that
+ *   moved una) for xport_giveup_span() gives up at the next tick, whatever NACKs came.
  * - a frame from one source changes no other peer's connection state.
  * - transport, receiver: NEW only for the expected sequence number of a synced peer, DUP only
  *   before it, GAP only after it (or before the first sync); `expected` moves only by an accept
@@ -44,17 +46,6 @@
 #define FUZZ_MTU 4096u
 #endif
 #define PEERS 16u /* NCP_MAX_PEERS default: frames from a source beyond are dropped (recv.c) */
-
-/* The transport's API with 64-bit window cookies, a per-connection token in the header and the
- * receiver's initial sequence number given at init (XP_ISN_UNKNOWN defined), or the earlier one
- * (32-bit cookies, one ISN): the target builds against either. */
-#ifdef XP_ISN_UNKNOWN
-typedef xport_cookie_t fz_cookie;
-#define FZ_INIT(p, tx, rx_known) xport_init((p), (tx), (rx_known) ? (uint64_t)(tx) ^ 0x5555u : XP_ISN_UNKNOWN)
-#else
-typedef uint32_t fz_cookie;
-#define FZ_INIT(p, tx, rx_known) ((void)(rx_known), xport_init((p), (tx)))
-#endif
 
 #define CHECK(c)                                                                          \
     do {                                                                                  \
@@ -100,7 +91,8 @@ static uint32_t rd32(struct in *in)
 struct mpeer {
     /* sender */
     uint32_t una, nxt;
-    fz_cookie cookie[XP_WIN];
+    uint32_t progress_at; /* last progress: a push into an empty window, an ACK that moved una */
+    xport_cookie_t cookie[XP_WIN];
     /* receiver */
     uint32_t nacked;
     int nack_valid;
@@ -110,7 +102,7 @@ static struct xport_peer xp[PEERS];
 static struct mpeer mp[PEERS];
 static struct xport_cfg cfg;
 static uint32_t now, pushed, acked, failed;
-static fz_cookie next_cookie;
+static xport_cookie_t next_cookie;
 
 /* ---- miss table and its model ---- */
 #define MISS_N 8u
@@ -227,15 +219,19 @@ static void on_acked(unsigned i, uint32_t old_una, uint32_t first, uint32_t n)
     }
     m->una += n;
     acked += n;
+    if (n)
+        m->progress_at = now;
 }
 
 static void push(unsigned i, unsigned count)
 {
     for (unsigned k = 0; k < count && xport_has_room(&xp[i]); k++) {
+        if (mp[i].una == mp[i].nxt)
+            mp[i].progress_at = now;
         uint32_t seq = xport_tx_push(&xp[i], &cfg, next_cookie, now);
         CHECK(seq == mp[i].nxt);
         mp[i].cookie[seq & (XP_WIN - 1u)] = next_cookie;
-        next_cookie = (fz_cookie)(next_cookie * 0x9E3779B97F4A7C15ull + 1u); /* all bits vary, unique */
+        next_cookie = (xport_cookie_t)(next_cookie * 0x9E3779B97F4A7C15ull + 1u); /* all bits vary, unique */
         mp[i].nxt++;
         pushed++;
     }
@@ -244,7 +240,7 @@ static void push(unsigned i, unsigned count)
 static void resend(unsigned i, unsigned max)
 {
     uint32_t seq;
-    fz_cookie ck;
+    xport_cookie_t ck;
     for (unsigned k = 0; k < max && xport_rexmit_next(&xp[i], &seq, &ck); k++) {
         CHECK(seq - mp[i].una < mp[i].nxt - mp[i].una); /* in flight */
         CHECK(ck == mp[i].cookie[seq & (XP_WIN - 1u)]);
@@ -253,7 +249,15 @@ static void resend(unsigned i, unsigned max)
 
 static void tick(unsigned i)
 {
-    switch (xport_tick(&xp[i], &cfg, now)) {
+    /* the no-progress bound: whatever ACKs, NACKs and timeouts came, a connection with packets in
+     * flight and no progress for xport_giveup_span() gives up at the next tick */
+    int due = mp[i].una != mp[i].nxt && seq_le(mp[i].progress_at + xport_giveup_span(&cfg), now);
+    enum xport_tick_action a = xport_tick(&xp[i], &cfg, now);
+    if (due && a != XP_TICK_GIVEUP)
+        fprintf(stderr, "fuzz_rx: peer %u: no progress since %u, now %u, span %u, deadline %u: not given up\n", i,
+                mp[i].progress_at, now, xport_giveup_span(&cfg), xp[i].deadline);
+    CHECK(!due || a == XP_TICK_GIVEUP);
+    switch (a) {
     case XP_TICK_NONE:
         break;
     case XP_TICK_RETRANSMIT:
@@ -287,12 +291,8 @@ static void ref_decode(const uint8_t *f, struct pkt_hdr *h)
     h->reason = (uint16_t)(f[22] | f[23] << 8);
     h->buf = LE32(24);
     h->key = LE32(28);
-#ifdef XP_ISN_UNKNOWN
     h->token = LE32(32);
     h->status = (int32_t)LE32(44); /* word 11: xlen or status, both decoded */
-#else
-    h->status = (int32_t)LE32(32);
-#endif
     h->off = (uint64_t)LE32(36) | (uint64_t)LE32(40) << 32;
     h->xlen = LE32(44);
 #undef LE32
@@ -303,11 +303,7 @@ static int same_hdr(const struct pkt_hdr *a, const struct pkt_hdr *b)
     return a->dst == b->dst && a->src == b->src && a->type == b->type && a->flags == b->flags &&
            a->len == b->len && a->seq == b->seq && a->ack == b->ack && a->op == b->op && a->pid == b->pid &&
            a->reason == b->reason && a->buf == b->buf && a->key == b->key && a->status == b->status &&
-           a->off == b->off && a->xlen == b->xlen
-#ifdef XP_ISN_UNKNOWN
-           && a->token == b->token
-#endif
-        ;
+           a->off == b->off && a->xlen == b->xlen && a->token == b->token;
 }
 
 static void check_parsed(const uint8_t *f, uint32_t len, uint16_t me, uint16_t nodes, enum pkt_err e,
@@ -448,8 +444,9 @@ static void frame_peer(unsigned i, const struct pkt_hdr *hp, struct xport_peer *
             m->nack_valid = 0;
         }
         break;
-    case XP_RX_DUP:
-        CHECK(x->synced && seq_lt(h.seq, x->expected) && !nack && x->ack_pending);
+    case XP_RX_DUP: /* before expected, or exactly 2^31 away (unordered) */
+        CHECK(x->synced && (seq_lt(h.seq, x->expected) || h.seq - x->expected == 0x80000000u) && !nack &&
+              x->ack_pending);
         break;
     case XP_RX_GAP:
         CHECK(!x->synced || seq_lt(x->expected, h.seq));
@@ -488,7 +485,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(mp, 0, sizeof mp);
     for (unsigned i = 0; i < PEERS; i++) {
         uint32_t isn = (uint32_t)(i * 0x9E3779B9u) ^ now;
-        FZ_INIT(&xp[i], isn, rx_known);
+        xport_init(&xp[i], isn, rx_known ? (uint64_t)(isn ^ 0x5555u) : XP_ISN_UNKNOWN);
         mp[i].una = mp[i].nxt = isn;
     }
     miss_init(&misses, miss_store, MISS_N, 1u + rd16(&in));
@@ -542,8 +539,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 4: /* resends */
             resend(peer, 1u + rd8(&in) % XP_WIN);
             break;
-        case 5: /* the timer of one peer, at its deadline */
-            if (xp[peer].una != xp[peer].nxt)
+        case 5: /* the timer of one peer, at its deadline (time never goes back) */
+            if (xp[peer].una != xp[peer].nxt && seq_lt(now, xp[peer].deadline))
                 now = xp[peer].deadline;
             tick(peer);
             break;

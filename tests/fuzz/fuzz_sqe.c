@@ -11,7 +11,7 @@
  *   them, reading the raw little-endian bytes at the ABI's offsets, must give the same verdict
  *   and the same first failed rule;
  * - the verdict is NIC_ST_OK or NIC_ST_BAD_DESC, and the rule reported agrees with it;
- * - fields that carry no rule (rkey, rpid, wr_id) never change the verdict;
+ * - fields that carry no rule (rkey, rpid, wr_id, lbuf) never change the verdict;
  * - an accepted entry is safe to turn into an operation: 1 <= len <= NIC_MAX_XFER, the local
  *   range [laddr, laddr + len) lies below 2^44 without wrapping, the remote node is a peer of
  *   the table other than this node, the buffer id fits the wire's 24 bits;
@@ -36,11 +36,10 @@
         }                                                                                  \
     } while (0)
 
-/* The reference knows the fields of these layouts: reserved1 at 44 (ABI 2.0 as first cut), or at
- * 48 after `lbuf` (a local buffer handle, checked against the CBH after validation, so no rule
- * here: its 4 bytes are free). Any other change needs its rule here too. */
-_Static_assert(sizeof(struct nic_sq_entry) == 64 && (offsetof(struct nic_sq_entry, reserved1) == 44 ||
-                                                     offsetof(struct nic_sq_entry, reserved1) == 48),
+/* The reference knows the fields of this layout (lbuf, the local buffer handle, has no rule here:
+ * send.c checks it against the CBH afterwards). A changed entry needs its rule here too. */
+_Static_assert(sizeof(struct nic_sq_entry) == 64 && offsetof(struct nic_sq_entry, lbuf) == 44 &&
+                   offsetof(struct nic_sq_entry, reserved1) == 48,
                "struct nic_sq_entry changed: update the reference rules in tests/fuzz/fuzz_sqe.c");
 
 void ncp_on_assert(unsigned module, unsigned id)
@@ -127,6 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     f.rpid = (uint16_t)~f.rpid;
     f.wr_id_lo = ~f.wr_id_lo;
     f.wr_id_hi ^= 0x80000001u;
+    f.lbuf = ~f.lbuf;
     enum sqe_rule why2 = SQE__RULES;
     CHECK(sqe_validate(&f, &lim, &why2) == st && why2 == why);
 

@@ -2,7 +2,8 @@
 """mkcorpus.py: writes the seed corpus of the fuzz targets (tests/fuzz/corpus/<target>/seed-*).
 
 The seeds are committed; rerun this after a change of an input format (docs/fuzzing.md) and
-commit the result. Formats: the comments at the top of fuzz_rx.c and fuzz_sqe.c.
+commit the result. Formats: the comments at the top of fuzz_rx.c and fuzz_sqe.c. Files named
+regress-* in the corpus are reproducers of bugs the fuzzers found: this script leaves them.
 """
 import os
 import struct
@@ -78,6 +79,12 @@ def rx_seeds():
         frame(w(flags=F_VOID, seq=steer_seq(0), buf=3) , src),                   # void
         frame(w(length=64, seq=steer_seq(0), buf=3) + bytes(64), src, refuse=True),
     ])
+    s["write-known-isn"] = rx_config(jitter=0x82) + b"".join([   # receivers start synchronised
+        frame(w(length=32, seq=steer_seq(0), buf=3) + bytes(32), src),
+        frame(w(length=32, seq=steer_seq(0), buf=3) + bytes(32), src),
+        frame(w(flags=F_RESYNC, length=32, seq=steer_seq(-2), buf=3) + bytes(32), src),  # backward
+        frame(w(length=32, seq=steer_seq(1), buf=3) + bytes(32), src),
+    ])
     s["read-req-and-resp"] = rx_config(nodes=3, me=2) + b"".join([
         frame(hdr(2, 0, READ_REQ, flags=F_RESYNC, seq=5, buf=1, key=2, xlen=8192, off=4096), 0, steer=False),
         frame(hdr(2, 0, READ_REQ, seq=steer_seq(0), buf=1, xlen=1), 0),
@@ -139,9 +146,10 @@ def rx_seeds():
 
 
 def sqe(op=1, flags=1, rnode=1, length=4096, laddr=0x7000001000, rbuf=3, rpid=0x1234, res0=0,
-        roff=0x10, rkey=0xCAFEF00D, wr_id=0x200000001, res1=(0, 0, 0, 0, 0), view=(0, 0, 2, 0, 16)):
-    e = struct.pack("<BBHIIIIHHIIIII5I", op, flags, rnode, length, laddr & 0xFFFFFFFF, laddr >> 32, rbuf,
-                    rpid, res0, roff & 0xFFFFFFFF, roff >> 32, rkey, wr_id & 0xFFFFFFFF, wr_id >> 32, *res1)
+        roff=0x10, rkey=0xCAFEF00D, wr_id=0x200000001, lbuf=5, res1=(0, 0, 0, 0), view=(0, 0, 2, 0, 16)):
+    e = struct.pack("<BBHIIIIHHIIIIII4I", op, flags, rnode, length, laddr & 0xFFFFFFFF, laddr >> 32, rbuf,
+                    rpid, res0, roff & 0xFFFFFFFF, roff >> 32, rkey, wr_id & 0xFFFFFFFF, wr_id >> 32, lbuf,
+                    *res1)
     assert len(e) == 64
     return e + bytes(view)
 
@@ -163,7 +171,8 @@ def sqe_seeds():
         "rnode-beyond": sqe(rnode=4, view=(0, 0, 2, 0, 16)),
         "rbuf-24bit": sqe(rbuf=(1 << 24)),
         "reserved0": sqe(res0=1),
-        "reserved1": sqe(res1=(0, 0, 0, 0, 0x80000000)),
+        "reserved1": sqe(res1=(0, 0, 0, 0x80000000)),
+        "lbuf-any": sqe(lbuf=0xFFFFFFFF),
         "raw-view": sqe(view=(5, 0, 200, 0, 0x90)),
     }
 

@@ -25,7 +25,7 @@ static uint32_t seen[64];
 int main(void)
 {
     static const struct lkc_cfg cfgs[3] = {
-        {"A2", 7, 1, 6, 0, 7, 11}, {"A4", 6, 2, 6, 0, 7, 11}, {"A8", 5, 3, 6, 0, 7, 11}};
+        {"A2", 7, 1, 6, 0, 7, 11, 1}, {"A4", 6, 2, 6, 0, 7, 11, 1}, {"A8", 5, 3, 6, 0, 7, 11, 1}};
     uint32_t a4 = 0;
 
     for (unsigned k = 0; k < 3; k++) {

@@ -26,7 +26,7 @@ target_include_directories(fw_ncp_bench_fast PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
 # Error paths with every cache line installed first (tests/fw/ncp_fwhost.h): host DMA errors while
 # loading packet data (docs/firmware.md "Host DMA errors"), and the initiator's read timeout.
-foreach(t dma_errors read_timeout)
+foreach(t dma_errors read_timeout stale void)
   ncp_image(fw_ncp_${t} ${NIC_SOURCE_DIR}/tests/fw/ncp_${t}.c)
   target_link_libraries(fw_ncp_${t} PRIVATE ncp_core)
   target_include_directories(fw_ncp_${t} PRIVATE ${NIC_SOURCE_DIR}/tests/fw)

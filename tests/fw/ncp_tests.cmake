@@ -40,3 +40,11 @@ add_test(NAME fw.ncp.rdma_faults_nonack
          COMMAND ${NICRUN} --nodes 2 --seed 2 --drop 0.1 --corrupt 0.05 --duplicate 0.05 --delay 0.1
                  --max-cycles 100000000 ${CMAKE_BINARY_DIR}/fw-nonack/fw_ncp_rdma.img)
 set_tests_properties(fw.ncp.read_timeout_static fw.ncp.read_timeout_nonack fw.ncp.rdma_faults_nonack PROPERTIES LABELS fw)
+# Late responses of a flushed read are discarded and counted, never taken by a later read in the
+# same operation slot (issue 18 item 1: wide operation id generations, responses matched).
+add_test(NAME fw.ncp.stale COMMAND ${NICRUN} --nodes 2 --max-cycles 100000000 ${NCP_FW_DIR}/fw_ncp_stale.img)
+set_tests_properties(fw.ncp.stale PROPERTIES LABELS fw)
+# A write whose source is deregistered while its lost segments await resending fails BAD_HANDLE:
+# its VOID resends never count as delivered (issue 18 item 2).
+add_test(NAME fw.ncp.void COMMAND ${NICRUN} --nodes 2 --max-cycles 100000000 ${NCP_FW_DIR}/fw_ncp_void.img)
+set_tests_properties(fw.ncp.void PROPERTIES LABELS fw)

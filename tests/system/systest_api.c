@@ -5,12 +5,13 @@
  * publishes (node, pid, handle, key). The unpinned-DMA oracle is armed; nothing may stay pinned.
  *
  *   order SEED   4 nodes, faults on every link (drops, corruption, duplication, delay): 240
- *                writes and reads to 3 peers, 1 B .. 8 KiB, misaligned, 30 % unsignalled, each
- *                into its own slot; posted without polling until NIC_EQFULL, then drained. Every
- *                signalled request completes exactly once, in request order, unsignalled ones
- *                never; at each completion every earlier request's bytes (any peer, signalled or
- *                not) are in place; nic_outstanding ends at 0; the library's checks stay 0.
- *   close SEED   a slow (400 Mb/s), lossy (5 % drops both ways) link to node 1: 32 writes of
+ *                writes and reads to 3 peers, 1 B .. 8 KiB, misaligned, 30 % unsignalled, 1 in 12
+ *                with a wrong key, each into its own slot; posted without polling until NIC_EQFULL,
+ *                then drained. Every signalled or failed request completes exactly once, in request
+ *                order, with its status; unsignalled successes never; at each completion every
+ *                earlier request is done (bytes in place, or for a refused one nothing moved), to
+ *                any peer, signalled or not; nic_outstanding ends at 0; the library's checks stay 0.
+ *   close SEED   a slow (800 Mb/s), lossy (5 % drops both ways) link to node 1: 32 writes of
  *                8 KiB in flight (the target's translations warm), then nic_ep_close (and, second
  *                round, nic_dev_close). When the call returns, the target buffer is snapshotted;
  *                4 ms later it is unchanged, though frames were queued in the switch at the close.
@@ -24,6 +25,11 @@
  *                its end (same page), before its start, a buffer not registered and a missing
  *                local right each complete with their status, the NCP counts them, and nothing
  *                moves at the target or locally.
+ *   events SEED  event-ring stress: an 8-entry event ring (256 bytes) on both drivers, translation
+ *                prefill off, 6 processes on node 0, each with 4 buffers in their own VMH lines,
+ *                writing to node 1 and asking for the NIC's counters (commands) all along: every
+ *                write verified, every command answered, the ring wrapped more than 50 times, no
+ *                driver declared the device dead.
  *
  * Exit: 0 pass, 1 fail.
  */
@@ -46,7 +52,7 @@
 #define RD_SRC (1u << 20) /* reads come from [RD_SRC, +SLOT) of a target: never written */
 #define WAITC 200000000ull
 
-enum mode { M_ORDER, M_CLOSE, M_STORM, M_LOCAL, M__N };
+enum mode { M_ORDER, M_CLOSE, M_STORM, M_LOCAL, M_EVENTS, M__N };
 
 struct run {
     enum mode mode;
@@ -63,6 +69,7 @@ struct run {
     unsigned published, probed;
     int may_close;
     int storm_on;
+    unsigned ev_done;
 };
 
 struct prog {
@@ -234,14 +241,26 @@ static void finish_a(struct prog *p)
 
 /* Request k of the order mode: what, where. */
 struct req {
-    int write, signaled;
+    int write, signaled, bad; /* bad: a wrong key (fails NIC_WC_KEY, reported even unsignalled) */
     unsigned peer;
     uint32_t len, loff, roff;
 };
 
 static int verify_req(struct run *r, struct ctx *c, const struct req *q, uint8_t *buf)
 {
-    if (q->write) { /* the target slot holds the source bytes */
+    if (q->bad && q->write) { /* refused: the target slot still holds the target's own pattern */
+        if (os_read(os_of(r, q->peer), r->tpid[q->peer], VA_T + q->roff, buf, q->len))
+            return -1;
+        for (uint32_t i = 0; i < q->len; i++)
+            if (buf[i] != tbyte(q->peer, q->roff + i))
+                return -1;
+    } else if (q->bad) { /* refused read: the local slot untouched */
+        if (os_read(c->os, c->pid, VA_L + q->loff, buf, q->len))
+            return -1;
+        for (uint32_t i = 0; i < q->len; i++)
+            if (buf[i] != lbyte(q->loff + i))
+                return -1;
+    } else if (q->write) { /* the target slot holds the source bytes */
         if (os_read(os_of(r, q->peer), r->tpid[q->peer], VA_T + q->roff, buf, q->len))
             return -1;
         for (uint32_t i = 0; i < q->len; i++)
@@ -268,6 +287,7 @@ static void a_order(struct prog *p)
     struct nic_lib_counters lc;
     uint64_t s = r->seed * 977 + 1;
     uint32_t posted = 0, next_verify = 0, expect_min = 0, nrep = 0, want = 0, eqfull = 0, maxrun = 0, run = 0;
+    uint32_t nbad = 0;
 
     memset(&c, 0, sizeof c);
     CHECK(probe_a(p) == 0);
@@ -277,11 +297,12 @@ static void a_order(struct prog *p)
     for (uint32_t k = 0; k < OR_N; k++) {
         q[k].write = rnd(&s) % 4 != 0;
         q[k].signaled = k == OR_N - 1 || rnd(&s) % 10 >= 3;
+        q[k].bad = k != OR_N - 1 && rnd(&s) % 12 == 0;
         q[k].peer = 1 + k % (r->nodes - 1);
         q[k].len = 1 + rnd(&s) % (SLOT - 64);
         q[k].loff = k * SLOT + rnd(&s) % 61;
         q[k].roff = q[k].write ? (k / (r->nodes - 1)) * SLOT + rnd(&s) % 61 : RD_SRC + rnd(&s) % 61;
-        want += q[k].signaled;
+        want += q[k].signaled || q[k].bad;
     }
     while (nrep < want) {
         unsigned naps = 0;
@@ -290,7 +311,7 @@ static void a_order(struct prog *p)
             struct nic_wr wr = { .local_va = VA_L + e->loff, .len = e->len, .remote_offset = e->roff,
                                  .wr_id = posted, .signaled = e->signaled };
             const struct nic_mr *m = &r->pub[e->peer];
-            wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };
+            wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey ^ (e->bad ? 0x5A5A5A5Au : 0) };
             int rc = e->write ? nic_post_write(c.dev, c.ep, &wr) : nic_post_read(c.dev, c.ep, &wr);
             if (rc == NIC_EQFULL) {
                 eqfull++;
@@ -311,13 +332,14 @@ static void a_order(struct prog *p)
         int n = 1 + nic_poll(c.dev, c.ep, wc + 1, 63);
         for (int i = 0; i < n; i++) {
             uint64_t id = wc[i].wr_id;
-            if (id >= posted || reported[id] || !q[id].signaled || id < expect_min) {
+            if (id >= posted || reported[id] || !(q[id].signaled || q[id].bad) || id < expect_min) {
                 fprintf(stderr, "systest_api: order: completion wr_id %" PRIu64 " (%s): posted %u, expected >= %u\n",
                         id, nic_wc_status_str(wc[i].status), posted, expect_min);
                 CHECK(0);
             }
-            CHECK(wc[i].status == NIC_WC_SUCCESS);
-            CHECK(wc[i].bytes == q[id].len && wc[i].op == (q[id].write ? NIC_OP_RDMA_WRITE : NIC_OP_RDMA_READ));
+            CHECK(wc[i].status == (q[id].bad ? NIC_WC_KEY : NIC_WC_SUCCESS));
+            CHECK((q[id].bad || wc[i].bytes == q[id].len) && wc[i].op == (q[id].write ? NIC_OP_RDMA_WRITE : NIC_OP_RDMA_READ));
+            nbad += q[id].bad;
             reported[id] = 1;
             nrep++;
             expect_min = (uint32_t)id + 1;
@@ -340,9 +362,10 @@ static void a_order(struct prog *p)
     {
         struct nic_stats st;
         CHECK_RC(nicdrv_nic_stats(c.drv, &st), NICDRV_OK);
-        printf("systest_api: order: %u requests to %u peers, %u completions, longest run without polling %u, "
-               "EQFULL %u; retransmits %u, completions held for earlier requests %u\n",
-               OR_N, r->nodes - 1, nrep, maxrun, eqfull, st.retransmits, st.retire_waits);
+        printf("systest_api: order: %u requests to %u peers, %u completions (%u KEY errors), longest run without "
+               "polling %u, EQFULL %u; retransmits %u, completions held for earlier requests %u\n",
+               OR_N, r->nodes - 1, nrep, nbad, maxrun, eqfull, st.retransmits, st.retire_waits);
+        CHECK(nbad > 0);
         CHECK(maxrun > 32 && eqfull > 0); /* more posts than send queue slots between polls: the stash kept them */
     }
     CHECK_RC(nic_dev_close(c.dev), NIC_OK);
@@ -371,10 +394,12 @@ static void a_close(struct prog *p)
     tos = os_of(r, 1);
     for (int round = 0; round < 2; round++) {
         CHECK(open_proc(r, &c, VA_L, L_LEN) == 0);
-        for (uint64_t src = 0; src <= (1u << 20); src += 1u << 20) {
+        for (int w = 0; w < 2; w++) {
             /* warm both sides' translations on a clean link, so that the writes below go at once and
-             * land on first arrival; then the target holds bytes none of them carries */
-            struct nic_wr wr = { .local_va = VA_L + src, .len = CL_N * CL_LEN, .wr_id = 7777, .signaled = 1 };
+             * land on first arrival: one byte from their source line, then the whole target range
+             * from elsewhere (the target then holds bytes none of them carries) */
+            struct nic_wr wr = { .local_va = w ? VA_L + (1u << 20) : VA_L, .len = w ? CL_N * CL_LEN : 1,
+                                 .wr_id = 7777, .signaled = 1 };
             wr.remote = (struct nic_remote){ r->pub[1].node, r->pub[1].pid, r->pub[1].handle, r->pub[1].rkey };
             CHECK_RC(nic_post_write(c.dev, c.ep, &wr), NIC_OK);
             CHECK_RC(nic_wait(c.dev, c.ep, &wc[0], WAITC), NIC_OK);
@@ -621,6 +646,82 @@ out:
     finish_a(p);
 }
 
+/* One of the event-stress processes on node 0 (p->node is its index + 100). */
+#define EV_PROCS 6
+#define EV_BUFS 4
+#define EV_OPS 24
+static void prog_ev(void *arg)
+{
+    struct prog *p = arg;
+    struct run *r = p->r;
+    unsigned me = p->node - 100;
+    struct ctx c;
+    struct nic_wc wc;
+    struct nic_mr mr[EV_BUFS];
+    struct nic_stats st;
+    static uint8_t got[EV_PROCS][2048];
+
+    memset(&c, 0, sizeof c);
+    while (!r->probed)
+        coro_sleep(2000);
+    CHECK(open_proc(r, &c, 0, 0) == 0);
+    for (unsigned b = 0; b < EV_BUFS; b++) { /* each in its own VMH line: misses */
+        uint64_t va = VA_L + (uint64_t)b * (1u << 20);
+        uint8_t fill[2048];
+        for (unsigned i = 0; i < sizeof fill; i++)
+            fill[i] = lbyte(va + me * 7 + i);
+        CHECK(os_write(c.os, c.pid, va, fill, sizeof fill) == SIM_OK);
+        CHECK_RC(nic_reg(c.dev, va, 2048, NIC_ACCESS_LOCAL_READ, &mr[b]), NIC_OK);
+    }
+    for (unsigned k = 0; k < EV_OPS; k++) {
+        unsigned b = k % EV_BUFS;
+        uint64_t roff = ((uint64_t)me * EV_OPS + k) * 2048u;
+        struct nic_wr wr = { .local_va = VA_L + (uint64_t)b * (1u << 20), .len = 2048, .remote_offset = roff,
+                             .wr_id = k, .signaled = 1 };
+        wr.remote = (struct nic_remote){ r->pub[1].node, r->pub[1].pid, r->pub[1].handle, r->pub[1].rkey };
+        CHECK_RC(nic_post_write(c.dev, c.ep, &wr), NIC_OK);
+        CHECK_RC(nic_wait(c.dev, c.ep, &wc, WAITC), NIC_OK);
+        CHECK(wc.wr_id == k && wc.status == NIC_WC_SUCCESS);
+        CHECK(os_read(os_of(r, 1), r->tpid[1], VA_T + roff, got[me], 2048) == SIM_OK);
+        for (unsigned i = 0; i < 2048; i++)
+            CHECK(got[me][i] == lbyte(VA_L + (uint64_t)b * (1u << 20) + me * 7 + i));
+        CHECK_RC(nicdrv_nic_stats(c.drv, &st), NICDRV_OK); /* a command and its answer */
+        if (k % 6 == 5) { /* re-register: INVALIDATEs, and the next use misses again */
+            CHECK_RC(nic_dereg(c.dev, mr[b].handle), NIC_OK);
+            CHECK_RC(nic_reg(c.dev, VA_L + (uint64_t)b * (1u << 20), 2048, NIC_ACCESS_LOCAL_READ, &mr[b]), NIC_OK);
+        }
+    }
+    CHECK_RC(nic_dev_close(c.dev), NIC_OK);
+    c.dev = NULL;
+out:
+    if (c.dev)
+        nic_dev_close(c.dev);
+    r->ev_done++;
+    r->done++;
+}
+
+static void a_events(struct prog *p)
+{
+    struct run *r = p->r;
+    struct nicdrv_stats ds;
+
+    CHECK(probe_a(p) == 0);
+    r->probed = 1;
+    while (r->ev_done < EV_PROCS)
+        coro_sleep(10000);
+    nicdrv_stats(hostsw_driver(r->hs[0]), &ds);
+    printf("systest_api: events: %u processes x %u writes; node 0 driver: %" PRIu64 " events (%" PRIu64
+           " laps of its 8-entry ring), %" PRIu64 " commands, %" PRIu64 " misses\n",
+           EV_PROCS, EV_OPS, ds.events, ds.events / 8, ds.cmds, ds.misses);
+    CHECK(ds.events >= 8 * 50 && ds.misses >= EV_PROCS * EV_BUFS); /* >= 50 laps */
+    CHECK(nicdrv_probed(hostsw_driver(r->hs[0])));
+out:
+    r->probed = 1;
+    while (r->ev_done < EV_PROCS)
+        coro_sleep(10000);
+    finish_a(p);
+}
+
 static void prog_init(void *arg)
 {
     struct prog *p = arg;
@@ -629,6 +730,7 @@ static void prog_init(void *arg)
     case M_CLOSE: a_close(p); break;
     case M_STORM: a_storm(p); break;
     case M_LOCAL: a_local(p); break;
+    case M_EVENTS: a_events(p); break;
     case M__N: break;
     }
     p->r->done++;
@@ -643,10 +745,10 @@ static bool all_done(cluster_t *c, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[M__N] = { "order", "close", "storm", "local" };
+    static const char *const names[M__N] = { "order", "close", "storm", "local", "events" };
     static struct run r;
     struct cluster_config cc;
-    struct prog pr[MAXN + 1];
+    struct prog pr[MAXN + 1 + EV_PROCS];
     struct nicdrv_config dc;
     unsigned m;
 
@@ -654,7 +756,7 @@ int main(int argc, char **argv)
     for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
     if (argc < 3 || argc > 4 || m == M__N) {
-        fprintf(stderr, "usage: systest_api order|close|storm|local IMAGE [SEED]\n");
+        fprintf(stderr, "usage: systest_api order|close|storm|local|events IMAGE [SEED]\n");
         return 1;
     }
     r.mode = (enum mode)m;
@@ -669,7 +771,7 @@ int main(int argc, char **argv)
     cc.console = stdout;
     cc.seed = r.seed;
     if (r.mode == M_CLOSE)
-        cc.sw.port.bits_per_cycle = 2; /* a slow link (400 Mb/s): frames queue in the switch, in order */
+        cc.sw.port.bits_per_cycle = 4; /* a slow link (800 Mb/s): frames queue in the switch, in order */
     r.costs = costs_create(0, 1);
     r.cl = cluster_create(&cc, r.costs);
     if (!r.cl)
@@ -678,6 +780,10 @@ int main(int argc, char **argv)
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)r.nodes;
+        if (r.mode == M_EVENTS) {
+            dc.ev_log2 = 3;      /* 8 entries, 256 bytes: it wraps all the time */
+            dc.prefill = false;  /* every line by a miss: more events */
+        }
         r.hs[i] = hostsw_create(r.cl, i, r.costs, &dc);
         pr[i] = (struct prog){ &r, i };
         node_set_reset(cluster_node(r.cl, i), false);
@@ -691,6 +797,13 @@ int main(int argc, char **argv)
             return 1;
         r.progs++;
     }
+    if (r.mode == M_EVENTS)
+        for (unsigned k = 0; k < EV_PROCS; k++) {
+            pr[r.nodes + 1 + k] = (struct prog){ &r, 100 + k };
+            if (coro_spawn(cluster_sched(r.cl), "ev", prog_ev, &pr[r.nodes + 1 + k], NULL))
+                return 1;
+            r.progs++;
+        }
     if (cluster_run(r.cl, 1000000000, all_done, &r, getenv("SYSTEST_PROGRESS") ? stderr : NULL) != 0) {
         fprintf(stderr, "systest_api: timeout at cycle %" PRIu64 "\n", (uint64_t)cluster_now(r.cl));
         r.failed++;

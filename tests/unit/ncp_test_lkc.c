@@ -20,7 +20,7 @@ void ncp_on_assert(unsigned module, unsigned id)
 }
 
 /* 4 sets x 4 ways x lines of 8 entries of 1 word: 128 entries. */
-static const struct lkc_cfg cfg4 = {"test", 2, 2, 3, 0, 4, 10};
+static const struct lkc_cfg cfg4 = {"test", 2, 2, 3, 0, 4, 10, 1};
 static struct lkc_way ways[64];
 static uint32_t data[4096];
 static uint16_t epochs[64];
@@ -208,7 +208,7 @@ static void lkc_pids_spread_over_the_sets(void **state)
 /* Same with a PCH-like geometry (4 sets x 2 ways): the 2-way set 0 took all of them before. */
 static void lkc_pids_spread_two_ways(void **state)
 {
-    static const struct lkc_cfg cfg2 = {"pch", 2, 1, 3, 0, 4, 10};
+    static const struct lkc_cfg cfg2 = {"pch", 2, 1, 3, 0, 4, 10, 1};
     (void)state;
     lkc_init(&c, &cfg2, ways, data, epochs, seen);
     for (uint16_t pid = 1; pid <= 8; pid++)
@@ -221,6 +221,23 @@ static void lkc_pids_spread_two_ways(void **state)
     for (uint16_t k = 0; k < 4; k++)
         assert_true(fill((uint16_t)(1000 + k), 0));
     assert_int_equal(c.st.evictions, 0);
+}
+
+/* Unsalted (a cache keyed by the pid itself, PCH with lines of one entry): set = line mod sets,
+ * so 8 consecutive pids fill 8 sets of 1 line each, and 16 of them 8 sets x 2 ways exactly. */
+static void lkc_unsalted_pid_lines_spread(void **state)
+{
+    static const struct lkc_cfg cfg1 = {"pch1", 3, 1, 0, 0, 4, 10, 0};
+    (void)state;
+    lkc_init(&c, &cfg1, ways, data, epochs, seen);
+    for (uint16_t pid = 1; pid <= 16; pid++)
+        assert_true(fill(pid, pid));
+    for (uint16_t pid = 1; pid <= 16; pid++)
+        assert_non_null(lkc_peek(&c, pid, pid));
+    assert_int_equal(c.st.evictions, 0);
+    assert_true(fill(17, 17)); /* a third line in set 1: one eviction, the LRU of that set */
+    assert_int_equal(c.st.evictions, 1);
+    assert_null(lkc_peek(&c, 1, 1));
 }
 
 static void lkc_geometry_bytes(void **state)
@@ -243,6 +260,7 @@ int main(void)
         cmocka_unit_test_setup(lkc_geometry_bytes, setup),
         cmocka_unit_test_setup(lkc_pids_spread_over_the_sets, setup),
         cmocka_unit_test_setup(lkc_pids_spread_two_ways, setup),
+        cmocka_unit_test_setup(lkc_unsalted_pid_lines_spread, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * Unit tests of the send queue entry validation (firmware/lib/sqe.c): every rule of enum
  * sqe_rule at its boundaries (accepted just inside, NIC_ST_BAD_DESC just outside, with that rule
  * reported), the order in which rules are reported, and fields that carry no rule (key, process
- * handle, wr_id) accepted with any value.
+ * handle, wr_id, the local buffer handle lbuf, which send.c checks against the CBH) accepted with
+ * any value.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -196,7 +197,9 @@ static void sqe_free_fields_and_rule_order(void **state)
 {
     struct nic_sq_entry e = good();
     (void)state;
-    /* key, process handle and wr_id carry no rule here */
+    /* key, process handle, wr_id and lbuf carry no rule here */
+    e.lbuf = 0xFFFFFFFFu;
+    expect(&e, &lim, SQE_OK);
     e.rkey = 0;
     e.rpid = 0xFFFF;
     e.wr_id_lo = e.wr_id_hi = 0xFFFFFFFFu;

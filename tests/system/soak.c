@@ -900,6 +900,10 @@ out:
                 fail(s, F_COMPLETION, "n%u.p%u: nic_ep_close returned %d completions with nothing outstanding (first "
                      "wr_id %#" PRIx64 " %s)", p->node, p->idx, rc, left[0].wr_id, nic_wc_status_str(left[0].status));
         }
+        struct nic_lib_counters lc;
+        if (nic_lib_counters(p->dev, &lc) == NIC_OK && (lc.stash_dropped || lc.cqe_bogus))
+            fail(s, F_COMPLETION, "n%u.p%u: the library dropped %" PRIu64 " completions and ignored %" PRIu64
+                 " entries naming no request", p->node, p->idx, lc.stash_dropped, lc.cqe_bogus);
         rc = nic_dev_close(p->dev);
         if (rc != NIC_OK)
             fail(s, F_ERROR, "n%u.p%u: nic_dev_close: %s", p->node, p->idx, nic_strerror(rc));
@@ -1182,7 +1186,7 @@ static int run(struct soak *s)
     /* summary */
     uint64_t ops = 0, bytes = 0, wr = 0, rd = 0, fe = 0, sg = 0, us = 0, impl = 0, nfail = 0;
     uint64_t retx = 0, tmo = 0, miss = 0, ev_ncp = 0, ev_drv = 0, fr_drv = 0, fr_ncp = 0, nacks = 0, dup = 0;
-    uint64_t drv_miss = 0, pinned_peak = 0;
+    uint64_t drv_miss = 0, pinned_peak = 0, stale = 0;
     struct switch_port_counters sw;
     for (unsigned i = 0; i < s->np; i++) {
         struct proc *p = &s->p[i];
@@ -1193,7 +1197,7 @@ static int run(struct soak *s)
         struct node_ctx *nc = &s->n[i];
         if (nc->have_stats) {
             retx += nc->ncp.retransmits, tmo += nc->ncp.timeouts, miss += misses_of(&nc->ncp);
-            nacks += nc->ncp.nacks_received, dup += nc->ncp.dup_packets;
+            nacks += nc->ncp.nacks_received, dup += nc->ncp.dup_packets, stale += nc->ncp.stale_resps;
             for (unsigned c = 0; c < NIC_CACHE__COUNT; c++)
                 ev_ncp += nc->ncp.cache[c].evictions, fr_ncp += nc->ncp.cache[c].fills_rejected;
         }
@@ -1213,9 +1217,10 @@ static int run(struct soak *s)
     for (unsigned i = 0; i < s->c.nodes; i++)
         printf("%s%u", i ? "," : " ", s->n[i].hwm);
     printf(" pinned peak %" PRIu64 " | retransmissions %" PRIu64 " timeouts %" PRIu64 " nacks %" PRIu64 " dups %" PRIu64
+           " stale responses %" PRIu64
            " misses %" PRIu64 " (driver %" PRIu64 ") evictions %" PRIu64 " (ncp %" PRIu64 ") fills rejected %" PRIu64
            " (ncp %" PRIu64 ") | errors",
-           pinned_peak, retx, tmo, nacks, dup, miss, drv_miss, ev_drv, ev_ncp, fr_drv, fr_ncp);
+           pinned_peak, retx, tmo, nacks, dup, stale, miss, drv_miss, ev_drv, ev_ncp, fr_drv, fr_ncp);
     for (unsigned st = 1; st < 9; st++)
         printf(" %s %" PRIu64, nic_wc_status_str(-(int)st), s->status_count[st]);
     printf(" | fails");

@@ -15,6 +15,7 @@
  * mismatch, oracle violation, leaked pins); 2 --max-cycles reached; 3 bad options or set-up.
  */
 #define _POSIX_C_SOURCE 200809L /* readlink, execv, isatty */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -26,7 +27,9 @@
 
 #include "nic_model.h"
 #include "nic_regs.h"
+#include "fwdiag.h"
 #include "nicsim.h"
+#include "pcap.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
 
@@ -54,6 +57,8 @@ struct sim {
     struct costs_stats miss;
     struct switch_port_counters sw;
     uint64_t violations;
+    pcap_cap_t *pcap;
+    int pcap_bad;
     int rc;
 };
 
@@ -112,7 +117,11 @@ static void usage(FILE *f)
             "  --csv FILE           one row per measured point (pingpong: per size)\n"
             "  --progress / --no-progress   progress line on stderr (default: when stderr is a terminal)\n"
             "  --quiet              no summary table\n"
-            "  --console            the NICs' firmware console lines on stderr\n"
+            "  --console            the NICs' firmware console lines on stderr (a node whose NCP\n"
+            "                       traps or halts is explained anyway: cause, function, file:line,\n"
+            "                       its last console lines)\n"
+            "  --pcap FILE          capture every frame at the switch (pcap, ns timestamps in\n"
+            "                       simulated time, link type USER0; tools/wireshark/ncp.lua decodes it)\n"
             "  --help\n"
             "\nWorkloads:\n",
             NS_MAX_NODES);
@@ -306,9 +315,16 @@ out:
  * the report still has each node's counters; a program that does not get there within
  * NS_FAIL_GRACE cycles (stuck) is abandoned. */
 #define NS_FAIL_GRACE 50000000ull
+#define NS_HALT_GRACE 20000ull /* a halt: other nodes crashing on the same bug are explained too */
 static bool stop_fn(cluster_t *c, void *ctx)
 {
     struct ns_world *w = ctx;
+    if (ns_check_halt(w)) { /* a halted NCP: stop soon, explain it; the rest would be its consequences */
+        unsigned h = 0;
+        for (unsigned i = 0; i < w->o->nodes; i++)
+            h += node_status(cluster_node(c, i))->halted;
+        return h == w->o->nodes || cluster_now(c) > w->fail_at + NS_HALT_GRACE;
+    }
     return w->done == w->o->nodes || (w->failed && cluster_now(c) > w->fail_at + NS_FAIL_GRACE);
 }
 
@@ -622,7 +638,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_HELP
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_HELP
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -638,6 +654,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "trace-node", 1, 0, O_TN },     { "json", 1, 0, O_JSON },        { "csv", 1, 0, O_CSV },
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
+        { "pcap", 1, 0, O_PCAP },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -786,6 +803,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         case O_NOPROG: o->progress = 0; break;
         case O_QUIET: o->quiet = 1; break;
         case O_CONSOLE: o->console = 1; break;
+        case O_PCAP: o->pcap = a; break;
         case O_PREFILL:
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--prefill", a, "on or off");
@@ -885,6 +903,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicsim: cannot create the cluster (bad link or fault settings?)\n");
         return EXIT_SETUP;
     }
+    w->img_path = S.img_path;
+    if (o->pcap && !(S.pcap = pcap_cap_open(o->pcap, w->cl, w->clock_hz))) {
+        fprintf(stderr, "nicsim: --pcap %s: %s\n", o->pcap, strerror(errno));
+        return EXIT_SETUP;
+    }
     if (o->fst && node_trace_open(cluster_node(w->cl, (unsigned)o->trace_node), o->fst)) {
         fprintf(stderr, "nicsim: cannot open %s\n", o->fst);
         return EXIT_SETUP;
@@ -917,6 +940,24 @@ int main(int argc, char **argv)
         cluster_set_progress_note(w->cl, note_fn, w);
     rc = cluster_run(w->cl, o->max_cycles, stop_fn, w, prog ? stderr : NULL);
     w->stopping = 1;
+    if (ns_check_halt(w)) { /* the explanation first; what followed from the halt is not repeated */
+        for (unsigned i = 0; i < o->nodes; i++)
+            if (node_status(cluster_node(w->cl, i))->halted)
+                fwdiag_explain(stderr, "nicsim", cluster_node(w->cl, i), S.img_path);
+        if (w->suppressed)
+            fprintf(stderr, "nicsim: %" PRIu64 " later error%s suppressed (consequences of the halt)\n", w->suppressed,
+                    w->suppressed == 1 ? "" : "s");
+    }
+    if (S.pcap) {
+        uint64_t nf = pcap_cap_frames(S.pcap);
+        if (pcap_cap_close(S.pcap)) {
+            fprintf(stderr, "nicsim: --pcap %s: write failed: the capture is incomplete\n", o->pcap);
+            S.pcap_bad = 1;
+        } else if (!o->quiet) {
+            fprintf(stderr, "nicsim: %" PRIu64 " frames captured to %s\n", nf, o->pcap);
+        }
+        S.pcap = NULL;
+    }
     S.rc = w->failed ? EXIT_FAIL : rc ? EXIT_TIMEOUT : EXIT_PASS;
     if (rc && !w->failed)
         snprintf(w->fail_msg, sizeof w->fail_msg, "--max-cycles %" PRIu64 " reached before the workload finished",
@@ -938,6 +979,8 @@ int main(int argc, char **argv)
     const struct cluster_stats *cs = cluster_stats(w->cl);
     if (!o->quiet)
         summary(stdout, w, cs, w->lat, nl);
+    if (S.pcap_bad)
+        S.rc = S.rc ? S.rc : EXIT_SETUP;
     if (o->json && write_json(o->json, w, cs, w->lat, nl))
         S.rc = S.rc ? S.rc : EXIT_SETUP;
     if (o->csv && write_csv(o->csv, w, w->lat, nl))

@@ -59,6 +59,7 @@ struct ns_opts {
     int trace_node;
     const char *fst;
     const char *json, *csv;
+    const char *pcap; /* --pcap: frames at the switch (sim/node/pcap.h) */
     int quiet, progress; /* progress: 1 on, 0 off, -1 auto (a terminal) */
     int no_skip;
     int console;
@@ -129,6 +130,9 @@ struct ns_world {
     unsigned done, failed;
     sim_cycle_t fail_at; /* the first failure */
     int stopping; /* set when the run ended: later failures are the shutdown's */
+    const char *img_path; /* the flash image (its ELF, X.elf, symbolises a trap) */
+    unsigned halted;      /* NCPs that halted (trap or fatal): the run's failure, explained */
+    uint64_t suppressed;  /* failures reported after a halt: its consequences, not printed */
     char fail_msg[256];
     uint64_t ops, bytes;
     uint64_t ops_expected;       /* measured operations the run will make, for the progress line
@@ -146,6 +150,9 @@ struct ns_world {
 };
 
 /* ---- ns_rt.c: the per-node runtime workloads use ---- */
+/* A node's NCP halted (sim/node/fwdiag.h): records it as the run's failure the first time;
+ * nonzero when some NCP has halted. */
+int ns_check_halt(struct ns_world *w);
 void ns_fail(struct ns_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ns_barrier(struct ns_node *n);
 /* Register [va, va+len) filled with a deterministic pattern of (node, slot) and publish it as slot. */

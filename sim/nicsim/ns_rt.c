@@ -8,10 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fwdiag.h"
 #include "nicsim.h"
 
 #define NS_WAIT_CYCLES 2000000000ull /* 10 s simulated: far beyond any retry limit */
 #define NS_CHUNK 65536u
+
+int ns_check_halt(struct ns_world *w)
+{
+    if (w->halted)
+        return 1;
+    for (unsigned i = 0; i < w->o->nodes; i++) {
+        const node_t *nd = cluster_node(w->cl, i);
+        char sum[200];
+        if (!node_status(nd)->halted)
+            continue;
+        w->halted++;
+        if (!w->failed) {
+            fwdiag_summary(nd, w->img_path, sum, sizeof sum);
+            snprintf(w->fail_msg, sizeof w->fail_msg, "node %u: %s", i, sum);
+            w->fail_at = cluster_now(w->cl);
+        }
+        w->failed++;
+    }
+    return w->halted != 0;
+}
 
 void ns_fail(struct ns_node *n, const char *fmt, ...)
 {
@@ -21,6 +42,10 @@ void ns_fail(struct ns_node *n, const char *fmt, ...)
 
     if (w->stopping)
         return; /* the run is over: what fails now is the shutdown, not the workload */
+    if (ns_check_halt(w)) {
+        w->suppressed++; /* a consequence of the halt, explained at the end of the run */
+        return;
+    }
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);

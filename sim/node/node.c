@@ -79,6 +79,9 @@ struct node {
     /* console line buffer */
     char line[LINE_MAX];
     size_t line_len;
+    char tail[NODE_CONSOLE_TAIL][NODE_CONSOLE_LINE]; /* ring of the last complete lines */
+    unsigned tail_next, tail_count;
+    sim_cycle_t now;
 };
 
 void node_config_default(struct node_config *cfg, unsigned id)
@@ -138,11 +141,46 @@ void node_set_reset(node_t *n, bool on)
 
 /* ---- console ----------------------------------------------------------------------------- */
 
+/* The runtime's fatal path (firmware/rt/trap.c) prints these two lines before it halts. */
+static void console_watch(node_t *n, const char *l)
+{
+    static const char trap[] = "ncp: unhandled trap mcause=", fatal[] = "ncp: fatal: ";
+    unsigned c, e, v;
+
+    if (!strncmp(l, trap, sizeof trap - 1) && !n->st.halted &&
+        sscanf(l + sizeof trap - 1, "%x mepc=%x mtval=%x", &c, &e, &v) == 3) {
+        n->st.trapped = true;
+        n->st.mcause = c;
+        n->st.mepc = e;
+        n->st.mtval = v;
+    } else if (!strncmp(l, fatal, sizeof fatal - 1) && !n->st.halted) {
+        n->st.halted = true;
+        n->st.halted_at = n->now;
+        snprintf(n->st.why, sizeof n->st.why, "%s", l + sizeof fatal - 1);
+    }
+}
+
 static void console_flush(node_t *n)
 {
-    if (n->cfg.console && n->line_len)
+    if (!n->line_len)
+        return;
+    if (n->cfg.console)
         fprintf(n->cfg.console, "[node %u] %.*s\n", n->cfg.id, (int)n->line_len, n->line);
+    snprintf(n->tail[n->tail_next], NODE_CONSOLE_LINE, "%.*s", (int)n->line_len, n->line);
+    console_watch(n, n->tail[n->tail_next]);
+    n->tail_next = (n->tail_next + 1) % NODE_CONSOLE_TAIL;
+    if (n->tail_count < NODE_CONSOLE_TAIL)
+        n->tail_count++;
     n->line_len = 0;
+}
+
+unsigned node_console_tail(const node_t *n, char lines[][NODE_CONSOLE_LINE], unsigned max)
+{
+    unsigned k = n->tail_count < max ? n->tail_count : max;
+    unsigned first = (n->tail_next + NODE_CONSOLE_TAIL - k) % NODE_CONSOLE_TAIL;
+    for (unsigned i = 0; i < k; i++)
+        memcpy(lines[i], n->tail[(first + i) % NODE_CONSOLE_TAIL], NODE_CONSOLE_LINE);
+    return k;
 }
 
 static void console_put(node_t *n, char c)
@@ -379,6 +417,7 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
     struct nic_pins *p = &n->pins;
     sim_cycle_t due = pcie_next_event(n->pcie);
 
+    n->now = now;
     p->rst = n->in_reset;
     p->skip_valid = skip != 0;
     p->skip_cycles = skip;

@@ -55,7 +55,19 @@ struct node_status {
     uint64_t msi_sent;
     uint64_t dma_read_reqs, dma_write_reqs, dma_errors;
     uint64_t cycles_run, cycles_skipped;
+    /* The NCP stopped (firmware/rt/trap.c's fatal path, seen on its console): halted is set by
+     * "ncp: fatal: WHY" (why copied), trapped additionally by the "ncp: unhandled trap" line
+     * before it (mcause, mepc, mtval). Nothing else in the harness interprets the firmware. */
+    bool halted, trapped;
+    uint32_t mcause, mepc, mtval;
+    sim_cycle_t halted_at;
+    char why[64];
 };
+
+/* The node's last console lines, oldest first (kept whether or not cfg.console prints them). */
+#define NODE_CONSOLE_TAIL 8
+#define NODE_CONSOLE_LINE 160
+unsigned node_console_tail(const node_t *n, char lines[][NODE_CONSOLE_LINE], unsigned max);
 
 void node_config_default(struct node_config *cfg, unsigned id);
 

@@ -22,11 +22,13 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "fwdiag.h"
 #include "fwtest.h"
 #include "hostbus.h"
 #include "nic_regs.h"
 #include "nic_model.h"
 #include "nicdrv.h"
+#include "pcap.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
 
@@ -69,7 +71,11 @@ static void usage(FILE *f)
                "  --fst FILE         FST waveform of one node's NIC (runs nicrun-trace, the traced model:\n"
                "                     ~45%% slower); time is in clocked cycles\n"
                "  --trace-node N     the node --fst records (default 0)\n"
+               "  --pcap FILE        capture every frame at the switch (pcap, ns timestamps in simulated\n"
+               "                     time, link type USER0; decode with tools/wireshark/ncp.lua)\n"
                "  --quiet            no node console output\n"
+               "A node whose NCP traps or halts is explained: cause, function and file:line (from the\n"
+               "ELF next to IMAGE.img, IMAGE.elf) and its last console lines.\n"
                "exit status: 0 pass, 1 fail, 2 timeout, 3 usage/setup error\n");
 }
 
@@ -223,6 +229,8 @@ static void boot(void *arg)
     r->booted++;
 }
 
+#define HALT_GRACE 20000u /* cycles (100 us) */
+
 static bool all_done(cluster_t *c, void *ctx)
 {
     struct run *r = ctx;
@@ -230,12 +238,23 @@ static bool all_done(cluster_t *c, void *ctx)
 
     if (r->boot_failed || (r->expect_oracle && r->violations))
         return true;
+    unsigned halted = 0;
+    sim_cycle_t first = SIM_CYCLE_NEVER;
     for (unsigned i = 0; i < r->nodes; i++) {
         const struct node_status *s = node_status(cluster_node(c, i));
+        if (s->halted) { /* explained after the run; what follows a halt is noise */
+            halted++;
+            first = s->halted_at < first ? s->halted_at : first;
+            continue;
+        }
         if (s->test_done && s->test_status != 1)
             return true;
         done += s->test_done;
     }
+    /* a halt ends the run once the others are done or halted too, or after a short grace (other
+     * nodes crashing on the same bug are explained as well) */
+    if (halted)
+        return done + halted == r->nodes || cluster_now(c) > first + HALT_GRACE;
     return done == r->nodes;
 }
 
@@ -316,14 +335,17 @@ int main(int argc, char **argv)
         { "no-skip", no_argument, 0, 'k' },       { "expect-oracle", no_argument, 0, 'o' },
         { "check-link", no_argument, 0, 'K' },    { "quiet", no_argument, 0, 'q' },
         { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
-        { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+        { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 },
     };
     struct cluster_config cfg;
     struct run r = { 0 };
     struct boot_arg args[CLUSTER_MAX_NODES];
     uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64;
     bool skip = true, quiet = false;
-    const char *fst_path = NULL;
+    const char *fst_path = NULL, *pcap_path = NULL;
+    pcap_cap_t *pcap = NULL;
+    unsigned halted = 0;
     uint64_t trace_node = 0;
     double fault[4] = { 0, 0, 0, 0 };
     int opt, rc;
@@ -365,6 +387,9 @@ int main(int argc, char **argv)
             break;
         case 'F':
             fst_path = optarg;
+            break;
+        case 'P':
+            pcap_path = optarg;
             break;
         case 'T':
             if (parse_u64(optarg, &trace_node))
@@ -420,6 +445,12 @@ int main(int argc, char **argv)
         free(r.image);
         return EXIT_SETUP;
     }
+    if (pcap_path && !(pcap = pcap_cap_open(pcap_path, r.cl, cfg.clock_hz))) {
+        fprintf(stderr, "nicrun: --pcap %s: %s\n", pcap_path, strerror(errno));
+        cluster_destroy(r.cl);
+        free(r.image);
+        return EXIT_SETUP;
+    }
     for (unsigned i = 0; i < r.nodes; i++) {
         char name[16];
         args[i] = (struct boot_arg){ &r, i };
@@ -432,7 +463,19 @@ int main(int argc, char **argv)
 
     const struct cluster_stats *cs = cluster_stats(r.cl);
     int result = EXIT_PASS;
-    if (r.boot_failed) {
+    /* A halted NCP first, explained; the failures that follow from it (loads that never finish,
+     * a timeout, its mailbox code) are not reported again. */
+    for (unsigned i = 0; i < r.nodes; i++) {
+        node_t *n = cluster_node(r.cl, i);
+        if (!node_status(n)->halted)
+            continue;
+        fwdiag_explain(stderr, "nicrun", n, argv[optind]);
+        halted++;
+    }
+    if (halted) {
+        fprintf(stderr, "nicrun: FAIL: %u node%s halted (later errors suppressed)\n", halted, halted == 1 ? "" : "s");
+        result = EXIT_FAIL;
+    } else if (r.boot_failed) {
         result = EXIT_SETUP;
     } else if (r.expect_oracle) {
         if (r.violations) {
@@ -445,7 +488,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicrun: TIMEOUT after %" PRIu64 " cycles\n", cs->cycles);
         result = EXIT_TIMEOUT;
     }
-    for (unsigned i = 0; i < r.nodes && !r.expect_oracle; i++) {
+    for (unsigned i = 0; i < r.nodes && !r.expect_oracle && !halted; i++) {
         const struct node_status *s = node_status(cluster_node(r.cl, i));
         if (!s->test_done)
             continue;
@@ -462,8 +505,17 @@ int main(int argc, char **argv)
     }
     if (r.violations && !r.expect_oracle)
         result = EXIT_FAIL;
-    if (link_accounting(&r) && result == EXIT_PASS)
+    if (!halted && link_accounting(&r) && result == EXIT_PASS)
         result = EXIT_FAIL;
+    if (pcap) {
+        uint64_t nf = pcap_cap_frames(pcap);
+        if (pcap_cap_close(pcap)) {
+            fprintf(stderr, "nicrun: --pcap %s: write failed: the capture is incomplete\n", pcap_path);
+            result = result ? result : EXIT_SETUP;
+        } else {
+            printf("nicrun: %" PRIu64 " frames captured to %s\n", nf, pcap_path);
+        }
+    }
     printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps) in %.3f s: %.2f M "
            "simulated cycles/s\n",
            cs->cycles, cs->cycles_clocked, cs->skips, cs->wall_s,

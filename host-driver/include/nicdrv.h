@@ -95,6 +95,12 @@ struct nicdrv_config {
                                    item 5: evictions undid fills before they were used); when every
                                    pinned line is that young, the miss thread waits for the oldest
                                    to age (default 200,000 = 1 ms; 0 = no protection) */
+    /* Observer of the driver's cache work, for tools (nicsim --events); NULL (default): none.
+     * kind: "miss" (a miss event taken from the ring, merged or not), "fill" (a FILL answered OK),
+     * "fill_rejected" (still NO_RESOURCES after the retries), "invalidate" (an INVALIDATE the NCP
+     * answered). Called synchronously in the calling thread; must not call the driver. */
+    void (*observe)(void *ctx, const char *kind, unsigned cache, uint16_t pid, uint32_t key);
+    void *observe_ctx;
 };
 
 #define NICDRV_MAX_MISS_THREADS 16

@@ -180,6 +180,8 @@ static void queue_miss(nicdrv_t *d, const struct nic_event *e, uint64_t raised_a
     struct nicdrv_miss *m;
 
     d->st.misses++;
+    if (d->cfg.observe)
+        d->cfg.observe(d->cfg.observe_ctx, "miss", e->cache, e->pid, e->key);
     for (uint32_t i = 0; i < d->miss_count; i++) {
         m = &d->missq[(d->miss_head + i) % d->cfg.miss_queue];
         if (m->cache == e->cache && m->pid == e->pid && m->key == e->key) {

@@ -145,6 +145,8 @@ static int invalidate(nicdrv_t *d, unsigned cache, uint16_t pid, uint32_t key, u
     if (rc)
         return rc;
     d->st.invalidations++;
+    if (d->cfg.observe)
+        d->cfg.observe(d->cfg.observe_ctx, "invalidate", cache, pid, key);
     if (d->resolving && cache == d->res_cache && pid == d->res_pid && st == NIC_ST_OK)
         d->res_bump++; /* the image is built after this invalidation: its epoch is ours */
     return drv_map_status(st);
@@ -428,6 +430,8 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
             d->st.fills++;
         else if (st == NIC_ST_NO_RESOURCES)
             d->st.fills_rejected++; /* still refused: the NCP's request expires and posts again */
+        if (d->cfg.observe && (st == NIC_ST_OK || st == NIC_ST_NO_RESOURCES))
+            d->cfg.observe(d->cfg.observe_ctx, st == NIC_ST_OK ? "fill" : "fill_rejected", m->cache, m->pid, m->key);
         else
             rc = NICDRV_EFW;
     }

@@ -29,6 +29,7 @@
 #include "nic_regs.h"
 #include "fwdiag.h"
 #include "nicsim.h"
+#include "evlog.h"
 #include "pcap.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
@@ -58,6 +59,7 @@ struct sim {
     struct switch_port_counters sw;
     uint64_t violations;
     pcap_cap_t *pcap;
+    evlog_t *ev;
     int pcap_bad;
     int rc;
 };
@@ -122,6 +124,8 @@ static void usage(FILE *f)
             "                       its last console lines)\n"
             "  --pcap FILE          capture every frame at the switch (pcap, ns timestamps in\n"
             "                       simulated time, link type USER0; tools/wireshark/ncp.lua decodes it)\n"
+            "  --events FILE        JSON-lines log: driver misses, fills, invalidations; NACKs, RESUMEs,\n"
+            "                       retransmissions and give-ups seen on the wire (docs/nicsim.md)\n"
             "  --help\n"
             "\nWorkloads:\n",
             NS_MAX_NODES);
@@ -316,6 +320,25 @@ out:
  * NS_FAIL_GRACE cycles (stuck) is abandoned. */
 #define NS_FAIL_GRACE 50000000ull
 #define NS_HALT_GRACE 20000ull /* a halt: other nodes crashing on the same bug are explained too */
+/* --pcap / --events: every frame handed to the switch */
+static void wire_tap(void *ctx, sim_cycle_t now, uint32_t port, const uint8_t *frame, size_t len)
+{
+    (void)ctx;
+    (void)port;
+    if (S.pcap)
+        pcap_cap_frame(S.pcap, now, frame, len);
+    if (S.ev)
+        evlog_frame(S.ev, now, frame, len);
+}
+
+/* --events: the driver's cache work, at the simulated time it happens */
+static void drv_observe(void *ctx, const char *kind, unsigned cache, uint16_t pid, uint32_t key)
+{
+    struct ns_node *n = ctx;
+    if (S.ev)
+        evlog_driver(S.ev, cluster_now(n->w->cl), n->id, kind, cache, pid, key);
+}
+
 static bool stop_fn(cluster_t *c, void *ctx)
 {
     struct ns_world *w = ctx;
@@ -638,7 +661,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_HELP
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_HELP
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -654,7 +677,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "trace-node", 1, 0, O_TN },     { "json", 1, 0, O_JSON },        { "csv", 1, 0, O_CSV },
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
-        { "pcap", 1, 0, O_PCAP },
+        { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -804,6 +827,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         case O_QUIET: o->quiet = 1; break;
         case O_CONSOLE: o->console = 1; break;
         case O_PCAP: o->pcap = a; break;
+        case O_EVENTS: o->events = a; break;
         case O_PREFILL:
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--prefill", a, "on or off");
@@ -904,10 +928,16 @@ int main(int argc, char **argv)
         return EXIT_SETUP;
     }
     w->img_path = S.img_path;
-    if (o->pcap && !(S.pcap = pcap_cap_open(o->pcap, w->cl, w->clock_hz))) {
+    if (o->pcap && !(S.pcap = pcap_cap_open(o->pcap, NULL, w->clock_hz))) {
         fprintf(stderr, "nicsim: --pcap %s: %s\n", o->pcap, strerror(errno));
         return EXIT_SETUP;
     }
+    if (o->events && !(S.ev = evlog_open(o->events, w->clock_hz))) {
+        fprintf(stderr, "nicsim: --events %s: %s\n", o->events, strerror(errno));
+        return EXIT_SETUP;
+    }
+    if (S.pcap || S.ev)
+        switch_set_tap(cluster_switch(w->cl), wire_tap, NULL);
     if (o->fst && node_trace_open(cluster_node(w->cl, (unsigned)o->trace_node), o->fst)) {
         fprintf(stderr, "nicsim: cannot open %s\n", o->fst);
         return EXIT_SETUP;
@@ -922,6 +952,10 @@ int main(int argc, char **argv)
             dc.pin_hwm_pages = o->pin_hwm;
         dc.miss_threads = o->miss_threads;
         dc.prefill = o->prefill != 0;
+        if (S.ev) {
+            dc.observe = drv_observe;
+            dc.observe_ctx = n;
+        }
         n->w = w;
         n->id = i;
         n->os = node_os(cluster_node(w->cl, i));
@@ -947,6 +981,17 @@ int main(int argc, char **argv)
         if (w->suppressed)
             fprintf(stderr, "nicsim: %" PRIu64 " later error%s suppressed (consequences of the halt)\n", w->suppressed,
                     w->suppressed == 1 ? "" : "s");
+    }
+    switch_set_tap(cluster_switch(w->cl), NULL, NULL);
+    if (S.ev) {
+        uint64_t nl = evlog_lines(S.ev);
+        if (evlog_close(S.ev)) {
+            fprintf(stderr, "nicsim: --events %s: write failed: the log is incomplete\n", o->events);
+            S.pcap_bad = 1;
+        } else if (!o->quiet) {
+            fprintf(stderr, "nicsim: %" PRIu64 " events logged to %s\n", nl, o->events);
+        }
+        S.ev = NULL;
     }
     if (S.pcap) {
         uint64_t nf = pcap_cap_frames(S.pcap);

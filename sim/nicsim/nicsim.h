@@ -60,6 +60,7 @@ struct ns_opts {
     const char *fst;
     const char *json, *csv;
     const char *pcap; /* --pcap: frames at the switch (sim/node/pcap.h) */
+    const char *events; /* --events: JSON-lines event log (sim/node/evlog.h) */
     int quiet, progress; /* progress: 1 on, 0 off, -1 auto (a terminal) */
     int no_skip;
     int console;

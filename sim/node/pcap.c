@@ -21,15 +21,13 @@ static void put32(uint8_t *b, uint32_t v)
     memcpy(b, &v, 4); /* native order: the magic tells readers which */
 }
 
-static void tap(void *ctx, sim_cycle_t now, uint32_t port, const uint8_t *frame, size_t len)
+void pcap_cap_frame(pcap_cap_t *p, sim_cycle_t now, const uint8_t *frame, size_t len)
 {
-    struct pcap_cap *p = ctx;
     uint8_t rec[16];
     /* ns = cycles * 1e9 / clock_hz without overflow for any run length */
     uint64_t c = (uint64_t)now, hz = p->clock_hz;
     uint64_t sec = c / hz, rem = c % hz;
     uint64_t ns = rem * 1000000000ull / hz;
-    (void)port;
     put32(rec, (uint32_t)sec);
     put32(rec + 4, (uint32_t)ns);
     put32(rec + 8, (uint32_t)len);
@@ -37,6 +35,12 @@ static void tap(void *ctx, sim_cycle_t now, uint32_t port, const uint8_t *frame,
     if (fwrite(rec, 1, sizeof rec, p->f) != sizeof rec || fwrite(frame, 1, len, p->f) != len)
         p->err = 1;
     p->frames++;
+}
+
+static void tap(void *ctx, sim_cycle_t now, uint32_t port, const uint8_t *frame, size_t len)
+{
+    (void)port;
+    pcap_cap_frame(ctx, now, frame, len);
 }
 
 pcap_cap_t *pcap_cap_open(const char *path, cluster_t *cl, uint64_t clock_hz)
@@ -70,7 +74,8 @@ pcap_cap_t *pcap_cap_open(const char *path, cluster_t *cl, uint64_t clock_hz)
         errno = EIO;
         return NULL;
     }
-    switch_set_tap(cluster_switch(cl), tap, p);
+    if (cl)
+        switch_set_tap(cluster_switch(cl), tap, p);
     return p;
 }
 
@@ -84,7 +89,8 @@ int pcap_cap_close(pcap_cap_t *p)
     int rc;
     if (!p)
         return 0;
-    switch_set_tap(cluster_switch(p->cl), NULL, NULL);
+    if (p->cl)
+        switch_set_tap(cluster_switch(p->cl), NULL, NULL);
     rc = p->err;
     if (fclose(p->f))
         rc = 1;

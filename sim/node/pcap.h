@@ -20,8 +20,10 @@
 
 typedef struct pcap_cap pcap_cap_t;
 
-/* NULL with errno set when the file cannot be created. */
+/* NULL with errno set when the file cannot be created. cl: install the switch's tap; NULL: the
+ * caller's own tap calls pcap_cap_frame (sharing the tap with another observer). */
 pcap_cap_t *pcap_cap_open(const char *path, cluster_t *cl, uint64_t clock_hz);
+void pcap_cap_frame(pcap_cap_t *p, sim_cycle_t now, const uint8_t *frame, size_t len);
 /* Frames written so far. */
 uint64_t pcap_cap_frames(const pcap_cap_t *p);
 /* Flushes and closes; 0, or -1 if a write failed (the capture is incomplete). Detaches the tap. */

@@ -116,7 +116,9 @@ static void op_record(struct ncp_op *o)
     struct ncp_res *r = &res[o->ep][o->req % NCP_SQ_N];
 
     r->wr_id = o->wr_id;
-    r->bytes = o->status == NIC_ST_OK ? o->len : o->done;
+    /* An error completion reports 0 bytes: how much of a failed request reached its target (or
+     * was written locally) is not known exactly (acknowledged segments may include void ones). */
+    r->bytes = o->status == NIC_ST_OK ? o->len : 0u;
     r->status = (int8_t)o->status;
     r->kind = o->kind;
     r->flags = o->flags;

@@ -44,6 +44,7 @@ static void initiator(void)
            (long)fwh_cqe[0].status, (unsigned long)fwh_cqe[0].bytes, (unsigned long)ncp.c.s.void_fails,
            (unsigned long)ncp.c.s.local_denied, (unsigned long)ncp.c.s.retransmits);
     FWT_CHECK(fwh_cqe[0].status == NIC_ST_BAD_HANDLE, 12, "W1 fails: its resends carried no data");
+    FWT_CHECK(fwh_cqe[0].bytes == 0, 14, "a failed write claims no bytes");
     FWT_CHECK(ncp.c.s.void_fails == 1 && ncp.c.s.local_denied >= 1, 13, "counted");
     fwh_run_for(QUIET);
 }

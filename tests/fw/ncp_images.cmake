@@ -31,3 +31,7 @@ foreach(t dma_errors read_timeout stale void)
   target_link_libraries(fw_ncp_${t} PRIVATE ncp_core)
   target_include_directories(fw_ncp_${t} PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 endforeach()
+
+# A real NCP that crashes mid-run on node 1 (issue 17: nicsim explains a halted NCP).
+ncp_image(fw_ncp_crash ${NIC_SOURCE_DIR}/tests/fw/ncp_crash.c)
+target_link_libraries(fw_ncp_crash PRIVATE ncp_core)

@@ -430,10 +430,10 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
             d->st.fills++;
         else if (st == NIC_ST_NO_RESOURCES)
             d->st.fills_rejected++; /* still refused: the NCP's request expires and posts again */
-        if (d->cfg.observe && (st == NIC_ST_OK || st == NIC_ST_NO_RESOURCES))
-            d->cfg.observe(d->cfg.observe_ctx, st == NIC_ST_OK ? "fill" : "fill_rejected", m->cache, m->pid, m->key);
         else
             rc = NICDRV_EFW;
+        if (!rc && d->cfg.observe)
+            d->cfg.observe(d->cfg.observe_ctx, st == NIC_ST_OK ? "fill" : "fill_rejected", m->cache, m->pid, m->key);
     }
     drv_unlock(d, &d->tbl_lock);
     return rc;

@@ -57,6 +57,7 @@
 #include "coro.h"
 #include "hostsw.h"
 #include "nic.h"
+#include "systest_util.h"
 
 #ifndef SOAK_DEFAULT_IMAGE
 #define SOAK_DEFAULT_IMAGE "build/fw/ncp.img"
@@ -1060,25 +1061,6 @@ static void progress_note(void *ctx, char *buf, size_t n)
     for (unsigned i = 0; i < s->np; i++)
         ok += s->p[i].ok_ops;
     snprintf(buf, n, " ops %" PRIu64, ok);
-}
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *b = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET)) {
-        b = malloc((size_t)n);
-        if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-            free(b);
-            b = NULL;
-        }
-        *len = (size_t)n;
-    }
-    fclose(f);
-    return b;
 }
 
 static uint32_t misses_of(const struct nic_stats *st)

@@ -39,6 +39,7 @@
 #include "coro.h"
 #include "hostsw.h"
 #include "nic.h"
+#include "systest_util.h"
 
 #define VA_A 0x20000000ull
 #define VA_B 0x30000000ull
@@ -100,25 +101,6 @@ struct prog {
             goto out;                                                                                     \
         }                                                                                                 \
     } while (0)
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *b = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET)) {
-        b = malloc((size_t)n);
-        if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-            free(b);
-            b = NULL;
-        }
-        *len = (size_t)n;
-    }
-    fclose(f);
-    return b;
-}
 
 static os_t *os_of(struct run *r, unsigned n)
 {

@@ -41,6 +41,7 @@
 #include "hostsw.h"
 #include "nic.h"
 #include "nic_regs.h"
+#include "systest_util.h"
 
 #define MAXP 8
 #define MAXB 4
@@ -105,25 +106,6 @@ static uint64_t rng_next(uint64_t *s)
     x ^= x >> 7;
     x ^= x << 17;
     return *s = x;
-}
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *b = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET)) {
-        b = malloc((size_t)n);
-        if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-            free(b);
-            b = NULL;
-        }
-        *len = (size_t)n;
-    }
-    fclose(f);
-    return b;
 }
 
 static os_t *os_of(struct world *w, unsigned n)

@@ -38,6 +38,7 @@
 #include "nic_regs.h"
 #include "pkt.h"
 #include "switch.h"
+#include "systest_util.h"
 
 #define VA_A 0x20000000ull
 #define VA_B 0x30000000ull
@@ -112,24 +113,6 @@ static uint32_t mac_drops(struct run *r, unsigned n)
     bus.rd32(bus.ctx, NICDRV_BAR_REGS, NIC_MAC_OFFSET + NIC_MAC_RX_NOBUF, &a);
     bus.rd32(bus.ctx, NICDRV_BAR_REGS, NIC_MAC_OFFSET + NIC_MAC_RX_OVERFLOW, &b);
     return a + b;
-}
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *b = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n)) &&
-        fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    if (b)
-        *len = (size_t)n;
-    fclose(f);
-    return b;
 }
 
 static void tap(void *ctx, sim_cycle_t now, uint32_t port, const uint8_t *f, size_t len)

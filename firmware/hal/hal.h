@@ -114,6 +114,20 @@ static inline void hal_host_irq(uint32_t causes)
     nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_IRQ_RAISE, causes);
 }
 
+/* The firmware info block's SRAM offset and the firmware version, for the driver. */
+static inline void hal_publish_info(uint32_t info_off, uint32_t version)
+{
+    nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_FW_INFO, info_off);
+    nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_FW_VERSION, version);
+}
+
+/* The doorbell block's counters: writes dropped on FIFO overflow, writes coalesced. */
+static inline void hal_db_counts(uint32_t *dropped, uint32_t *coalesced)
+{
+    *dropped = nic_field(nic_rd(NIC_DOORBELL_BASE, NIC_DOORBELL_STATUS), NIC_DOORBELL_STATUS_OVERFLOW);
+    *coalesced = nic_rd(NIC_DOORBELL_BASE, NIC_DOORBELL_COALESCED);
+}
+
 static inline void hal_fw_state(uint32_t state)
 {
     nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_FW_STATE, nic_bits(NIC_HOSTIF_FW_STATE_STATE, state));

@@ -66,8 +66,7 @@ void cmd_init(void)
     i->sq_stride = NIC_SENDQ_STRIDE;
     xlate_geom(i->cache);
     i->lookup_bytes = xlate_lookup_bytes();
-    nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_FW_INFO, HAL_SRAM_OFF(i));
-    nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_FW_VERSION, NCP_VERSION);
+    hal_publish_info(HAL_SRAM_OFF(i), NCP_VERSION);
     cs.state = CMD_IDLE;
 }
 
@@ -258,9 +257,7 @@ static void cmd_start(const struct nic_cmd *c)
         cmd_stats_buf = ncp.c.s;
         xlate_stats(cmd_stats_buf.cache);
         xlate_miss_stats(&cmd_stats_buf);
-        cmd_stats_buf.db_dropped =
-            nic_field(nic_rd(NIC_DOORBELL_BASE, NIC_DOORBELL_STATUS), NIC_DOORBELL_STATUS_OVERFLOW);
-        cmd_stats_buf.db_coalesced = nic_rd(NIC_DOORBELL_BASE, NIC_DOORBELL_COALESCED);
+        hal_db_counts(&cmd_stats_buf.db_dropped, &cmd_stats_buf.db_coalesced);
         dmaq_post(HAL_SRAM_OFF(&cmd_stats_buf), ab, sizeof cmd_stats_buf, 1, DK_CMD, 0, 0);
         cs.state = CMD_WAIT_DMA;
         break;

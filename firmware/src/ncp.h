@@ -28,10 +28,6 @@
 #include "pkt.h"
 #include "xport.h"
 
-#ifndef NCP_NACK
-#define NCP_NACK 1 /* translation-miss NACKs (0: seed-faithful, the sender times out) */
-#endif
-
 /* ---- sizes (all bounded; see docs/firmware.md for the memory budget) ---- */
 #define NCP_SQ_N (NCP_SENDQ_ENTRIES < NIC_SENDQ_STRIDE / 64u ? NCP_SENDQ_ENTRIES : NIC_SENDQ_STRIDE / 64u)
 #define NCP_EPS (NCP_MAX_PROCS < NIC_SENDQ_SLOTS ? NCP_MAX_PROCS : NIC_SENDQ_SLOTS)

@@ -504,7 +504,7 @@ void recv_poll(void)
     for (uint32_t budget = 0; ncp.rx_next != head && budget < RX_N; budget++) {
         uint32_t i = ncp.rx_next % RX_N, t0 = ncp_rdcycle();
         uint32_t len = nic_field(rx_ring[i][1], NIC_RXDESC_STATUS_LEN);
-        ncp.rx_busy[i] = (uint8_t)(rx_fast(rx_buf[i], len, i) || on_frame(rx_buf[i], len, i));
+        ncp.rx_busy[i] = (uint8_t)((NCP_FASTPATH && rx_fast(rx_buf[i], len, i)) || on_frame(rx_buf[i], len, i));
         if (ncp.rx_busy[i]) { /* a data packet delivered: every lookup hit */
             rx_meta[i].cyc = ncp_rdcycle() - t0;
             rx_meta[i].len = len - PKT_HDR_BYTES;

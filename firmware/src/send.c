@@ -553,7 +553,7 @@ static enum build_result emit_new(uint16_t peer, ncp_cookie_t cookie)
 {
     if (!ncp.tx_free)
         tx_collect(); /* as emit() does first */
-    if (emit_fast(peer, cookie))
+    if (NCP_FASTPATH && emit_fast(peer, cookie))
         return B_SENT;
     return emit(peer, cookie, 0, 0);
 }

@@ -3,16 +3,6 @@ ncp_image(fw_ncp_rdma ${NIC_SOURCE_DIR}/tests/fw/ncp_rdma.c)
 target_link_libraries(fw_ncp_rdma PRIVATE ncp_core)
 target_include_directories(fw_ncp_rdma PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
-# The same NCP built seed-faithful (NCP_NACK off: a receive-path miss costs the sender a timeout).
-get_target_property(_ncp_core_src ncp_core SOURCES)
-add_library(ncp_core_nonack STATIC ${_ncp_core_src})
-target_include_directories(ncp_core_nonack PUBLIC ${NIC_SOURCE_DIR}/firmware/lib ${NIC_SOURCE_DIR}/firmware/hal
-                           ${NIC_SOURCE_DIR}/firmware/src)
-target_link_libraries(ncp_core_nonack PUBLIC ncp_rt)
-target_compile_definitions(ncp_core_nonack PUBLIC NCP_NACK=0)
-ncp_image(fw_ncp_rdma_nonack ${NIC_SOURCE_DIR}/tests/fw/ncp_rdma.c)
-target_link_libraries(fw_ncp_rdma_nonack PRIVATE ncp_core_nonack)
-target_include_directories(fw_ncp_rdma_nonack PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
 # Benchmark: VMH lookup hit cost at A = 2/4/8 (docs/firmware.md).
 ncp_image(fw_ncp_bench_lkc ${NIC_SOURCE_DIR}/tests/fw/ncp_bench_lkc.c)

@@ -4,7 +4,7 @@ add_test(NAME fw.ncp.rdma_faults
          COMMAND ${NICRUN} --nodes 2 --seed 2 --drop 0.1 --corrupt 0.05 --duplicate 0.05 --delay 0.1
                  --max-cycles 60000000 ${NCP_FW_DIR}/fw_ncp_rdma.img)
 add_test(NAME fw.ncp.rdma_seed_faithful
-         COMMAND ${NICRUN} --nodes 2 --max-cycles 60000000 ${NCP_FW_DIR}/fw_ncp_rdma_nonack.img)
+         COMMAND ${NICRUN} --nodes 2 --max-cycles 60000000 ${CMAKE_BINARY_DIR}/fw-nonack/fw_ncp_rdma.img)
 set_tests_properties(fw.ncp.rdma fw.ncp.rdma_faults fw.ncp.rdma_seed_faithful PROPERTIES LABELS fw)
 # Benchmark (prints cycles per VMH hit at A = 2/4/8; fails only if a filled line misses).
 add_test(NAME fw.ncp.bench_lkc COMMAND ${NICRUN} --nodes 1 --max-cycles 20000000 ${NCP_FW_DIR}/fw_ncp_bench_lkc.img)

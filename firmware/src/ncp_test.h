@@ -122,6 +122,8 @@ struct ncp_test_op {
 };
 uint32_t ncp_test_op_slots(void);
 int ncp_test_op(uint32_t slot, struct ncp_test_op *o); /* fills *o; returns o->live */
+/* Reads awaiting their responses (live, request acknowledged): cheap enough to poll every pass. */
+uint32_t ncp_test_reads_awaiting(void);
 /* Allocates an operation and frees it unused (one more use of the lowest free slot, as an
  * operation that completed leaves it); its slot and id. 0 when every slot is in use. */
 int ncp_test_op_cycle(uint32_t *slot, uint32_t *id);

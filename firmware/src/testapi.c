@@ -189,6 +189,15 @@ int ncp_test_op(uint32_t slot, struct ncp_test_op *o)
     return o->live;
 }
 
+uint32_t ncp_test_reads_awaiting(void)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < NCP_OPS; i++)
+        n += ncp.op[i].used == 1 && ncp.op[i].kind == NIC_OP_RDMA_READ && ncp.op[i].awaiting;
+    return n;
+}
+
 int ncp_test_op_cycle(uint32_t *slot, uint32_t *id)
 {
     struct ncp_op *o = op_alloc();

@@ -4,9 +4,9 @@
  * figures and fails only if an operation does not complete correctly.
  * Run: build/bin/nicrun --nodes 2 build/fw/fw_ncp_bench_fast.img
  *
- * Like fw_ncp_rdma, the image plays the host (INIT and EP_OPEN as ncp_test.h does them, send queue
+ * Like fw_ncp_rdma, the image plays the host (tests/fw/fwhost.c: INIT and EP_OPEN, send queue
  * entries + their doorbell, completions through the CQ hook). Before any traffic both nodes
- * install every cache line the run needs (ncp_test_fill), so no lookup misses. Virtual pages alias
+ * install every cache line the run needs (as FILL does), so no lookup misses. Virtual pages alias
  * the one pinned host page. Node 0 streams operations of 64 KiB (16 segments of 4 KiB) to node 1,
  * OPS_IN_FLIGHT at a time, in phases:
  *   warm-up   4 aligned writes (not reported)
@@ -20,19 +20,11 @@
  * the link its MAC ring overflows and go-back-N resends). Node 1 follows the phases by counting
  * the packets it delivered/sent. Send samples include retransmissions (same path).
  */
-#include <string.h>
-
-#include "fwtest_util.h"
-#include "hal.h"
-#include "ncp_test.h"
+#include "fwhost.h"
 
 #define VA_SRC 0x10000000ull /* node 0, pid 1: 64 pages (one VMH line) aliasing the host page */
 #define VA_DST 0x20000000ull /* node 1, pid 1: the same (buffer 5 covers them) */
-#define PID 1u
-#define EP 1u
 #define BUF 5u
-#define LBUF 6u /* the local buffer the requests name (ABI 2.0 lbuf): the whole address space */
-#define KEY 0xC0FFEEu
 #define OP_BYTES 65536u
 #define PKTS_PER_OP (OP_BYTES / NCP_MTU)
 #define PHASE_OPS 16u
@@ -40,103 +32,16 @@
 #define OPS_IN_FLIGHT 4u
 #define QUIET 400000u
 
-static uint64_t host_pa;
-static uint32_t me;
-static uint8_t image[1024] __attribute__((aligned(16)));
 static uint32_t busy, idle;
-
-int ncp_test_on_event(const struct nic_event *ev)
-{
-    ncp_test_events_consumed();
-    FWT_CHECK(ev->type != NIC_EV_MISS, 20, "a lookup missed");
-    return 1;
-}
-
-static struct nic_cqe last_cqe;
-static uint32_t ncqe;
-
-int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *c)
-{
-    FWT_CHECK(ep == EP && c->status == NIC_ST_OK && c->bytes == OP_BYTES, 21, "completion");
-    last_cqe = *c;
-    ncqe++;
-    return 1;
-}
-
-static void fill(uint8_t cache, uint32_t line)
-{
-    uint32_t L = ncp_test_line_bytes(cache);
-    memset(image, 0, sizeof image);
-    if (cache == NIC_CACHE_VMH) {
-        struct nic_vmh_entry *e = (struct nic_vmh_entry *)(void *)image;
-        for (uint32_t i = 0; i < L / sizeof *e; i++) {
-            e[i].ppn = (uint32_t)(host_pa >> 12);
-            e[i].flags = NIC_ENTRY_VALID | NIC_RIGHT_LOCAL_READ | NIC_RIGHT_LOCAL_WRITE | NIC_RIGHT_REMOTE_READ |
-                         NIC_RIGHT_REMOTE_WRITE;
-        }
-    } else if (cache == NIC_CACHE_CBH) {
-        struct nic_cbh_entry *e = (struct nic_cbh_entry *)(void *)image;
-        uint32_t n = L / sizeof *e;
-        for (uint32_t i = 0; i < n; i++) {
-            if (line * n + i == BUF) {
-                e[i].flags = NIC_ENTRY_VALID | NIC_RIGHT_REMOTE_READ | NIC_RIGHT_REMOTE_WRITE;
-                e[i].key = KEY;
-                e[i].va_lo = (uint32_t)VA_DST;
-                e[i].len_lo = 64u * 4096u;
-                e[i].owner_pid = PID;
-            }
-            if (line * n + i == LBUF) {
-                e[i].flags = NIC_ENTRY_VALID | NIC_RIGHT_LOCAL_READ | NIC_RIGHT_LOCAL_WRITE;
-                e[i].len_hi = 1u << 12;
-                e[i].owner_pid = PID;
-            }
-        }
-    } else {
-        struct nic_pch_entry *e = (struct nic_pch_entry *)(void *)image;
-        uint32_t n = L / sizeof *e;
-        for (uint32_t i = 0; i < n; i++)
-            if (line * n + i == PID) {
-                e[i].flags = NIC_ENTRY_VALID;
-                e[i].ep = EP;
-            }
-    }
-    int32_t st = NCP_LOOKUP_STATIC ? ncp_test_static_load(cache, PID, line, image)
-                                   : ncp_test_fill(cache, PID, line, ncp_test_epoch(cache, PID), image);
-    FWT_CHECK(st == NIC_ST_OK, 22, "fill");
-}
-
-static uint32_t sq_pi;
-
-static void post(uint8_t op, uint32_t len, uint64_t laddr, uint64_t roff, uint32_t wr)
-{
-    volatile struct nic_sq_entry *s = (volatile struct nic_sq_entry *)(uintptr_t)(
-        NIC_SRAM_SENDQ_BASE + EP * NIC_SENDQ_STRIDE + (sq_pi % ncp_test_sq_entries()) * sizeof(struct nic_sq_entry));
-    struct nic_sq_entry e;
-    memset(&e, 0, sizeof e);
-    e.op = op;
-    e.flags = NIC_WR_SIGNALED;
-    e.rnode = 1;
-    e.len = len;
-    e.laddr_lo = (uint32_t)laddr;
-    e.laddr_hi = (uint32_t)(laddr >> 32);
-    e.rbuf = BUF;
-    e.rpid = PID;
-    e.roff_lo = (uint32_t)roff;
-    e.rkey = KEY;
-    e.wr_id_lo = wr;
-    e.lbuf = LBUF;
-    memcpy((void *)s, &e, sizeof e);
-    ncp_test_sq_doorbell(EP, ++sq_pi);
-}
 
 /* One pass of the loop; the time asleep is idle, the rest busy. A pass that completed an
  * operation returns without sleeping: the initiator posts the next one. */
 static void step(void)
 {
-    uint32_t t0 = ncp_rdcycle(), n = ncqe;
+    uint32_t t0 = ncp_rdcycle(), n = fwh_ncqe;
     ncp_run_once();
     uint32_t t1 = ncp_rdcycle();
-    if (ncqe == n)
+    if (fwh_ncqe == n)
         hal_sleep();
     uint32_t t2 = ncp_rdcycle();
     busy += t1 - t0;
@@ -168,33 +73,38 @@ static void report(const char *phase)
             continue;
         uint32_t m = f->n < NCP_TEST_FP_RING ? f->n : NCP_TEST_FP_RING;
         qsort(tmp, m, sizeof tmp[0], cmp16);
-        printf("node %lu phase %s: %-7s %4lu %s: median %4u max %4lu mean %4lu cycles/%s\n", (unsigned long)me,
+        printf("node %lu phase %s: %-7s %4lu %s: median %4u max %4lu mean %4lu cycles/%s\n", (unsigned long)fwh_me,
                phase, name[k], (unsigned long)f->n, k == NCP_TEST_FP_ACK ? "frames " : "packets", tmp[m / 2],
                (unsigned long)f->max, (unsigned long)(f->sum / f->n), k == NCP_TEST_FP_ACK ? "ACK" : "packet");
     }
     for (unsigned i = 0; ncp_test_prof(i, pr); i++) /* a build with -DNCP_PROFILE=1 */
         if (pr[2])
-            printf("node %lu profile %u: %lu cycles %lu instructions (%lu)\n", (unsigned long)me, i,
+            printf("node %lu profile %u: %lu cycles %lu instructions (%lu)\n", (unsigned long)fwh_me, i,
                    (unsigned long)(pr[0] / pr[2]), (unsigned long)(pr[1] / pr[2]), (unsigned long)pr[2]);
     if (pk)
-        printf("node %lu phase %s: core busy %lu cycles/packet (busy %lu, asleep %lu)\n", (unsigned long)me, phase,
+        printf("node %lu phase %s: core busy %lu cycles/packet (busy %lu, asleep %lu)\n", (unsigned long)fwh_me, phase,
                (unsigned long)(busy / pk), (unsigned long)busy, (unsigned long)idle);
 }
 
-static uint32_t issued;
+static uint32_t issued, checked;
 
 /* Initiator: `ops` operations, OPS_IN_FLIGHT at a time. */
 static void stream(uint8_t op, uint32_t ops, uint32_t loff, uint32_t roff)
 {
-    uint32_t start = ncqe, posted = 0, t = hal_now();
-    while (ncqe - start < ops) {
-        while (posted < ops && posted - (ncqe - start) < OPS_IN_FLIGHT) {
-            post(op, OP_BYTES, VA_SRC + loff + (issued % 2u) * OP_BYTES, roff + (issued % 2u) * OP_BYTES, issued);
+    uint32_t start = fwh_ncqe, posted = 0, t = hal_now();
+    while (fwh_ncqe - start < ops) {
+        while (posted < ops && posted - (fwh_ncqe - start) < OPS_IN_FLIGHT) {
+            fwh_post(op, OP_BYTES, VA_SRC + loff + (issued % 2u) * OP_BYTES, 1, BUF, roff + (issued % 2u) * OP_BYTES,
+                     issued);
             posted++;
             issued++;
         }
         FWT_CHECK(hal_now() - t < 100000000u, 10, "operations did not complete");
         step();
+        for (; checked < fwh_ncqe; checked++) { /* at most OPS_IN_FLIGHT since the last look */
+            const struct nic_cqe *c = &fwh_cqe[checked % FWH_NCQE];
+            FWT_CHECK(c->status == NIC_ST_OK && c->bytes == OP_BYTES, 21, "completion");
+        }
     }
 }
 
@@ -263,21 +173,15 @@ static void target(void)
 
 int main(void)
 {
-    FWT_CHECK(FWT_ARGS->magic == FWTEST_ARGS_MAGIC && FWT_ARGS->nodes >= 2, 1, "harness arguments");
-    host_pa = fwt_u64(FWT_ARGS->host_buf_lo, FWT_ARGS->host_buf_hi);
-    ncp_boot();
-    me = ncp_test_node();
-    ncp_test_init((uint16_t)FWT_ARGS->nodes, host_pa, 6);
-    ncp_test_ep_open(EP, PID, host_pa, 4);
+    fwh_boot();
     uint32_t vmh_per_line = ncp_test_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry);
-    uint64_t base = me == 0 ? VA_SRC : VA_DST;
+    uint64_t base = fwh_me == 0 ? VA_SRC : VA_DST;
     for (uint32_t p = 0; p < 64u; p += vmh_per_line)
-        fill(NIC_CACHE_VMH, (uint32_t)((base >> 12) + p) / vmh_per_line);
-    fill(NIC_CACHE_CBH, BUF / (ncp_test_line_bytes(NIC_CACHE_CBH) / sizeof(struct nic_cbh_entry)));
-    fill(NIC_CACHE_PCH, PID / (ncp_test_line_bytes(NIC_CACHE_PCH) / sizeof(struct nic_pch_entry)));
-    if (me == 0)
+        fwh_install_vmh(base + p * 4096u, ~0u);
+    fwh_install_buffer(BUF, VA_DST, 64u * 4096u); /* node 1's buffer; both: the local buffer, pid 1's endpoint */
+    if (fwh_me == 0)
         initiator();
-    else if (me == 1)
+    else if (fwh_me == 1)
         target();
     return 0;
 }

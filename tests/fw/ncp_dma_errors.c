@@ -3,7 +3,7 @@
  * put that packet's frame buffer on the wire (it holds the previous packet's bytes): the packet goes
  * as VOID and the operation fails NIC_ST_HOST_ERROR (docs/firmware.md "Host DMA errors").
  *
- * Two nodes, every cache line installed first (ncp_fwhost.h); virtual pages alias the pinned host
+ * Two nodes, every cache line installed first (fwhost.c); virtual pages alias the pinned host
  * page, except one page per node that maps to a frame with no memory (nicrun's "nomem" address:
  * the DMA ends with a host bus error, reported to the NIC). p0(j) / p1(j) = the pattern nicrun put
  * in node 0's / node 1's page.
@@ -21,7 +21,7 @@
  * p0(512 + i). Before the fix W1 and R1 delivered the stale frame bytes with a success (or, for a
  * read response, NIC_ST_RIGHTS) status.
  */
-#include "ncp_fwhost.h"
+#include "fwhost.h"
 
 #define VA_SRC 0x10000000ull /* node 0: 64 pages, page 10 without memory */
 #define VA_DST 0x20000000ull /* node 1: 64 pages, page 20 without memory; buffer 5 */

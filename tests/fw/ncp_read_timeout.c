@@ -2,7 +2,7 @@
  * fw_ncp_read_timeout: an initiator's RDMA read whose responses stop coming completes with
  * NIC_ST_UNREACHABLE instead of staying outstanding (docs/firmware.md "Read timeout").
  *
- * Two nodes, every cache line installed first (ncp_fwhost.h); node 0 reads from node 1's buffer 5.
+ * Two nodes, every cache line installed first (fwhost.c); node 0 reads from node 1's buffer 5.
  * T = ncp_test_read_timeout() (78.6 ms).
  *
  * 1. The responder hangs. R1 reads 256 KiB (64 segments, twice the window); once node 1 has sent
@@ -20,7 +20,7 @@
  * Before the fix R1 completed only when node 1 came back, with success (check 11); R3 completed
  * with success (its lost segments counted as sent) or not at all.
  */
-#include "ncp_fwhost.h"
+#include "fwhost.h"
 
 #define VA_SRC 0x10000000ull /* node 0: 64 pages aliasing the host page; buffer 5 */
 #define VA_DST 0x20000000ull /* node 1: the same */
@@ -31,22 +31,6 @@
 
 static uint32_t to; /* ncp_test_read_timeout() */
 static uint8_t page[4096] __attribute__((aligned(16)));
-
-/* A read awaits its responses (its request acknowledged). */
-static int awaiting_read(void)
-{
-    for (uint32_t i = 0; i < ncp_test_op_slots(); i++) {
-        struct ncp_test_op o = fwh_op(i);
-        if (o.live && o.kind == NIC_OP_RDMA_READ && o.awaiting)
-            return 1;
-    }
-    return 0;
-}
-
-static void mac_rx(int on)
-{
-    nic_wr(NIC_MAC_BASE, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK | (on ? NIC_MAC_CTRL_RX_ENABLE_MASK : 0u));
-}
 
 static void initiator(void)
 {
@@ -85,15 +69,15 @@ static void initiator(void)
     uint32_t resyncs = fwh_peer(1).resyncs;
     start = hal_now();
     fwh_post(NIC_OP_RDMA_READ, 16u * SEG, VA_SRC, 1, BUF, 0, 3);
-    while (!awaiting_read()) {
+    while (!ncp_test_reads_awaiting()) {
         FWT_CHECK(hal_now() - start < to && fwh_ncqe == 2, 20, "R3's request acknowledged");
         ncp_run_once();
     }
     uint32_t off = hal_now();
-    mac_rx(0);
+    fwh_mac_rx(0);
     while (hal_now() - off < RX_OFF)
         fwh_step(5000u);
-    mac_rx(1);
+    fwh_mac_rx(1);
     FWT_CHECK(fwh_ncqe == 2, 21, "R3 still outstanding while the receiver was off");
     fwh_run_until_cqes(3, to, 22);
     printf("node 0: R3 completed status %ld bytes %lu, %lu cycles after the receiver went off\n",
@@ -102,21 +86,6 @@ static void initiator(void)
     FWT_CHECK(fwh_cqe_at[2] - off < to && fwh_counters().read_timeouts == 1, 24, "R3 failed by the void responses, before T");
     FWT_CHECK(fwh_peer(1).resyncs > resyncs, 25, "node 1 resynchronised");
     fwh_run_for(QUIET); /* the rest of node 1's void responses are acknowledged */
-}
-
-/* A hung NCP: nothing runs for `ticks`; no interrupt source wakes the core, only the timer. */
-static void hang(uint32_t ticks)
-{
-    uint32_t end = hal_now() + ticks;
-
-    hal_init(0);
-    while (seq_lt(hal_now(), end)) {
-        hal_timer_at(end);
-        hal_sleep();
-    }
-    hal_init(HAL_EV_ALL);
-    hal_raise_events(HAL_EV_ALL); /* what happened meanwhile: every source is polled */
-    ncp_test_timers_rescan();
 }
 
 static void target(void)
@@ -130,7 +99,7 @@ static void target(void)
         struct ncp_test_resp r = fwh_resp();
         if (!hung && r.active && r.sent >= 40u * SEG) {
             printf("node 1: hangs for 1.3 T\n");
-            hang(to + to * 3u / 10u);
+            fwh_hang(to + to * 3u / 10u);
             hung = 1;
         }
         if (fwh_stats().rx_packets != rx) {

@@ -1,7 +1,7 @@
 /*
  * fw_ncp_stale: late responses of a flushed read never complete a later read (issue 18 item 1).
  *
- * Two nodes, every cache line installed first (ncp_fwhost.h); node 0 reads from node 1's buffer 5.
+ * Two nodes, every cache line installed first (fwhost.c); node 0 reads from node 1's buffer 5.
  * R1 reads 256 KiB (64 segments). Node 0 flushes it (as an endpoint close does) once it has
  * received 30 of its segments; node 1 hangs for 2 ms after sending 40, so the rest of R1's response
  * (segments 40..63) is still to come. Meanwhile node 0 allocates and frees 127 operations (127 more
@@ -12,7 +12,7 @@
  * nothing is discarded after it (before the fix R2 took R1's 24 late segments as its own,
  * completed SUCCESS 24 segments early, and its own last 24 were discarded).
  */
-#include "ncp_fwhost.h"
+#include "fwhost.h"
 
 #define VA_SRC 0x10000000ull /* node 0: 64 pages aliasing the host page; buffer 5 */
 #define VA_DST 0x20000000ull /* node 1: the same */
@@ -58,20 +58,6 @@ static void initiator(void)
               "nothing of R2 came after its completion");
 }
 
-static void hang(uint32_t ticks)
-{
-    uint32_t end = hal_now() + ticks;
-
-    hal_init(0);
-    while (seq_lt(hal_now(), end)) {
-        hal_timer_at(end);
-        hal_sleep();
-    }
-    hal_init(HAL_EV_ALL);
-    hal_raise_events(HAL_EV_ALL);
-    ncp_test_timers_rescan();
-}
-
 static void target(void)
 {
     uint32_t start = hal_now(), last = 0, rx = 0, gen0 = fwh_resp().started;
@@ -82,7 +68,7 @@ static void target(void)
         fwh_step(5000u);
         struct ncp_test_resp r = fwh_resp();
         if (!hung && r.active && r.sent >= 40u * SEG) {
-            hang(HANG);
+            fwh_hang(HANG);
             hung = 1;
         }
         if (fwh_stats().rx_packets != rx) {

@@ -1,7 +1,7 @@
 /*
  * fw_ncp_void: a VOID packet never completes an operation SUCCESS (issue 18 item 2).
  *
- * Two nodes, every cache line installed first (ncp_fwhost.h). Node 1's receiver is off for 1 ms,
+ * Two nodes, every cache line installed first (fwhost.c). Node 1's receiver is off for 1 ms,
  * so every segment of node 0's 128 KiB write W1 is lost. Once all 32 are sent, node 0's source
  * pages are deregistered (the VMH line invalidated and refilled with no valid page, what the
  * driver does at deregistration). Its retransmissions cannot load the data: they go VOID, which
@@ -9,7 +9,9 @@
  * SUCCESS), counted in void_fails and local_denied; node 1's host page is untouched.
  * Before the fix W1 completed SUCCESS with all bytes counted and none delivered.
  */
-#include "ncp_fwhost.h"
+#include <string.h>
+
+#include "fwhost.h"
 
 #define VA_SRC 0x10000000ull /* node 0: 64 pages aliasing the host page */
 #define VA_DST 0x20000000ull /* node 1: buffer 5 */
@@ -19,11 +21,6 @@
 #define QUIET 400000u
 
 static uint8_t page[4096] __attribute__((aligned(16)));
-
-static void mac_rx(int on)
-{
-    nic_wr(NIC_MAC_BASE, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK | (on ? NIC_MAC_CTRL_RX_ENABLE_MASK : 0u));
-}
 
 static void initiator(void)
 {
@@ -53,10 +50,10 @@ static void target(void)
 {
     uint32_t start = hal_now(), last = hal_now(), rx = 0;
 
-    mac_rx(0);
+    fwh_mac_rx(0);
     while (hal_now() - start < RX_OFF)
         fwh_step(5000u);
-    mac_rx(1);
+    fwh_mac_rx(1);
     for (;;) {
         FWT_CHECK(hal_now() - start < 60000000u, 40, "target did not finish");
         fwh_step(5000u);

@@ -12,7 +12,13 @@
  */
 #include <string.h>
 
+#include "cmd.h"
+#include "conn.h"
+#include "dmaq.h"
 #include "ncp.h"
+#include "ops.h"
+#include "requester.h"
+#include "xlate.h"
 
 enum cmd_state { CMD_IDLE, CMD_WAIT_DMA, CMD_WAIT_DRAIN, CMD_ANSWER };
 static const char *const cmd_state_name[] = {"IDLE", "WAIT_DMA", "WAIT_DRAIN", "ANSWER"};

@@ -4,7 +4,9 @@
  */
 #include <stdio.h>
 
+#include "loop.h"
 #include "ncp.h"
+#include "xlate.h"
 
 int main(void)
 {

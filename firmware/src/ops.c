@@ -12,16 +12,20 @@
  * Read timeout (docs/firmware.md): once a read's request is acknowledged, the transport no longer
  * watches it: the responses are the responder's packets, retried by the responder's connection. A
  * responder whose connection to us gives up sends the lost segments again as void packets, which
- * fail the read (send_on_giveup); one that went silent cannot, so the reads awaiting responses from
+ * fail the read (cpl_on_giveup); one that went silent cannot, so the reads awaiting responses from
  * a peer fail NIC_ST_UNREACHABLE when that peer has shown no progress on either of our connections
  * (no new packet from it accepted, none of ours acknowledged) for ncp_read_timeout(), longer than it
  * would retry before giving up. Progress is sampled lazily by ops_read_check, a quarter of the
  * timeout apart while reads wait: nothing is recorded per packet. Responses that come after the
- * read failed find no operation and are discarded (on_read_resp).
+ * read failed find no operation and are discarded (cpl_on_read_resp).
  */
 #include <string.h>
 
+#include "cmd.h"
+#include "conn.h"
+#include "dmaq.h"
 #include "ncp.h"
+#include "ops.h"
 
 /* A new id for slot `idx`: the next generation of the table's counter (ncp.h, NCP_ID_SHIFT). */
 static uint32_t op_new_id(uint32_t idx)
@@ -169,13 +173,13 @@ void op_read_watch(struct ncp_op *o)
     seen_now(o->rnode); /* it just acknowledged the request: progress */
     if (!w->reads) {
         w->read_at = ncp.now + ncp_read_timeout() / 4u;
-        w->tick = 1; /* send_tick arms the timer for it */
+        w->tick = 1; /* timer_poll arms the timer for it */
     }
     w->reads++;
 }
 
 /*
- * From send_tick when ncp_work.read_at passed: samples the peers' progress, fails the reads whose
+ * From timer_poll when ncp_work.read_at passed: samples the peers' progress, fails the reads whose
  * responder showed none for ncp_read_timeout(), recounts the others and sets read_at to the first of
  * their deadlines, at most a quarter of the timeout ahead (the next sample). A read is finished only
  * when no receive DMA from its peer is in progress (it may carry this read's data: no DMA into the

@@ -47,14 +47,6 @@ struct ncp_op *op_alloc(void)
     return NULL;
 }
 
-struct ncp_op *op_by_id(uint32_t id)
-{
-    struct ncp_op *o = &ncp.op[NCP_ID_IDX(id)];
-
-    if (NCP_ID_IDX(id) >= NCP_OPS || o->used != 1 || o->id != id)
-        return NULL;
-    return o;
-}
 
 void op_fail(struct ncp_op *o, int32_t status)
 {

@@ -7,7 +7,15 @@
 #include "ncp.h"
 
 struct ncp_op *op_alloc(void);
-struct ncp_op *op_by_id(uint32_t id);
+/* The live operation with id `id`, or NULL (freed, reused by another op, out of range). */
+static inline struct ncp_op *op_by_id(uint32_t id)
+{
+    struct ncp_op *o = &ncp.op[NCP_ID_IDX(id)];
+
+    if (NCP_ID_IDX(id) >= NCP_OPS || o->used != 1 || o->id != id)
+        return NULL;
+    return o;
+}
 static inline uint32_t op_id(const struct ncp_op *o)
 {
     return o->id;

@@ -81,31 +81,32 @@ int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload,
     return 1;
 }
 
-void rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
+int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
 {
     enum xl_result res;
     uint64_t va = 0;
 
     if (h->flags & PKT_F_VOID) { /* the initiator failed the read (refused before): no response */
         xport_rx_accept(&ncp.peer[peer].x);
-        return;
+        return 0;
     }
     int32_t st = check_cbh(h, h->xlen, NIC_RIGHT_REMOTE_READ, &res, &va);
 
     if (res == XL_MISS) {
         rx_drop_miss(peer, h);
-        return;
+        return 0;
     }
     if (st != NIC_ST_OK) {
         rx_refuse(peer, h, st);
-        return;
+        return 0;
     }
     if (!resp_start(peer, h->pid, h->op, va, h->xlen)) {
         ncp_sat_inc(&ncp.c.resp_full);
         tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
-        return;
+        return 0;
     }
     xport_rx_accept(&ncp.peer[peer].x);
+    return 0;
 }
 
 /* ---- read responses being served ---- */

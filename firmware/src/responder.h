@@ -9,7 +9,7 @@
 /* A WRITE / READ_REQ from `peer` accepted by the transport (in order, new): returns 1 when the
  * frame's RX buffer is now owned by a DMA (rx_dma_done releases it). */
 int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx);
-void rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h);
+int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h); /* 0: owns no RX buffer */
 /* A read request to serve: a response slot now, else the queue; 0 when both are full. */
 int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
 uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);

@@ -94,9 +94,11 @@ __attribute__((noinline)) enum xl_result rx_place_pages(uint16_t pid, uint64_t v
         uint32_t chunk = NCP_PAGE - (uint32_t)(v & (NCP_PAGE - 1u));
         if (chunk > left)
             chunk = left;
-        enum xl_result r = xlate_vmh(pid, v, right, LKC_PATH_RECV, &pa[n]);
-        if (r != XL_OK)
-            return r;
+        if (!xlate_vmh_hit(pid, v, right, LKC_PATH_RECV, &pa[n], 1)) { /* the hit inline, else decide */
+            enum xl_result r = xlate_vmh(pid, v, right, LKC_PATH_RECV, &pa[n]);
+            if (r != XL_OK)
+                return r;
+        }
         plen[n++] = chunk;
         v += chunk;
         left -= chunk;
@@ -113,35 +115,38 @@ __attribute__((noinline)) enum xl_result rx_place_pages(uint16_t pid, uint64_t v
 
 
 /* Handles one frame; returns 1 when its buffer is now owned by a DMA. */
+/* The frame being handled, outside the stack so that on_frame hands it to its role in a tail call. */
+static struct pkt_hdr rx_hdr;
+static int rx_nack;
+
 static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
 {
-    struct pkt_hdr h;
+    struct pkt_hdr *const hp = &rx_hdr;
     NCP_PROF_START();
-    enum pkt_err e = pkt_parse(f, len, ncp.me, ncp.nodes, NCP_MTU, &h);
-    int nack;
+    enum pkt_err e = pkt_parse(f, len, ncp.me, ncp.nodes, NCP_MTU, hp);
 
     NCP_PROF(6);
-    if (e == PKT_OK && h.src >= NCP_MAX_PEERS)
+    if (e == PKT_OK && hp->src >= NCP_MAX_PEERS)
         e = PKT_E_SRC;
     if (e != PKT_OK) {
         drop_bad(e);
         return 0;
     }
-    if (h.token != ncp.peer[h.src].rx_token) {
+    if (hp->token != ncp.peer[hp->src].rx_token) {
         /* not from the node its source names (forged or from a node without the fabric secret):
          * nothing of it is used, nothing answers it */
         ncp_sat_inc(&ncp.c.s.auth_drops);
         return 0;
     }
     ncp_sat_inc(&ncp.c.s.rx_packets);
-    ncp_work.peer_ack |= 1u << h.src; /* conn_flush_acks looks at this peer */
-    cpl_on_frame_ack(h.src, &h);
+    ncp_work.peer_ack |= 1u << hp->src; /* conn_flush_acks looks at this peer */
+    cpl_on_frame_ack(hp->src, hp);
     NCP_PROF(7);
-    if (!pkt_is_sequenced(h.type))
+    if (!pkt_is_sequenced(hp->type))
         return 0;
-    struct xport_peer *x = &ncp.peer[h.src].x;
+    struct xport_peer *x = &ncp.peer[hp->src].x;
     uint32_t resyncs_bad = x->st.resyncs_bad;
-    enum xport_rx_verdict v = xport_rx_classify(x, h.seq, h.flags, &nack);
+    enum xport_rx_verdict v = xport_rx_classify(x, hp->seq, hp->flags, &rx_nack);
     if (x->st.resyncs_bad != resyncs_bad)
         ncp_sat_inc(&ncp.c.s.resyncs_bad);
     switch (v) {
@@ -149,21 +154,20 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
         ncp_sat_inc(&ncp.c.s.dup_packets);
         return 0;
     case XP_RX_GAP:
-        if (nack)
-            tx_ctl(h.src, PKT_NACK, PKT_NACK_GAP, h.seq, 0, 0);
+        if (rx_nack)
+            tx_ctl(hp->src, PKT_NACK, PKT_NACK_GAP, hp->seq, 0, 0);
         return 0;
     case XP_RX_NEW:
         break;
     }
     NCP_PROF(8);
-    switch (h.type) {
+    switch (hp->type) {
     case PKT_WRITE:
-        return rsp_on_write(h.src, &h, f + PKT_HDR_BYTES, ridx);
+        return rsp_on_write(hp->src, hp, f + PKT_HDR_BYTES, ridx);
     case PKT_READ_REQ:
-        rsp_on_read_req(h.src, &h);
-        return 0;
+        return rsp_on_read_req(hp->src, hp);
     default:
-        return cpl_on_read_resp(h.src, &h, f + PKT_HDR_BYTES, ridx);
+        return cpl_on_read_resp(hp->src, hp, f + PKT_HDR_BYTES, ridx);
     }
 }
 

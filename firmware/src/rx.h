@@ -35,10 +35,12 @@ static inline enum xl_result rx_place(uint16_t pid, uint64_t va, uint32_t len, u
 
     if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE)
         return rx_place_pages(pid, va, len, right, src, kind, a, b);
-    /* one page: the aligned MTU case */
-    enum xl_result r = xlate_vmh(pid, va, right, LKC_PATH_RECV, &pa);
-    if (r != XL_OK)
-        return r;
+    /* one page: the aligned MTU case; the hit inline, else xlate_vmh decides (and counts) */
+    if (!xlate_vmh_hit(pid, va, right, LKC_PATH_RECV, &pa, 1)) {
+        enum xl_result r = xlate_vmh(pid, va, right, LKC_PATH_RECV, &pa);
+        if (r != XL_OK)
+            return r;
+    }
     if (!dmaq_room(1))
         return XL_WAIT;
     dmaq_post(HAL_SRAM_OFF(src), pa, len, 1, kind, a, b);

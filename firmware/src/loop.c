@@ -13,7 +13,6 @@
  * read, so an event that arrives during a pass makes the next one poll; a poll that leaves work
  * behind (budget) raises its event again. Software work is found through struct ncp_work.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -40,7 +39,11 @@ uint32_t ncp_prof[16][3], ncp_prof_t, ncp_prof_i;
 
 void ncp_on_assert(unsigned module, unsigned id)
 {
-    printf("ncp: assertion %u.%u failed\n", module, id);
+    ncp_console_puts("ncp: assertion ");
+    ncp_console_dec(module);
+    ncp_console_puts(".");
+    ncp_console_dec(id);
+    ncp_console_puts(" failed\n");
     ncp_fatal("internal assertion", module << 8 | id);
 }
 

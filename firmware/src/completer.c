@@ -20,7 +20,7 @@ void cpl_on_acked(ncp_cookie_t cookie)
     /* tests in this order, not a switch: a write segment (the common case) pays one compare */
     if (CK_KIND(cookie) == CK_WRITE) {
         struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
-        if (o->used == 1 && o->id == CK_ID(cookie) && o->kind == NIC_OP_RDMA_WRITE)
+        if (op_live(o, CK_ID(cookie)) && o->kind == NIC_OP_RDMA_WRITE)
             op_progress(o, seg_bytes(o->len, CK_SEG(cookie) * NCP_MTU));
     } else if (CK_KIND(cookie) == CK_READRESP) {
         resp_acked(cookie);

@@ -47,6 +47,21 @@ void ncp_on_assert(unsigned module, unsigned id)
     ncp_fatal("internal assertion", module << 8 | id);
 }
 
+#if NCP_TRACE_STATES
+void ncp_trace_state(const char *what, uint32_t idx, const char *from, const char *to)
+{
+    ncp_console_puts("ncp: ");
+    ncp_console_puts(what);
+    ncp_console_puts(" ");
+    ncp_console_dec(idx);
+    ncp_console_puts(" ");
+    ncp_console_puts(from);
+    ncp_console_puts(" -> ");
+    ncp_console_puts(to);
+    ncp_console_puts("\n");
+}
+#endif
+
 void ncp_boot(void)
 {
     int bad = hal_check_blocks();

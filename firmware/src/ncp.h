@@ -89,9 +89,15 @@ struct ncp_fp {
     uint16_t s[NCP_FP_RING];
 };
 
-/* ---- endpoints ---- */
-enum ep_state { EP_CLOSED, EP_IDLE, EP_ACTIVE, EP_PARKED };
-extern const char *const ep_state_name[];
+/* ---- endpoints (requester.c; opened and closed by cmd.c) ---- */
+enum ep_state {
+    EP_CLOSED, /* not open, or closed (its requests flushed) */
+    EP_IDLE,   /* open, nothing to send */
+    EP_ACTIVE, /* an entry being taken or segmented */
+    EP_PARKED, /* waits for a fill (a translation of its current request missed) */
+    EP__STATES
+};
+extern const char *const ep_state_name[EP__STATES];
 
 struct ncp_ep {
     uint8_t state;
@@ -106,9 +112,34 @@ struct ncp_ep {
     uint8_t closing; /* EP_CLOSE seen, answered BUSY until its packets are out of every window */
 };
 
-/* ---- initiator operations ---- */
+/*
+ * State transitions are written through NCP_SET_STATE: with NCP_TRACE_STATES (a debug build,
+ * -DNCP_TRACE_STATES=ON) each one is printed on the console ("ncp: op 3 ACTIVE -> FREE"); in the
+ * normal build it is the plain store.
+ */
+#if NCP_TRACE_STATES
+void ncp_trace_state(const char *what, uint32_t idx, const char *from, const char *to);
+#define NCP_SET_STATE(obj, names, what, idx, to)                                    \
+    do {                                                                            \
+        if ((obj)->state != (to))                                                   \
+            ncp_trace_state((what), (uint32_t)(idx), (names)[(obj)->state], (names)[(to)]); \
+        (obj)->state = (uint8_t)(to);                                               \
+    } while (0)
+#else
+#define NCP_SET_STATE(obj, names, what, idx, to) ((obj)->state = (uint8_t)(to))
+#endif
+
+/* ---- initiator operations (ops.c) ---- */
+enum op_state {
+    OP_FREE,   /* the slot is free */
+    OP_ACTIVE, /* taken from a send queue entry, until accounted for byte by byte (then its result
+                * waits in its endpoint's slot record for retirement, and the op is FREE) */
+    OP__STATES
+};
+extern const char *const op_state_name[OP__STATES];
+
 struct ncp_op {
-    uint8_t used, ep, kind, flags;
+    uint8_t state, ep, kind, flags;
     uint16_t reserved_gen, rnode;
     uint32_t id; /* its operation id (op_id): index | generation << NCP_ID_SHIFT */
     int32_t status;
@@ -123,9 +154,17 @@ struct ncp_op {
     uint32_t req;   /* its index in the endpoint's send queue stream (cqe.req) */
 };
 
-/* ---- RDMA read responses being served (responder side) ---- */
+/* ---- RDMA read responses being served (responder.c) ---- */
+enum resp_state {
+    RESP_FREE,    /* the slot is free */
+    RESP_SENDING, /* segments still to build (resp_poll streams them) */
+    RESP_ACKWAIT, /* every segment built: waits for their ACKs (a give-up sends them again) */
+    RESP__STATES
+};
+extern const char *const resp_state_name[RESP__STATES];
+
 struct ncp_resp {
-    uint8_t used, failed, reserved_gen;
+    uint8_t state, failed, reserved_gen;
     int8_t fail_status; /* why it failed (enum nic_status), carried by its void segments */
     uint16_t peer, pid;
     uint32_t id;     /* index | generation << NCP_ID_SHIFT, in its cookies */
@@ -134,7 +173,17 @@ struct ncp_resp {
     uint32_t len, sent, done;
     uint8_t rewinds; /* give-ups of its connection that sent its lost segments again (as void) */
 };
-#define NCP_RESP_REWINDS 3u /* then a give-up drops them: see send_on_giveup */
+#define NCP_RESP_REWINDS 3u /* then a give-up drops them: see resp_on_giveup */
+
+/* The operation / response is live and still the one id `id` names (its slot not reused since). */
+static inline int op_live(const struct ncp_op *o, uint32_t id)
+{
+    return o->state == OP_ACTIVE && o->id == id;
+}
+static inline int resp_live(const struct ncp_resp *r, uint32_t id)
+{
+    return r->state != RESP_FREE && r->id == id;
+}
 
 /*
  * Read requests accepted while every response slot is busy, served in arrival order as slots

@@ -6,8 +6,9 @@
  * bytes when the responses are written into local memory (or failed). Then it retires in request
  * order (ep_retire): one completion goes to the endpoint's completion queue if it failed or was
  * signalled, and its send queue slot is free. The first error sticks.
- * States: FREE (used = 0), ACTIVE (1). A finished operation's result waits for retirement in its
- * endpoint's per-slot record (struct ncp_res), not in the operation.
+ * States (enum op_state, ncp.h): FREE -> (entry taken) ACTIVE -> (accounted for) FREE. A finished
+ * operation's result waits for retirement in its endpoint's per-slot record (struct ncp_res), not
+ * in the operation.
  *
  * Read timeout (docs/firmware.md): once a read's request is acknowledged, the transport no longer
  * watches it: the responses are the responder's packets, retried by the responder's connection. A
@@ -27,6 +28,8 @@
 #include "ncp.h"
 #include "ops.h"
 
+const char *const op_state_name[OP__STATES] = {"FREE", "ACTIVE"};
+
 /* A new id for slot `idx`: the next generation of the table's counter (ncp.h, NCP_ID_SHIFT). */
 static uint32_t op_new_id(uint32_t idx)
 {
@@ -37,10 +40,10 @@ struct ncp_op *op_alloc(void)
 {
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
-        if (!o->used) {
+        if (o->state == OP_FREE) {
             memset(o, 0, sizeof *o);
             o->id = op_new_id(i);
-            o->used = 1;
+            NCP_SET_STATE(o, op_state_name, "op", i, OP_ACTIVE);
             return o;
         }
     }
@@ -123,7 +126,7 @@ static void op_record(struct ncp_op *o)
         ep->cur = -1;
     if (o->req != ep->sq_done)
         ncp_sat_inc(&ncp.c.s.retire_waits);
-    o->used = 0;
+    NCP_SET_STATE(o, op_state_name, "op", o - ncp.op, OP_FREE);
 }
 
 static void op_finish(struct ncp_op *o)
@@ -136,7 +139,7 @@ static void op_finish(struct ncp_op *o)
 
 void op_progress(struct ncp_op *o, uint32_t bytes)
 {
-    if (!o || o->used != 1)
+    if (!o || o->state != OP_ACTIVE)
         return;
     o->done += bytes;
     if (o->done >= o->len)
@@ -188,7 +191,7 @@ void ops_read_check(void)
     }
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
-        if (o->used != 1 || !o->awaiting)
+        if (o->state != OP_ACTIVE || !o->awaiting)
             continue; /* free, completing, a write, or a read whose request is in the window */
         uint32_t due = seen[o->rnode].at + to;
         if (seq_le(due, ncp.now)) {
@@ -237,7 +240,7 @@ void ops_flush_ep(uint8_t epi)
 
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
-        if (o->used && o->ep == epi) {
+        if (o->state == OP_ACTIVE && o->ep == epi) {
             if (o->status == NIC_ST_OK)
                 o->status = NIC_ST_FLUSHED;
             op_record(o);

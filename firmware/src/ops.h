@@ -12,7 +12,7 @@ static inline struct ncp_op *op_by_id(uint32_t id)
 {
     struct ncp_op *o = &ncp.op[NCP_ID_IDX(id)];
 
-    if (NCP_ID_IDX(id) >= NCP_OPS || o->used != 1 || o->id != id)
+    if (NCP_ID_IDX(id) >= NCP_OPS || !op_live(o, id))
         return NULL;
     return o;
 }
@@ -24,7 +24,7 @@ static inline uint32_t op_id(const struct ncp_op *o)
 static inline struct ncp_op *op_by_cookie(ncp_cookie_t c)
 {
     struct ncp_op *o = &ncp.op[CK_IDX(c)];
-    return o->used == 1 && o->id == CK_ID(c) ? o : NULL;
+    return op_live(o, CK_ID(c)) ? o : NULL;
 }
 void op_fail(struct ncp_op *o, int32_t status);
 void op_progress(struct ncp_op *o, uint32_t bytes);

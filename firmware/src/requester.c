@@ -19,7 +19,7 @@
 #include "sqe.h"
 #include "xlate.h"
 
-const char *const ep_state_name[] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
+const char *const ep_state_name[EP__STATES] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 
 void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 {
@@ -120,7 +120,7 @@ static int take_entry(uint8_t epi)
     o->rkey = e.rkey;
     o->rpid = e.rpid;
     ep->cur = (int16_t)(o - ncp.op);
-    ep->state = EP_ACTIVE;
+    NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_ACTIVE);
     return 0;
 }
 
@@ -149,17 +149,18 @@ static int serve_ep(uint8_t epi)
     if (ep->state == EP_PARKED) {
         if (!ncp.parked_wake)
             return 0;
-        ep->state = EP_ACTIVE;
+        NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_ACTIVE);
     }
     for (unsigned budget = 0; budget < 4; budget++) {
         if (ep->cur < 0) {
             if (ep->sq_ci == ep->sq_pi) {
-                ep->state = EP_IDLE;
+                NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_IDLE);
                 return progress;
             }
             int r = take_entry(epi);
             if (r == 2) {
-                ep->state = EP_PARKED; /* its local buffer's CBH line missed: waits for the fill */
+                /* its local buffer's CBH line missed: waits for the fill */
+                NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
                 ncp_work.tick = 1;
                 return progress;
             }
@@ -192,7 +193,8 @@ static int serve_ep(uint8_t epi)
         if (r == B_WAIT) {
             if (!ncp.tx_free || !dmaq_room(NCP_SEG_PIECES))
                 return progress; /* resources: retried when frames/DMA free up */
-            ep->state = EP_PARKED; /* translation miss: the request waits for its fill */
+            /* translation miss: the request waits for its fill */
+            NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
             ncp_work.tick = 1;     /* timer_poll arms the retry timer */
             return progress;
         }

@@ -17,6 +17,8 @@
 #include "tx.h"
 #include "xlate.h"
 
+const char *const resp_state_name[RESP__STATES] = {"FREE", "SENDING", "ACKWAIT"};
+
 /* Checks of a remote access against the target buffer; returns NIC_ST_OK or the violation. */
 static inline __attribute__((always_inline)) int32_t check_cbh(const struct pkt_hdr *h, uint32_t len, uint32_t right, enum xl_result *res,
                          uint64_t *va)
@@ -135,8 +137,8 @@ uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint3
 {
     for (uint32_t i = 0; i < NCP_RESP; i++) {
         struct ncp_resp *r = &ncp.resp[i];
-        if (!r->used) {
-            r->used = 1;
+        if (r->state == RESP_FREE) {
+            NCP_SET_STATE(r, resp_state_name, "resp", i, RESP_SENDING);
             r->failed = 0;
             r->id = i | ++ncp.resp_gen << NCP_ID_SHIFT; /* ncp.h: ids */
             r->peer = peer;
@@ -159,7 +161,7 @@ void resp_poll(void)
     for (uint32_t m = ncp_work.resp; m; m &= m - 1) {
         uint32_t i = ncp_lowest_bit(m);
         struct ncp_resp *r = &ncp.resp[i];
-        for (unsigned budget = 0; budget < 4 && r->used && r->sent < r->len; budget++) {
+        for (unsigned budget = 0; budget < 4 && r->state == RESP_SENDING; budget++) {
             if (!xport_has_room(&ncp.peer[r->peer].x))
                 break;
             ncp_cookie_t ck = CK_MAKE(CK_READRESP, r->id, r->sent / NCP_MTU);
@@ -175,9 +177,11 @@ void resp_poll(void)
                 if (seg_build(r->peer, ck, 0, 0) != B_SENT)
                     break;
             }
-            r->sent += r->len - r->sent < NCP_MTU ? r->len - r->sent : NCP_MTU;
+            r->sent += seg_bytes(r->len, r->sent);
+            if (r->sent >= r->len)
+                NCP_SET_STATE(r, resp_state_name, "resp", i, RESP_ACKWAIT);
         }
-        if (!r->used || r->sent >= r->len)
+        if (r->state != RESP_SENDING)
             ncp_work.resp &= ~(1u << i); /* all segments sent (or freed) */
     }
 }
@@ -186,10 +190,10 @@ void resp_acked(ncp_cookie_t cookie)
 {
     struct ncp_resp *r = &ncp.resp[CK_IDX(cookie)];
 
-    if (r->used && r->id == CK_ID(cookie)) {
+    if (resp_live(r, CK_ID(cookie))) {
         r->done += seg_bytes(r->len, CK_SEG(cookie) * NCP_MTU);
         if (r->done >= r->len) {
-            r->used = 0;
+            NCP_SET_STATE(r, resp_state_name, "resp", CK_IDX(cookie), RESP_FREE);
             resp_next();
         }
     }
@@ -199,7 +203,7 @@ void resp_fail(ncp_cookie_t cookie, int32_t status)
 {
     struct ncp_resp *r = &ncp.resp[CK_IDX(cookie)];
 
-    if (r->used && r->id == CK_ID(cookie) && !r->failed) {
+    if (resp_live(r, CK_ID(cookie)) && !r->failed) {
         r->failed = 1;
         r->fail_status = (int8_t)status;
     }
@@ -221,7 +225,7 @@ void resp_on_giveup(ncp_cookie_t cookie, uint32_t *marks)
 {
     uint32_t i = CK_IDX(cookie);
     struct ncp_resp *r = &ncp.resp[i];
-    if (r->used && r->id == CK_ID(cookie) && !(*marks & 1u << i)) {
+    if (resp_live(r, CK_ID(cookie)) && !(*marks & 1u << i)) {
         *marks |= 1u << i; /* its first lost segment: the others follow it in the window */
         if (r->rewinds < NCP_RESP_REWINDS) {
             r->rewinds++;
@@ -230,6 +234,7 @@ void resp_on_giveup(ncp_cookie_t cookie, uint32_t *marks)
                 r->fail_status = NIC_ST_UNREACHABLE;
             }
             r->sent = CK_SEG(cookie) * NCP_MTU;
+            NCP_SET_STATE(r, resp_state_name, "resp", i, RESP_SENDING);
             ncp_work.resp |= 1u << i;
             *marks |= 1u << (16 + i);
         }

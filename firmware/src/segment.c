@@ -81,7 +81,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     case CK_WRITE: {
         struct ncp_op *o = &ncp.op[idx];
         uint32_t off = seg * NCP_MTU;
-        int live = o->used == 1 && o->id == CK_ID(cookie);
+        int live = op_live(o, CK_ID(cookie));
         uint64_t roff = o->roff + off;
         len = o->len - off < NCP_MTU ? o->len - off : NCP_MTU;
         type = PKT_WRITE;
@@ -106,7 +106,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     }
     case CK_READREQ: {
         struct ncp_op *o = &ncp.op[idx];
-        int live = o->used == 1 && o->id == CK_ID(cookie);
+        int live = op_live(o, CK_ID(cookie));
         if (!live || o->status != NIC_ST_OK)
             void_data = 1; /* refused, failed or flushed: keep the sequence, ask for nothing */
         type = PKT_READ_REQ;
@@ -132,7 +132,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         w[PKT_W_OFF_HI] = 0;
         w[PKT_W_STATUS] = 0;
         flags = off + len == rs->len ? PKT_F_LAST : 0;
-        if (!rs->used || rs->id != CK_ID(cookie)) {
+        if (!resp_live(rs, CK_ID(cookie))) {
             /* the slot serves another response now: a void packet for no operation (its op id
              * names none of the initiator's live reads any more, or the wrong one: zero) */
             void_data = 1;
@@ -232,7 +232,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     uint32_t *restrict w = (uint32_t *)(void *)tx_frame[f];
     if (CK_KIND(cookie) == CK_WRITE) {
         const struct ncp_op *o = &ncp.op[idx];
-        if (o->used != 1 || o->id != CK_ID(cookie) || o->status != NIC_ST_OK)
+        if (!op_live(o, CK_ID(cookie)) || o->status != NIC_ST_OK)
             return 0;
         uint64_t roff = o->roff + off;
         len = seg_bytes(o->len, off);
@@ -250,7 +250,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
         w[PKT_W_XLEN] = off;
     } else if (CK_KIND(cookie) == CK_READRESP) {
         const struct ncp_resp *rs = &ncp.resp[idx];
-        if (!rs->used || rs->id != CK_ID(cookie) || rs->failed)
+        if (!resp_live(rs, CK_ID(cookie)) || rs->failed)
             return 0;
         len = seg_bytes(rs->len, off);
         last = off + len == rs->len;

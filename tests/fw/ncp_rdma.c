@@ -243,7 +243,7 @@ static void target(void)
             rx = ncp.c.s.rx_packets;
             last = hal_now();
         }
-        if (ncp.c.s.protection_errors >= 2 && !ncp.resp[0].used && ncp.resp[0].id && hal_now() - last > QUIET)
+        if (ncp.c.s.protection_errors >= 2 && !ncp.resp[0].state && ncp.resp[0].id && hal_now() - last > QUIET)
             break;
         hal_timer_at(hal_now() + 5000u);
         hal_sleep();

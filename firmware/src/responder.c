@@ -28,17 +28,12 @@ static inline __attribute__((always_inline)) int32_t check_cbh(const struct pkt_
     *res = xlate_target(h->pid, h->buf, &e, LKC_PATH_RECV);
     if (*res == XL_MISS)
         return NIC_ST_OK;
-    if (*res == XL_DENIED || e->owner_pid != h->pid)
+    if (*res == XL_DENIED)
         return NIC_ST_BAD_HANDLE;
-    if (e->key != h->key)
-        return NIC_ST_KEY;
-    if (!(e->flags & right))
-        return NIC_ST_RIGHTS;
-    uint64_t blen = (uint64_t)e->len_hi << 32 | e->len_lo;
-    if (h->off > blen || len > blen - h->off)
-        return NIC_ST_BOUNDS;
-    *va = ((uint64_t)e->va_hi << 32 | e->va_lo) + h->off;
-    return NIC_ST_OK;
+    int32_t st = rsp_access_check(e, h->pid, h->key, right, h->off, len);
+    if (st == NIC_ST_OK)
+        *va = ((uint64_t)e->va_hi << 32 | e->va_lo) + h->off;
+    return st;
 }
 
 /* Returns 1 when the RX buffer is now owned by a DMA (released by rx_dma_done). */

@@ -190,11 +190,11 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     uint64_t pa;
 
     NCP_PROF_START();
-    /* pkt_parse: header, WRITE fields; on_frame: source within the peers */
-    if (flen < PKT_HDR_BYTES || (w0 & 0xFFFFu) != ncp.me || src == ncp.me || src >= ncp.nodes ||
-        src >= NCP_MAX_PEERS || (w1 & 0xFFu) != PKT_WRITE || len != flen - PKT_HDR_BYTES || len > NCP_MTU ||
-        len == 0 || (flags & (PKT_F_VOID | PKT_F_RESYNC)) || buf > PKT_MAX_BUF_ID || off + len < off ||
-        w[PKT_W_XLEN] >= NIC_MAX_XFER)
+    /* pkt_parse's rules (pkt.h): header, WRITE fields; on_frame: source within the peers; here
+     * only a WRITE with data that does not resync */
+    if (flen < PKT_HDR_BYTES || (w1 & 0xFFu) != PKT_WRITE || len == 0 || (flags & PKT_F_RESYNC) ||
+        pkt_hdr_check(w0 & 0xFFFFu, src, PKT_WRITE, len, flen, ncp.me, ncp.nodes, NCP_MTU) != PKT_OK ||
+        src >= NCP_MAX_PEERS || !pkt_write_ok(len, flags, buf, off, w[PKT_W_XLEN]))
         return 0;
     /* on_ack_fields: nothing new acknowledged; xport_rx_classify: the next expected packet */
     struct ncp_peer *pp = &ncp.peer[src];
@@ -202,13 +202,11 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || !pp->x.synced ||
         seq != pp->x.expected)
         return 0;
-    /* check_cbh on the memoised target (its PCH and CBH entries valid) */
+    /* check_cbh on the memoised target (its PCH and CBH entries valid), the same rule */
     if (xlate_tmemo.pid != (pid | LKC_KEY_VALID) || xlate_tmemo.buf != buf)
         return 0;
     const struct nic_cbh_entry *e = xlate_tmemo.e;
-    uint64_t blen = (uint64_t)e->len_hi << 32 | e->len_lo;
-    if (e->owner_pid != pid || e->key != w[PKT_W_KEY] || !(e->flags & NIC_RIGHT_REMOTE_WRITE) || off > blen ||
-        len > blen - off)
+    if (rsp_access_check(e, pid, w[PKT_W_KEY], NIC_RIGHT_REMOTE_WRITE, off, len) != NIC_ST_OK)
         return 0;
     /* write_host, one page */
     uint64_t va = ((uint64_t)e->va_hi << 32 | e->va_lo) + off;

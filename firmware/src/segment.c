@@ -22,6 +22,36 @@
 _Static_assert(PKT_WORDS, "the builder writes header words in place: little-endian core");
 _Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
 
+/*
+ * The header words of a write segment / read response segment that come from its operation or
+ * response: one filler each, for both shapes of the builder. (The words from the connection, the
+ * type and the sequence are written when the packet is committed.)
+ */
+static inline __attribute__((always_inline)) void hdr_fill_write(uint32_t *restrict w, uint32_t id,
+                                                                 const struct ncp_op *o, uint32_t off)
+{
+    uint64_t roff = o->roff + off;
+
+    w[PKT_W_OP] = id;
+    w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
+    w[PKT_W_BUF] = o->rbuf;
+    w[PKT_W_KEY] = o->rkey;
+    w[PKT_W_OFF_LO] = (uint32_t)roff;
+    w[PKT_W_OFF_HI] = (uint32_t)(roff >> 32);
+    w[PKT_W_XLEN] = off;
+}
+static inline __attribute__((always_inline)) void hdr_fill_resp(uint32_t *restrict w, const struct ncp_resp *rs,
+                                                                uint32_t off)
+{
+    w[PKT_W_OP] = rs->op;
+    w[PKT_W_PID] = 0;
+    w[PKT_W_BUF] = 0;
+    w[PKT_W_KEY] = 0;
+    w[PKT_W_OFF_LO] = off;
+    w[PKT_W_OFF_HI] = 0;
+    w[PKT_W_STATUS] = 0;
+}
+
 struct piece {
     uint64_t pa;
     uint32_t len;
@@ -82,16 +112,9 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         struct ncp_op *o = &ncp.op[idx];
         uint32_t off = seg * NCP_MTU;
         int live = op_live(o, CK_ID(cookie));
-        uint64_t roff = o->roff + off;
-        len = o->len - off < NCP_MTU ? o->len - off : NCP_MTU;
+        len = seg_bytes(o->len, off);
         type = PKT_WRITE;
-        w[PKT_W_OP] = CK_ID(cookie); /* the cookie's op, also when its slot was reused since */
-        w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
-        w[PKT_W_BUF] = o->rbuf;
-        w[PKT_W_KEY] = o->rkey;
-        w[PKT_W_OFF_LO] = (uint32_t)roff;
-        w[PKT_W_OFF_HI] = (uint32_t)(roff >> 32);
-        w[PKT_W_XLEN] = off;
+        hdr_fill_write(w, CK_ID(cookie), o, off); /* the cookie's op, also when its slot was reused */
         flags = off + len == o->len ? PKT_F_LAST : 0;
         if (!live || o->status != NIC_ST_OK)
             void_data = 1; /* failed or flushed meanwhile: keep the sequence, send no data */
@@ -122,15 +145,9 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     case CK_READRESP: {
         struct ncp_resp *rs = &ncp.resp[idx];
         uint32_t off = seg * NCP_MTU;
-        len = rs->len - off < NCP_MTU ? rs->len - off : NCP_MTU;
+        len = seg_bytes(rs->len, off);
         type = PKT_READ_RESP;
-        w[PKT_W_OP] = rs->op;
-        w[PKT_W_PID] = 0;
-        w[PKT_W_BUF] = 0;
-        w[PKT_W_KEY] = 0;
-        w[PKT_W_OFF_LO] = off;
-        w[PKT_W_OFF_HI] = 0;
-        w[PKT_W_STATUS] = 0;
+        hdr_fill_resp(w, rs, off);
         flags = off + len == rs->len ? PKT_F_LAST : 0;
         if (!resp_live(rs, CK_ID(cookie))) {
             /* the slot serves another response now: a void packet for no operation (its op id
@@ -234,20 +251,13 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
         const struct ncp_op *o = &ncp.op[idx];
         if (!op_live(o, CK_ID(cookie)) || o->status != NIC_ST_OK)
             return 0;
-        uint64_t roff = o->roff + off;
         len = seg_bytes(o->len, off);
         last = off + len == o->len;
         type = PKT_WRITE;
         pid = o->lpid;
         va = o->laddr + off;
         right = NIC_RIGHT_LOCAL_READ;
-        w[PKT_W_OP] = o->id;
-        w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
-        w[PKT_W_BUF] = o->rbuf;
-        w[PKT_W_KEY] = o->rkey;
-        w[PKT_W_OFF_LO] = (uint32_t)roff;
-        w[PKT_W_OFF_HI] = (uint32_t)(roff >> 32);
-        w[PKT_W_XLEN] = off;
+        hdr_fill_write(w, o->id, o, off);
     } else if (CK_KIND(cookie) == CK_READRESP) {
         const struct ncp_resp *rs = &ncp.resp[idx];
         if (!resp_live(rs, CK_ID(cookie)) || rs->failed)
@@ -258,13 +268,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
         pid = rs->pid;
         va = rs->va + off;
         right = NIC_RIGHT_REMOTE_READ;
-        w[PKT_W_OP] = rs->op;
-        w[PKT_W_PID] = 0;
-        w[PKT_W_BUF] = 0;
-        w[PKT_W_KEY] = 0;
-        w[PKT_W_OFF_LO] = off;
-        w[PKT_W_OFF_HI] = 0;
-        w[PKT_W_STATUS] = 0;
+        hdr_fill_resp(w, rs, off);
     } else {
         return 0;
     }

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "completer.h"
 #include "conn.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -82,4 +83,35 @@ void conn_flush_acks(void)
             fp_record(FP_ACK, ncp_rdcycle() - t0, 0);
         }
     }
+}
+
+/* The transport's timer source (timer.c): timeouts and give-ups of the peers with packets in flight. */
+int conn_timer(uint32_t now, uint32_t *at)
+{
+    int armed = 0;
+
+    for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) { /* the others: una == nxt */
+        uint16_t p = (uint16_t)ncp_lowest_bit(m);
+        struct xport_peer *x = &ncp.peer[p].x;
+        uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
+        enum xport_tick_action t = xport_tick(x, &ncp_xcfg, now);
+        if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
+            ncp_sat_inc(&ncp.c.s.timeouts);
+        if (t == XP_TICK_GIVEUP) {
+            uint32_t marks = 0;
+            if (x->st.stall_giveups != stalls)
+                ncp_sat_inc(&ncp.c.s.stall_giveups); /* the no-progress bound, not the retry limit */
+            for (uint32_t s = x->una; s != x->nxt; s++)
+                cpl_on_giveup(xport_cookie(x, s), &marks);
+            xport_giveup(x);
+            ncp_sat_inc(&ncp.c.giveups);
+        }
+        if (x->una == x->nxt)
+            ncp_work.peer_tx &= ~(1u << p); /* nothing in flight */
+        else if (!armed || seq_lt(x->deadline, *at)) {
+            *at = x->deadline;
+            armed = 1;
+        }
+    }
+    return armed;
 }

@@ -298,14 +298,8 @@ extern const struct xport_cfg ncp_xcfg;
 
 /*
  * Work the event loop has to do besides the hardware sources (loop.c; docs/firmware.md "Event
- * loop"): a pass runs a state machine's poll only when there is something for it.
- *   timer_at/on  the deadline the core timer is programmed to (a shadow: no register read); it is
- *                never later than the earliest transport deadline, so send_tick runs its scan only
- *                when timer_at has passed or `tick` is set
- *   tick         a transport deadline may have moved earlier than timer_at (a packet into an empty
- *                window, an ACK or NACK), or an endpoint parked: send_tick rescans and re-arms.
- *                Code that moves a deadline earlier must set it.
- * The bitmaps are supersets: a bit is set where the work appears and cleared by the poll that
+ * loop"): a pass runs a state machine's poll only when there is something for it. (Deadlines
+ * are the timer service's: timer.h.) The bitmaps are supersets: a bit is set where the work appears and cleared by the poll that
  * finds none left, so a poll visits only the entries that may have work (the others' polls would
  * change nothing):
  *   ep_ready     endpoints with send work: a doorbell rung, an entry being taken or segmented
@@ -318,22 +312,14 @@ extern const struct xport_cfg ncp_xcfg;
  * resume (RESUME NACKs to send: a fill arrived while peers wait on a MISS NACK),
  * ops_waiting (endpoints whose next completion waits for a staging slot or DMA room: a bitmap,
  * ops_poll retries them).
- *   reads        initiator reads awaiting responses (an upper bound, recounted by ops_read_check);
- *                while nonzero, read_at is when ops_read_check must look at them next (no later than
- *                the first can time out) and send_tick keeps the timer armed for it: the reads are
- *                scanned only then, never per packet
  */
 struct ncp_work {
-    uint32_t timer_at;
-    uint8_t timer_on;
-    uint8_t tick;
     uint8_t cmd;
     uint8_t misses_held;
-    uint8_t resume; /* a fill arrived while peers wait on a MISS NACK: recv_send_resumes */
-    uint8_t reserved[3];
+    uint8_t resume; /* a fill arrived while peers wait on a MISS NACK: rx_send_resumes */
+    uint8_t reserved;
     uint32_t ep_ready, ep_parked, resp, peer_tx, peer_ack;
     uint32_t ops_waiting;
-    uint32_t reads, read_at;
 };
 extern struct ncp_work ncp_work;
 

@@ -17,6 +17,7 @@
 #include "requester.h"
 #include "segment.h"
 #include "sqe.h"
+#include "timer.h"
 #include "xlate.h"
 
 const char *const ep_state_name[EP__STATES] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
@@ -161,7 +162,7 @@ static int serve_ep(uint8_t epi)
             if (r == 2) {
                 /* its local buffer's CBH line missed: waits for the fill */
                 NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
-                ncp_work.tick = 1;
+                timer_kick();
                 return progress;
             }
             if (r == 0)
@@ -195,7 +196,7 @@ static int serve_ep(uint8_t epi)
                 return progress; /* resources: retried when frames/DMA free up */
             /* translation miss: the request waits for its fill */
             NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
-            ncp_work.tick = 1;     /* timer_poll arms the retry timer */
+            timer_kick(); /* the timer arms the retry wake-up */
             return progress;
         }
         if (r == B_DENIED) {
@@ -225,4 +226,16 @@ void req_poll(void)
         serve_ep(e);
         ep_track(e);
     }
+}
+
+/* Timer source (timer.h): while an endpoint is parked, a wake-up every NCP_RTO (a lost fill must
+ * not strand a request). */
+int req_timer(uint32_t now, uint32_t *at)
+{
+    for (uint32_t m = ncp_work.ep_parked; m; m &= m - 1)
+        if (ncp.ep[ncp_lowest_bit(m)].state == EP_PARKED) {
+            *at = now + NCP_RTO;
+            return 1;
+        }
+    return 0;
 }

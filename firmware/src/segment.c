@@ -16,6 +16,7 @@
 #include "ops.h"
 #include "responder.h"
 #include "segment.h"
+#include "timer.h"
 #include "tx.h"
 #include "xlate.h"
 
@@ -198,7 +199,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     if (!retrans) {
         seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
         if (seq == pp->x.una) { /* the window was empty: the push armed a deadline */
-            ncp_work.tick = 1;
+            timer_kick();
             ncp_work.peer_tx |= 1u << peer;
         }
     }
@@ -291,7 +292,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     if (piggy)
         x->ack_pending = 0; /* piggy-backed */
     if (seq == una) { /* the window was empty: the push armed the deadline */
-        ncp_work.tick = 1;
+        timer_kick();
         ncp_work.peer_tx |= 1u << peer;
     }
     tx_frame_queue(f, PKT_HDR_BYTES + len);

@@ -5,8 +5,14 @@
  */
 #include <string.h>
 
+#include "conn.h"
+#include "dmaq.h"
 #include "ncp.h"
 #include "ncp_test.h"
+#include "ops.h"
+#include "requester.h"
+#include "timer.h"
+#include "xlate.h"
 
 _Static_assert((int)NCP_TEST_FP_TX == (int)FP_TX && (int)NCP_TEST_FP_RX == (int)FP_RX &&
                    (int)NCP_TEST_FP_ACK == (int)FP_ACK && (int)NCP_TEST_FP__N == (int)FP__N &&
@@ -36,7 +42,7 @@ void ncp_test_ep_open(uint8_t ep, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2
     e->cq_pa = cq_pa;
     e->cq_log2 = (uint8_t)cq_log2;
     e->cur = -1;
-    e->state = EP_IDLE;
+    NCP_SET_STATE(e, ep_state_name, "ep", ep, EP_IDLE);
 }
 
 void ncp_test_ep_flush(uint8_t ep)
@@ -56,7 +62,7 @@ uint32_t ncp_test_sq_entries(void)
 
 void ncp_test_sq_doorbell(uint8_t ep, uint32_t pi)
 {
-    send_on_doorbell(ep, NIC_DB_SQ_PI, pi);
+    req_on_doorbell(ep, NIC_DB_SQ_PI, pi);
 }
 
 uint32_t ncp_test_line_bytes(uint8_t cache)
@@ -179,7 +185,7 @@ int ncp_test_op(uint32_t slot, struct ncp_test_op *o)
 {
     const struct ncp_op *p = &ncp.op[slot];
 
-    *o = (struct ncp_test_op){.live = p->used == 1,
+    *o = (struct ncp_test_op){.live = p->state == OP_ACTIVE,
                               .kind = p->kind,
                               .awaiting = p->awaiting,
                               .id = p->id,
@@ -194,7 +200,7 @@ uint32_t ncp_test_reads_awaiting(void)
     uint32_t n = 0;
 
     for (uint32_t i = 0; i < NCP_OPS; i++)
-        n += ncp.op[i].used == 1 && ncp.op[i].kind == NIC_OP_RDMA_READ && ncp.op[i].awaiting;
+        n += ncp.op[i].state == OP_ACTIVE && ncp.op[i].kind == NIC_OP_RDMA_READ && ncp.op[i].awaiting;
     return n;
 }
 
@@ -206,7 +212,7 @@ int ncp_test_op_cycle(uint32_t *slot, uint32_t *id)
         return 0;
     *slot = (uint32_t)(o - ncp.op);
     *id = o->id;
-    o->used = 0;
+    NCP_SET_STATE(o, op_state_name, "op", *slot, OP_FREE);
     return 1;
 }
 
@@ -215,7 +221,7 @@ void ncp_test_responder(struct ncp_test_resp *r)
     r->started = ncp.resp_gen;
     r->active = r->sent = 0;
     for (uint32_t i = 0; i < NCP_RESP; i++)
-        if (ncp.resp[i].used) {
+        if (ncp.resp[i].state != RESP_FREE) {
             r->active++;
             r->sent += ncp.resp[i].sent;
         }
@@ -228,5 +234,5 @@ uint32_t ncp_test_read_timeout(void)
 
 void ncp_test_timers_rescan(void)
 {
-    ncp_work.tick = 1;
+    timer_kick();
 }

@@ -69,6 +69,9 @@ set(NCP_FW_STATIC_DIR ${CMAKE_BINARY_DIR}/fw-static)
 ncp_firmware_tree(firmware ${NCP_FW_DIR})
 ncp_firmware_tree(firmware-static ${NCP_FW_STATIC_DIR} NCP_LOOKUP=static)
 ncp_firmware_tree(firmware-nonack ${CMAKE_BINARY_DIR}/fw-nonack NCP_NACK=OFF)
+# The general paths only (NCP_FASTPATH=OFF, build/fw-nofast/): the firmware and system tests that
+# move data run on it too (label nofast), so a rule kept only in a fast path shows up as a failure.
+ncp_firmware_tree(firmware-nofast ${CMAKE_BINARY_DIR}/fw-nofast NCP_FASTPATH=OFF)
 
 # The evaluation's cache-geometry grid (seed 000, Fig. 5/6): one NCP-only tree per C x L x A in
 # build/fwvar/cC-lL-aA/, built on request by `cmake --build build --target fw-grid` (or one

@@ -10,6 +10,8 @@
 #include "conn.h"
 #include "ncp.h"
 #include "ncp_rt.h"
+#include "ops.h"
+#include "responder.h"
 #include "tx.h"
 
 const struct xport_cfg ncp_xcfg = {
@@ -37,16 +39,17 @@ uint32_t ncp_read_timeout(void)
  * connection: called at boot and by INIT (before any traffic).
  */
 enum { PRF_ISN = 1, PRF_TOKEN = 2, PRF_GEN = 3 };
+static uint32_t secret[4]; /* the connection secrets' key (INIT: the fabric secret) */
 static uint64_t prf(uint32_t purpose, uint32_t a, uint32_t b)
 {
-    return xport_prf(ncp.secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
+    return xport_prf(secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
 }
 
 void ncp_secure(const uint32_t k[4])
 {
     uint16_t me = ncp.me;
 
-    memcpy(ncp.secret, k, sizeof ncp.secret);
+    memcpy(secret, k, sizeof secret);
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
         struct ncp_peer *pp = &ncp.peer[p];
         uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me);
@@ -60,8 +63,8 @@ void ncp_secure(const uint32_t k[4])
     }
     /* a different start per boot when the secret differs (the host's entropy): an op id of an
      * earlier incarnation of this node is unlikely to name a live op */
-    ncp.op_gen = (uint32_t)prf(PRF_GEN, me, 0);
-    ncp.resp_gen = (uint32_t)prf(PRF_GEN, me, 1);
+    ops_seed((uint32_t)prf(PRF_GEN, me, 0));
+    resp_seed((uint32_t)prf(PRF_GEN, me, 1));
 }
 
 void conn_flush_acks(void)

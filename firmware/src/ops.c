@@ -31,10 +31,17 @@
 
 const char *const op_state_name[OP__STATES] = {"FREE", "ACTIVE"};
 
+static uint32_t op_gen; /* the generation of the last id (ncp.h: ids) */
+
+void ops_seed(uint32_t gen)
+{
+    op_gen = gen;
+}
+
 /* A new id for slot `idx`: the next generation of the table's counter (ncp.h, NCP_ID_SHIFT). */
 static uint32_t op_new_id(uint32_t idx)
 {
-    return idx | ++ncp.op_gen << NCP_ID_SHIFT;
+    return idx | ++op_gen << NCP_ID_SHIFT;
 }
 
 struct ncp_op *op_alloc(void)

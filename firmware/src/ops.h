@@ -6,6 +6,8 @@
 
 #include "ncp.h"
 
+/* The generation ids start from (conn.c, at boot and INIT: from the fabric secret). */
+void ops_seed(uint32_t gen);
 struct ncp_op *op_alloc(void);
 /* The live operation with id `id`, or NULL (freed, reused by another op, out of range). */
 static inline struct ncp_op *op_by_id(uint32_t id)

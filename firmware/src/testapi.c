@@ -5,8 +5,16 @@
  */
 #include <string.h>
 
+#include "cmd.h"
+#include "conn.h"
+#include "dmaq.h"
 #include "ncp.h"
 #include "ncp_test.h"
+#include "ops.h"
+#include "requester.h"
+#include "responder.h"
+#include "timer.h"
+#include "xlate.h"
 
 _Static_assert((int)NCP_TEST_FP_TX == (int)FP_TX && (int)NCP_TEST_FP_RX == (int)FP_RX &&
                    (int)NCP_TEST_FP_ACK == (int)FP_ACK && (int)NCP_TEST_FP__N == (int)FP__N &&
@@ -20,23 +28,14 @@ uint32_t ncp_test_node(void)
 
 void ncp_test_init(uint16_t nodes, uint64_t ev_pa, uint32_t ev_log2)
 {
-    ncp.ev_pa = ev_pa;
-    ncp.ev_log2 = ev_log2;
-    ncp.ev_n = ncp.ev_ci = 0;
+    ev_ring_set(ev_pa, ev_log2);
     ncp.nodes = nodes;
     ncp.inited = 1;
 }
 
 void ncp_test_ep_open(uint8_t ep, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2)
 {
-    struct ncp_ep *e = &ncp.ep[ep];
-
-    memset(e, 0, sizeof *e);
-    e->pid = pid;
-    e->cq_pa = cq_pa;
-    e->cq_log2 = (uint8_t)cq_log2;
-    e->cur = -1;
-    e->state = EP_IDLE;
+    ep_open(ep, pid, cq_pa, cq_log2);
 }
 
 void ncp_test_ep_flush(uint8_t ep)
@@ -46,7 +45,7 @@ void ncp_test_ep_flush(uint8_t ep)
 
 void ncp_test_events_consumed(void)
 {
-    ncp.ev_ci = ncp.ev_n;
+    cmd_on_doorbell(NIC_DB_EV_CI, ev_produced()); /* as the host acknowledges them */
 }
 
 uint32_t ncp_test_sq_entries(void)
@@ -56,7 +55,7 @@ uint32_t ncp_test_sq_entries(void)
 
 void ncp_test_sq_doorbell(uint8_t ep, uint32_t pi)
 {
-    send_on_doorbell(ep, NIC_DB_SQ_PI, pi);
+    req_on_doorbell(ep, NIC_DB_SQ_PI, pi);
 }
 
 uint32_t ncp_test_line_bytes(uint8_t cache)
@@ -179,7 +178,7 @@ int ncp_test_op(uint32_t slot, struct ncp_test_op *o)
 {
     const struct ncp_op *p = &ncp.op[slot];
 
-    *o = (struct ncp_test_op){.live = p->used == 1,
+    *o = (struct ncp_test_op){.live = p->state == OP_ACTIVE,
                               .kind = p->kind,
                               .awaiting = p->awaiting,
                               .id = p->id,
@@ -197,16 +196,16 @@ int ncp_test_op_cycle(uint32_t *slot, uint32_t *id)
         return 0;
     *slot = (uint32_t)(o - ncp.op);
     *id = o->id;
-    o->used = 0;
+    o->state = OP_FREE;
     return 1;
 }
 
 void ncp_test_responder(struct ncp_test_resp *r)
 {
-    r->started = ncp.resp_gen;
+    r->started = resp_generation();
     r->active = r->sent = 0;
     for (uint32_t i = 0; i < NCP_RESP; i++)
-        if (ncp.resp[i].used) {
+        if (ncp.resp[i].state != RESP_FREE) {
             r->active++;
             r->sent += ncp.resp[i].sent;
         }
@@ -219,5 +218,5 @@ uint32_t ncp_test_read_timeout(void)
 
 void ncp_test_timers_rescan(void)
 {
-    ncp_work.tick = 1;
+    timer_kick();
 }

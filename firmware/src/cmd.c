@@ -169,10 +169,10 @@ static uint32_t close_nxt[NCP_MAX_PEERS];
 /* Every packet sent before the close left its window: acknowledged, or dropped by a give-up. */
 static int close_quiet(void)
 {
-    struct ncp_ep *ep = &ncp.ep[close_ep];
+    struct ncp_ep *ep = &ep_tab[close_ep];
 
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-        if (seq_lt(ncp.peer[p].x.una, close_nxt[p])) {
+        if (seq_lt(conn_peer[p].x.una, close_nxt[p])) {
             ncp_sat_inc(&cmd_cnt.close_busy);
             return 0;
         }
@@ -214,7 +214,7 @@ static void cmd_start(const struct nic_cmd *c)
         cmd_answer(NIC_ST_OK);
         break;
     case NIC_CMD_EP_OPEN: {
-        if (c->ep == 0 || c->ep >= NCP_EPS || ncp.ep[c->ep].state != EP_CLOSED || ncp.ep[c->ep].closing ||
+        if (c->ep == 0 || c->ep >= NCP_EPS || ep_tab[c->ep].state != EP_CLOSED || ep_tab[c->ep].closing ||
             c->c < 1 || c->c > 16) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
@@ -224,7 +224,7 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     }
     case NIC_CMD_EP_CLOSE: {
-        struct ncp_ep *ep = c->ep && c->ep < NCP_EPS ? &ncp.ep[c->ep] : NULL;
+        struct ncp_ep *ep = c->ep && c->ep < NCP_EPS ? &ep_tab[c->ep] : NULL;
         if (!ep || (ep->state == EP_CLOSED && !ep->closing)) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
@@ -243,7 +243,7 @@ static void cmd_start(const struct nic_cmd *c)
             ops_flush_ep((uint8_t)c->ep);
             close_ep = c->ep;
             for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-                close_nxt[p] = ncp.peer[p].x.nxt;
+                close_nxt[p] = conn_peer[p].x.nxt;
         }
         cs.armed = 0;
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);

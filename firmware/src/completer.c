@@ -30,7 +30,7 @@ void cpl_on_acked(ncp_cookie_t cookie)
 {
     /* tests in this order, not a switch: a write segment (the common case) pays one compare */
     if (CK_KIND(cookie) == CK_WRITE) {
-        struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
+        struct ncp_op *o = &op_tab[CK_IDX(cookie)];
         if (op_live(o, CK_ID(cookie)) && o->kind == NIC_OP_RDMA_WRITE)
             op_progress(o, seg_bytes(o->len, CK_SEG(cookie) * NCP_MTU));
     } else if (CK_KIND(cookie) == CK_READRESP) {
@@ -74,7 +74,7 @@ static int32_t void_resp_status(int32_t st)
 
 int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
 {
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     struct ncp_op *o = op_by_id(h->op);
     uint32_t off = (uint32_t)h->off; /* < NIC_MAX_XFER: pkt_parse */
 
@@ -133,7 +133,7 @@ __attribute__((noinline)) void cpl_read_data_done(uint32_t ridx, uint8_t err)
 
 void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 {
-    struct xport_peer *x = &ncp.peer[peer].x;
+    struct xport_peer *x = &conn_peer[peer].x;
     uint32_t first, n;
 
     if (h->type != PKT_NACK && !seq_lt(x->una, h->ack))
@@ -191,7 +191,7 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 
 void cpl_on_host_error(uint32_t peer, uint32_t seq)
 {
-    const struct xport_peer *x = &ncp.peer[peer].x;
+    const struct xport_peer *x = &conn_peer[peer].x;
 
     if (seq_le(x->una, seq) && seq_lt(seq, x->nxt)) {
         ncp_cookie_t ck = xport_cookie(x, seq);

@@ -46,6 +46,7 @@ uint32_t ncp_read_timeout(void)
  * connection: called at boot and by INIT (before any traffic).
  */
 enum { PRF_ISN = 1, PRF_TOKEN = 2, PRF_GEN = 3 };
+struct ncp_peer conn_peer[NCP_MAX_PEERS];
 static uint32_t secret[4]; /* the connection secrets' key (INIT: the fabric secret) */
 static uint64_t prf(uint32_t purpose, uint32_t a, uint32_t b)
 {
@@ -58,7 +59,7 @@ void ncp_secure(const uint32_t k[4])
 
     memcpy(secret, k, sizeof secret);
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
-        struct ncp_peer *pp = &ncp.peer[p];
+        struct ncp_peer *pp = &conn_peer[p];
         uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me);
         xport_init(&pp->x, (uint32_t)prf(PRF_ISN, me, p), rx_isn);
         pp->ack_val = rx_isn;
@@ -84,7 +85,7 @@ void conn_flush_acks(void)
     ncp_work.peer_ack &= ~m;
     for (; m; m &= m - 1) {
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        struct ncp_peer *pp = &ncp.peer[p];
+        struct ncp_peer *pp = &conn_peer[p];
         if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
             uint32_t t0 = ncp_rdcycle();
             pp->ack_val = pp->x.expected;
@@ -102,7 +103,7 @@ int conn_timer(uint32_t now, uint32_t *at)
 
     for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) { /* the others: una == nxt */
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        struct xport_peer *x = &ncp.peer[p].x;
+        struct xport_peer *x = &conn_peer[p].x;
         uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
         enum xport_tick_action t = xport_tick(x, &ncp_xcfg, now);
         if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */

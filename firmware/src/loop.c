@@ -97,8 +97,9 @@ void ncp_boot(void)
     tx_init();
     rx_init();
     cmd_init();
-    for (uint32_t e = 0; e < NCP_EPS; e++)
-        ncp.ep[e].cur = -1;
+    req_init();
+    ops_init();
+    resp_init();
     hal_init(HAL_EV_ALL);
     hal_raise_events(HAL_EV_ALL); /* the first pass polls every source */
     hal_fw_state(1);

@@ -227,10 +227,6 @@ struct ncp {
     uint16_t me, nodes;
     uint8_t inited, shutdown;
     uint32_t now;
-    struct ncp_ep ep[NCP_EPS];
-    struct ncp_op op[NCP_OPS];
-    struct ncp_resp resp[NCP_RESP];
-    struct ncp_peer peer[NCP_MAX_PEERS];
     struct ncp_fp fp[FP__N];
 };
 

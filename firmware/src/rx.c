@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "completer.h"
+#include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -88,7 +89,7 @@ void rx_send_resumes(void)
     ncp_work.resume = 0;
     for (; m; m &= m - 1) {
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        tx_ctl(p, PKT_NACK, PKT_NACK_RESUME, ncp.peer[p].x.expected, 0, 0);
+        tx_ctl(p, PKT_NACK, PKT_NACK_RESUME, conn_peer[p].x.expected, 0, 0);
         ncp_sat_inc(&rx_cnt.resumes_sent);
     }
 }
@@ -156,7 +157,7 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
         drop_bad(e);
         return 0;
     }
-    if (hp->token != ncp.peer[hp->src].rx_token) {
+    if (hp->token != conn_peer[hp->src].rx_token) {
         /* not from the node its source names (forged or from a node without the fabric secret):
          * nothing of it is used, nothing answers it */
         ncp_sat_inc(&rx_cnt.auth_drops);
@@ -168,7 +169,7 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     NCP_PROF(7);
     if (!pkt_is_sequenced(hp->type))
         return 0;
-    struct xport_peer *x = &ncp.peer[hp->src].x;
+    struct xport_peer *x = &conn_peer[hp->src].x;
     uint32_t resyncs_bad = x->st.resyncs_bad;
     enum xport_rx_verdict v = xport_rx_classify(x, hp->seq, hp->flags, &rx_nack);
     if (x->st.resyncs_bad != resyncs_bad)
@@ -221,7 +222,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
         src >= NCP_MAX_PEERS || !pkt_write_ok(len, flags, buf, off, w[PKT_W_XLEN]))
         return 0;
     /* on_ack_fields: nothing new acknowledged; xport_rx_classify: the next expected packet */
-    struct ncp_peer *pp = &ncp.peer[src];
+    struct ncp_peer *pp = &conn_peer[src];
     uint32_t seq = w[PKT_W_SEQ];
     if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || !pp->x.synced ||
         seq != pp->x.expected)
@@ -305,7 +306,7 @@ static __attribute__((noinline)) void rx_data_failed(struct ncp_peer *pp, uint32
 
 void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
 {
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     uint32_t seq = rx_meta[ridx].seq;
 
     __asm__("" : "+r"(pp)); /* kept in a register, not recomputed (a multiply) per access */

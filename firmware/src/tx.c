@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "completer.h"
+#include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -156,7 +157,7 @@ void tx_dma_failed(uint32_t f)
 
 static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
 {
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     *h = (struct pkt_hdr){.dst = peer, .src = ncp.me, .type = type, .ack = pp->ack_val};
     if (pp->ack_val == pp->x.expected)
         pp->x.ack_pending = 0; /* piggy-backed */
@@ -174,7 +175,7 @@ void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t
         return;
     }
     hdr_common(&h, peer, type);
-    h.token = ncp.peer[peer].tx_token;
+    h.token = conn_peer[peer].tx_token;
     h.reason = reason;
     h.seq = seq;
     h.op = op;

@@ -20,4 +20,7 @@ int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t ep
  * slot's DMA is still in flight. */
 void *stage_slot(void);
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void cmd_counters(struct nic_stats *s, struct ncp_counters *k);
+
 #endif /* NCP_CMD_H */

@@ -26,4 +26,7 @@ int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payl
 /* The data of the read response in RX entry ridx is in host memory (or failed: err). */
 void cpl_read_data_done(uint32_t ridx, uint8_t err);
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void cpl_counters(struct nic_stats *s, struct ncp_counters *k);
+
 #endif /* NCP_COMPLETER_H */

@@ -18,4 +18,7 @@ int conn_timer(uint32_t now, uint32_t *at);
 /* How long a read's responder may show no progress before the read fails (ops.c). */
 uint32_t ncp_read_timeout(void);
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void conn_counters(struct nic_stats *s, struct ncp_counters *k);
+
 #endif /* NCP_CONN_H */

@@ -101,4 +101,7 @@ uint32_t dmaq_barrier_ticket(void); /* completes when every DMA posted before it
 int dmaq_passed(uint32_t ticket);
 void dmaq_complete(void);
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void dmaq_counters(struct nic_stats *s, struct ncp_counters *k);
+
 #endif /* NCP_DMAQ_H */

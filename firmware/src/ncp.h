@@ -197,7 +197,15 @@ static inline int resp_live(const struct ncp_resp *r, uint32_t id)
  * 72.2 ms, plus the read timeout, 78.6 ms, plus the switch's queues). docs/wire-protocol.md.
  */
 #define NCP_ID_SHIFT 6u
-#define NCP_ID_IDX(id) ((id) & ((1u << NCP_ID_SHIFT) - 1u))
+/* The one encoding of ids: slot `idx` of generation `gen`, and back. */
+static inline uint32_t ncp_id_make(uint32_t idx, uint32_t gen)
+{
+    return idx | gen << NCP_ID_SHIFT;
+}
+static inline uint32_t ncp_id_idx(uint32_t id)
+{
+    return id & ((1u << NCP_ID_SHIFT) - 1u);
+}
 /*
  * Cookies in the transport window: what to rebuild a packet from (no data kept). 64 bits: the full
  * op / response id in the high word (a resend whose slot was reused by another op finds another
@@ -206,7 +214,7 @@ static inline int resp_live(const struct ncp_resp *r, uint32_t id)
 typedef xport_cookie_t ncp_cookie_t;
 #define CK_KIND(c) ((uint32_t)(c) >> 29)
 #define CK_ID(c) ((uint32_t)((c) >> 32))
-#define CK_IDX(c) NCP_ID_IDX(CK_ID(c))
+#define CK_IDX(c) ncp_id_idx(CK_ID(c))
 #define CK_SEG(c) ((uint32_t)(c) & 0xFFFFu)
 #define CK_MAKE(k, id, s) ((uint64_t)(uint32_t)(id) << 32 | (uint32_t)(k) << 29 | (uint32_t)(s))
 _Static_assert(NCP_OPS <= 64 && NCP_RESP <= 64, "id index is 6 bits");
@@ -234,17 +242,6 @@ extern struct ncp ncp;
 
 /* Every module's counters (loop.c); s and k zeroed first. */
 void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k);
-void cmd_counters(struct nic_stats *s, struct ncp_counters *k);
-void cpl_counters(struct nic_stats *s, struct ncp_counters *k);
-void conn_counters(struct nic_stats *s, struct ncp_counters *k);
-void dmaq_counters(struct nic_stats *s, struct ncp_counters *k);
-void ops_counters(struct nic_stats *s, struct ncp_counters *k);
-void req_counters(struct nic_stats *s, struct ncp_counters *k);
-void rsp_counters(struct nic_stats *s, struct ncp_counters *k);
-void rx_counters(struct nic_stats *s, struct ncp_counters *k);
-void seg_counters(struct nic_stats *s, struct ncp_counters *k);
-void tx_counters(struct nic_stats *s, struct ncp_counters *k);
-void xlate_counters(struct nic_stats *s, struct ncp_counters *k);
 extern const struct xport_cfg ncp_xcfg;
 
 /*

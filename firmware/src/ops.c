@@ -46,10 +46,10 @@ void ops_seed(uint32_t gen)
     op_gen = gen;
 }
 
-/* A new id for slot `idx`: the next generation of the table's counter (ncp.h, NCP_ID_SHIFT). */
+/* A new id for slot `idx`: the next generation of the table's counter (ncp.h, ncp_id_make). */
 static uint32_t op_new_id(uint32_t idx)
 {
-    return idx | ++op_gen << NCP_ID_SHIFT;
+    return ncp_id_make(idx, ++op_gen);
 }
 
 struct ncp_op *op_alloc(void)

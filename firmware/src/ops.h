@@ -18,9 +18,9 @@ struct ncp_op *op_alloc(void);
 /* The live operation with id `id`, or NULL (freed, reused by another op, out of range). */
 static inline struct ncp_op *op_by_id(uint32_t id)
 {
-    struct ncp_op *o = &op_tab[NCP_ID_IDX(id)];
+    struct ncp_op *o = &op_tab[ncp_id_idx(id)];
 
-    if (NCP_ID_IDX(id) >= NCP_OPS || !op_live(o, id))
+    if (ncp_id_idx(id) >= NCP_OPS || !op_live(o, id))
         return NULL;
     return o;
 }
@@ -55,5 +55,8 @@ int ops_timer(uint32_t now, uint32_t *at);
 void ops_flush_ep(uint8_t ep);
 int ops_ep_retired(uint8_t ep);
 int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req);
+
+/* This module's counters into the statistics (ncp_counters_gather). */
+void ops_counters(struct nic_stats *s, struct ncp_counters *k);
 
 #endif /* NCP_OPS_H */

@@ -21,4 +21,7 @@ void req_poll(void);
 /* Timer source (timer.h): the wake-up of parked endpoints. */
 int req_timer(uint32_t now, uint32_t *at);
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void req_counters(struct nic_stats *s, struct ncp_counters *k);
+
 #endif /* NCP_REQUESTER_H */

@@ -179,7 +179,7 @@ uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint3
         if (r->state == RESP_FREE) {
             NCP_SET_STATE(r, resp_state_name, "resp", i, RESP_SENDING);
             r->failed = 0;
-            r->id = i | ++resp_gen << NCP_ID_SHIFT; /* ncp.h: ids */
+            r->id = ncp_id_make(i, ++resp_gen); /* ncp.h: ids */
             r->peer = peer;
             r->pid = pid;
             r->op = op;

@@ -54,4 +54,7 @@ void resp_fail(ncp_cookie_t cookie, int32_t status);
 /* A give-up dropped the window with segment cookie in it: see responder.c. */
 void resp_on_giveup(ncp_cookie_t cookie, uint32_t *marks);
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void rsp_counters(struct nic_stats *s, struct ncp_counters *k);
+
 #endif /* NCP_RESPONDER_H */

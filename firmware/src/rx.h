@@ -49,5 +49,7 @@ static inline enum xl_result rx_place(uint16_t pid, uint64_t va, uint32_t len, u
     return XL_OK;
 }
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void rx_counters(struct nic_stats *s, struct ncp_counters *k);
 
 #endif /* NCP_RX_H */

@@ -62,4 +62,7 @@ void tx_dma_failed(uint32_t f);
  * transport recovers a lost ACK or NACK). */
 void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status);
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void tx_counters(struct nic_stats *s, struct ncp_counters *k);
+
 #endif /* NCP_TX_H */

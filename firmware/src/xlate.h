@@ -164,4 +164,7 @@ static inline __attribute__((always_inline)) int xlate_vmh_hit(uint16_t pid, uin
     return 1;
 }
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void xlate_counters(struct nic_stats *s, struct ncp_counters *k);
+
 #endif /* NCP_XLATE_H */

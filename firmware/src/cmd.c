@@ -321,7 +321,7 @@ static void cmd_step(void)
                 return;
             cs.state = CMD_IDLE;
             if (cs.cur.op == NIC_CMD_SHUTDOWN)
-                hal_fw_state(3);
+                hal_fw_state(NIC_HOSTIF_FW_STATE_STATE_SHUTDOWN);
             break;
         }
     }

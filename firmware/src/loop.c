@@ -50,7 +50,7 @@ void ncp_boot(void)
         ncp.ep[e].cur = -1;
     hal_init(HAL_EV_ALL);
     hal_raise_events(HAL_EV_ALL); /* the first pass polls every source */
-    hal_fw_state(1);
+    hal_fw_state(NIC_HOSTIF_FW_STATE_STATE_READY);
 }
 
 static void doorbells(void)

@@ -16,6 +16,9 @@
 
 #include <stdint.h>
 
+#include "nic_memmap.h" /* generated (linker/memmap.toml): the send queue window, doorbell pages */
+#include "nic_regs.h"   /* generated (hal/regmap/nic.toml): the doorbell page layout dbpage */
+
 #define NIC_ABI_VERSION_MAJOR 2u
 #define NIC_ABI_VERSION_MINOR 0u
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
@@ -221,12 +224,15 @@ struct nic_cqe {
     uint32_t reserved1[2];
 };
 
-/* ---- Doorbell page offsets (BAR4, page = endpoint; page 0 = the driver) ---- */
+/* ---- Doorbell pages (BAR4, NIC_BAR_DOORBELL_PAGE bytes each, page = endpoint; page 0 = the
+ * driver). The values come from the map (linker/memmap.toml, hal/regmap/nic.toml layout dbpage):
+ * these are the ABI's names for them. ---- */
 
-#define NIC_DB_SQ_BYTES 0x800u /* [0, 0x800): the endpoint's send queue (at most this many bytes) */
-#define NIC_DB_SQ_PI 0x800u    /* write: send queue producer count (endpoints) */
-#define NIC_DB_CMD_PI 0x804u   /* write: command ring producer count (page 0 only) */
-#define NIC_DB_EV_CI 0x808u    /* write: event ring consumer count (page 0 only) */
+#define NIC_DB_PAGE NIC_BAR_DOORBELL_PAGE  /* bytes per doorbell page: page p at BAR4 + p * NIC_DB_PAGE */
+#define NIC_DB_SQ_BYTES NIC_SENDQ_STRIDE   /* [0, NIC_DB_SQ_BYTES): the endpoint's send queue */
+#define NIC_DB_SQ_PI NIC_DBPAGE_SQ_PI      /* write: send queue producer count (endpoints) */
+#define NIC_DB_CMD_PI NIC_DBPAGE_CMD_PI    /* write: command ring producer count (page 0 only) */
+#define NIC_DB_EV_CI NIC_DBPAGE_EV_CI      /* write: event ring consumer count (page 0 only) */
 
 /* ---- Statistics (NIC_CMD_STATS), DMA'd to host memory ---- */
 

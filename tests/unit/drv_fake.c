@@ -398,7 +398,7 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         return NIC_ST_OK;
     }
     case NIC_CMD_SHUTDOWN:
-        f->fw_state = 3;
+        f->fw_state = NIC_HOSTIF_FW_STATE_STATE_SHUTDOWN;
         return NIC_ST_OK;
     default:
         return NIC_ST_BAD_CMD;
@@ -449,7 +449,9 @@ static void boot(struct fake *f)
     in.cache[NIC_CACHE_PCH] = (struct nic_cache_geom){ FAKE_LINES * FAKE_PCH_L, FAKE_PCH_L, 4 };
     memcpy(f->sram + INFO_OFF, &in, sizeof in);
     f->fw_info = INFO_OFF;
-    f->fw_state = f->boot == FAKE_BOOT_NEVER ? 0 : f->boot == FAKE_BOOT_TRAP ? (0x5u << 8 | 2u) : 1u;
+    f->fw_state = f->boot == FAKE_BOOT_NEVER  ? NIC_HOSTIF_FW_STATE_STATE_BOOT
+                  : f->boot == FAKE_BOOT_TRAP ? (0x5u << NIC_HOSTIF_FW_STATE_CODE_SHIFT | NIC_HOSTIF_FW_STATE_STATE_HALTED)
+                                              : NIC_HOSTIF_FW_STATE_STATE_READY;
 }
 
 static int fk_wr32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t val)
@@ -462,7 +464,7 @@ static int fk_wr32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t val)
             if ((f->ctrl & NIC_HOSTIF_CTRL_CORE_RESET_MASK) && !(val & NIC_HOSTIF_CTRL_CORE_RESET_MASK))
                 boot(f);
             if (val & NIC_HOSTIF_CTRL_CORE_RESET_MASK) { /* the core stops: no more DMA */
-                f->fw_state = 0;
+                f->fw_state = NIC_HOSTIF_FW_STATE_STATE_BOOT;
                 f->ev_pa = 0;
             }
             f->ctrl = val;
@@ -495,7 +497,7 @@ static int fk_wr32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t val)
         return 0;
     }
     if (bar == NICDRV_BAR_DOORBELL) {
-        uint32_t pg = off / 4096, o = off % 4096;
+        uint32_t pg = off / NIC_DB_PAGE, o = off % NIC_DB_PAGE;
         if (pg == 0 && o == NIC_DB_CMD_PI)
             cmd_process(f, val);
         else if (pg == 0 && o == NIC_DB_EV_CI)

@@ -93,7 +93,9 @@ module nic_dma #(
     end
   end
 
-  localparam [3:0] E_OK = 4'd0, E_BUS = 4'd1, E_RANGE = 4'd2, E_LEN = 4'd3;
+  // completion error codes: dma.cpl_head.err's values (hal/regmap/nic.toml)
+  localparam [3:0] E_OK = `NIC_DMA_CPL_HEAD_ERR_OK, E_BUS = `NIC_DMA_CPL_HEAD_ERR_BUS,
+                   E_RANGE = `NIC_DMA_CPL_HEAD_ERR_RANGE, E_LEN = `NIC_DMA_CPL_HEAD_ERR_LEN;
 
   wire [31:0] w = wdata & wmask;
   function [31:0] merge(input [31:0] old);

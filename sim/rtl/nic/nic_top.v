@@ -11,7 +11,7 @@ module nic_top #(
   parameter integer IMEM_SIZE     = `NIC_IMEM_SIZE,
   parameter integer SRAM_SIZE     = `NIC_SRAM_SIZE,
   parameter integer SRAM_BANKS    = 2,
-  parameter integer DB_PAGES      = `NIC_BAR_DOORBELL_SIZE / 4096,
+  parameter integer DB_PAGES      = `NIC_BAR_DOORBELL_PAGES,
   parameter integer DB_DEPTH      = 64,
   parameter integer DMA_QDEPTH    = 8,
   parameter integer DMA_INFLIGHT  = 4,
@@ -183,7 +183,8 @@ module nic_top #(
   wire        win_imem, ev_host_bad, host_busy;
   wire [31:0] win_base;
   wire        dbl_push;
-  wire [11:0] dbl_page, dbl_offset;
+  wire [`NIC_DOORBELL_HEAD_SRC_PAGE_WIDTH-1:0]   dbl_page;
+  wire [`NIC_DOORBELL_HEAD_SRC_OFFSET_WIDTH-1:0] dbl_offset;
   wire [31:0] dbl_data;
   nic_host_port #(.DB_PAGES(DB_PAGES)) u_hp (
     .clk(clk), .rst(rst),

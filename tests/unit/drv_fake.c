@@ -176,17 +176,20 @@ static void cqe(struct fake *f, struct fake_ep *ep, const struct nic_sq_entry *s
     f->cqes++;
 }
 
-/* Checks a VMH page: HIT and *pa, MISS, or a status. */
+/* Checks a VMH page: HIT and *pa, MISS, or a status. Decided on the VMH word, as the NCP keeps
+ * the entry (nic_abi.h): a page beyond the word's reach is not mapped, as on the NIC. */
 static int page(struct fake *f, uint16_t pid, uint64_t va, uint32_t right, uint64_t *pa, int32_t *st)
 {
     const struct nic_vmh_entry *e;
+    uint32_t w;
     if (lookup(f, NIC_CACHE_VMH, pid, va >> 12, (const uint8_t **)&e) == MISS)
         return MISS;
-    if (!(e->flags & NIC_ENTRY_VALID))
+    w = nic_vmh_word(e->ppn, e->flags);
+    if (!nic_vmh_valid(w))
         *st = NIC_ST_BAD_HANDLE;
-    else if (!(e->flags & right))
+    else if (!nic_vmh_allows(w, right))
         *st = NIC_ST_RIGHTS;
-    *pa = ((uint64_t)e->ppn << 12) | (va & 0xFFF);
+    *pa = nic_vmh_pa(w, va);
     return HIT;
 }
 

@@ -29,6 +29,7 @@ module nic_doorbell #(
   // register access
   input  wire        wr,
   input  wire [11:0] addr,
+  // lint_off: the register port every block has; no register here keeps written data (pop takes any)
   /* verilator lint_off UNUSEDSIGNAL */
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,

@@ -12,10 +12,16 @@
  */
 #include <string.h>
 
+#include "cmd.h"
+#include "conn.h"
+#include "dmaq.h"
 #include "ncp.h"
+#include "ops.h"
+#include "requester.h"
+#include "xlate.h"
 
 enum cmd_state { CMD_IDLE, CMD_WAIT_DMA, CMD_WAIT_DRAIN, CMD_ANSWER };
-static const char *const cmd_state_name[] = {"IDLE", "WAIT_DMA", "WAIT_DRAIN", "ANSWER"};
+static const char *const cmd_state_name[] __attribute__((unused)) = {"IDLE", "WAIT_DMA", "WAIT_DRAIN", "ANSWER"};
 
 struct ncp_queues {
     uint8_t harness[256]; /* test images get their arguments here (tests/fw/fwtest.h) */
@@ -29,6 +35,13 @@ static struct nic_stats cmd_stats_buf __attribute__((aligned(16)));
 static uint8_t stage[NCP_STAGE_N][32] __attribute__((aligned(16)));
 static uint32_t stage_ticket[NCP_STAGE_N];
 
+/* The event ring in host memory (INIT) and the staging slots' allocation count. */
+static struct {
+    uint64_t pa;
+    uint32_t log2, n, ci;
+} evr;
+static uint32_t stage_next;
+
 static struct {
     uint8_t state;
     struct nic_cmd cur;
@@ -39,12 +52,6 @@ static struct {
 } cs;
 
 _Static_assert(sizeof cmd_image >= 64u * sizeof(struct nic_vmh_entry), "line image buffer");
-
-const char *cmd_state_str(void);
-const char *cmd_state_str(void)
-{
-    return cmd_state_name[cs.state];
-}
 
 void cmd_init(void)
 {
@@ -67,15 +74,27 @@ void cmd_init(void)
     xlate_geom(i->cache);
     i->lookup_bytes = xlate_lookup_bytes();
     hal_publish_info(HAL_SRAM_OFF(i), NCP_VERSION);
-    cs.state = CMD_IDLE;
+    NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_IDLE);
+}
+
+void ev_ring_set(uint64_t pa, uint32_t log2)
+{
+    evr.pa = pa;
+    evr.log2 = log2;
+    evr.n = evr.ci = 0;
+}
+
+uint32_t ev_produced(void)
+{
+    return evr.n;
 }
 
 void *stage_slot(void)
 {
-    uint32_t i = ncp.stage_next % NCP_STAGE_N;
-    if (ncp.stage_next >= NCP_STAGE_N && !dmaq_passed(stage_ticket[i]))
+    uint32_t i = stage_next % NCP_STAGE_N;
+    if (stage_next >= NCP_STAGE_N && !dmaq_passed(stage_ticket[i]))
         return NULL;
-    ncp.stage_next++;
+    stage_next++;
     stage_ticket[i] = dmaq_barrier_ticket() + 1u; /* the DMA the caller posts next */
     return stage[i];
 }
@@ -89,10 +108,10 @@ __attribute__((weak)) int ncp_test_on_event(const struct nic_event *ev)
 int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
             uint32_t a)
 {
-    uint32_t size = 1u << ncp.ev_log2;
+    uint32_t size = 1u << evr.log2;
     struct nic_event *e;
 
-    if (!ncp.inited || ncp.ev_n - ncp.ev_ci >= size || !dmaq_room(1) || !(e = stage_slot())) {
+    if (!ncp.inited || evr.n - evr.ci >= size || !dmaq_room(1) || !(e = stage_slot())) {
         ncp_sat_inc(&ncp.c.s.events_held);
         return 0;
     }
@@ -100,14 +119,14 @@ int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t ep
     e->type = type;
     e->cache = cache;
     e->path = path;
-    e->phase = (uint8_t)(((ncp.ev_n >> ncp.ev_log2) & 1u) ^ 1u);
+    e->phase = (uint8_t)(((evr.n >> evr.log2) & 1u) ^ 1u);
     e->pid = pid;
     e->epoch = epoch;
     e->key = key;
     e->status = status;
     e->a = a;
-    uint64_t pa = ncp.ev_pa + (uint64_t)(ncp.ev_n & (size - 1u)) * sizeof *e;
-    ncp.ev_n++;
+    uint64_t pa = evr.pa + (uint64_t)(evr.n & (size - 1u)) * sizeof *e;
+    evr.n++;
     if (ncp_test_on_event(e)) {
         return 1;
     }
@@ -126,8 +145,8 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
         cs.pi = data;
         ncp_work.cmd = 1; /* cmd_poll takes it */
     } else if (off == NIC_DB_EV_CI) {
-        if (seq_le(data, ncp.ev_n) && seq_le(ncp.ev_ci, data))
-            ncp.ev_ci = data;
+        if (seq_le(data, evr.n) && seq_le(evr.ci, data))
+            evr.ci = data;
         else
             ncp_sat_inc(&ncp.c.s.doorbell_bad);
     } else {
@@ -157,7 +176,7 @@ static int close_quiet(void)
 static void cmd_answer(int32_t status)
 {
     cs.status = status;
-    cs.state = CMD_ANSWER;
+    NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_ANSWER);
 }
 
 static void cmd_start(const struct nic_cmd *c)
@@ -178,9 +197,7 @@ static void cmd_start(const struct nic_cmd *c)
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
-        ncp.ev_pa = ab;
-        ncp.ev_log2 = c->c;
-        ncp.ev_n = ncp.ev_ci = 0;
+        ev_ring_set(ab, c->c);
         ncp.nodes = (uint16_t)(c->d >> 16);
         /* the fabric secret (64 bits in key, pid, epoch: nic_abi.h NIC_CMD_INIT) keys every
          * connection's ISN and token (docs/wire-protocol.md "Threat model") */
@@ -194,13 +211,7 @@ static void cmd_start(const struct nic_cmd *c)
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
-        struct ncp_ep *ep = &ncp.ep[c->ep];
-        memset(ep, 0, sizeof *ep);
-        ep->pid = c->pid;
-        ep->cq_pa = ab;
-        ep->cq_log2 = (uint8_t)c->c;
-        ep->cur = -1;
-        ep->state = EP_IDLE;
+        ep_open((uint8_t)c->ep, c->pid, ab, c->c);
         cmd_answer(NIC_ST_OK);
         break;
     }
@@ -220,14 +231,14 @@ static void cmd_start(const struct nic_cmd *c)
              * the peers' windows: the close is answered OK only when all of that is acknowledged
              * (landed: an ACK follows the data into host memory) or dropped by a give-up, so
              * nothing of it lands after the answer (resends of flushed operations carry no data). */
-            ncp.ep[c->ep].state = EP_CLOSED;
+            NCP_SET_STATE(ep, ep_state_name, "ep", c->ep, EP_CLOSED);
             ops_flush_ep((uint8_t)c->ep);
             close_ep = c->ep;
             for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
                 close_nxt[p] = ncp.peer[p].x.nxt;
         }
         cs.armed = 0;
-        cs.state = CMD_WAIT_DRAIN;
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
         break;
     }
     case NIC_CMD_FILL:
@@ -238,7 +249,7 @@ static void cmd_start(const struct nic_cmd *c)
             break;
         }
         dmaq_post(HAL_SRAM_OFF(cmd_image), ab, xlate_line_bytes(c->cache), 0, DK_CMD, 0, 0);
-        cs.state = CMD_WAIT_DMA;
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
         break;
     case NIC_CMD_INVALIDATE:
         if (c->cache >= NIC_CACHE__COUNT) {
@@ -247,7 +258,7 @@ static void cmd_start(const struct nic_cmd *c)
         }
         xlate_invalidate(c->cache, c->pid, c->key, c->c);
         cs.ticket = dmaq_barrier_ticket(); /* no DMA using the old translation is still queued */
-        cs.state = CMD_WAIT_DRAIN;
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
         break;
     case NIC_CMD_STATS:
         if (!dmaq_room(1)) {
@@ -259,7 +270,7 @@ static void cmd_start(const struct nic_cmd *c)
         xlate_miss_stats(&cmd_stats_buf);
         hal_db_counts(&cmd_stats_buf.db_dropped, &cmd_stats_buf.db_coalesced);
         dmaq_post(HAL_SRAM_OFF(&cmd_stats_buf), ab, sizeof cmd_stats_buf, 1, DK_CMD, 0, 0);
-        cs.state = CMD_WAIT_DMA;
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
         break;
     case NIC_CMD_SHUTDOWN:
         ncp.shutdown = 1;
@@ -319,7 +330,7 @@ static void cmd_step(void)
         case CMD_ANSWER:
             if (!ev_post(NIC_EV_CMD_DONE, 0, 0, 0, 0, 0, cs.status, cs.cur.seq))
                 return;
-            cs.state = CMD_IDLE;
+            NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_IDLE);
             if (cs.cur.op == NIC_CMD_SHUTDOWN)
                 hal_fw_state(NIC_HOSTIF_FW_STATE_STATE_SHUTDOWN);
             break;

@@ -14,6 +14,13 @@
 #include "responder.h"
 #include "tx.h"
 
+/* This module's counters (gathered by conn_counters for STATS). */
+static struct {
+    uint32_t stall_giveups;
+    uint32_t timeouts;
+    uint32_t giveups;
+} conn_cnt;
+
 const struct xport_cfg ncp_xcfg = {
     .rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .miss_hold = NCP_NACK ? NCP_MISS_HOLD : 0u, .backoff_max = 5,
     .max_retries = 8, .jitter_shift = 2};
@@ -99,15 +106,15 @@ int conn_timer(uint32_t now, uint32_t *at)
         uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
         enum xport_tick_action t = xport_tick(x, &ncp_xcfg, now);
         if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
-            ncp_sat_inc(&ncp.c.s.timeouts);
+            ncp_sat_inc(&conn_cnt.timeouts);
         if (t == XP_TICK_GIVEUP) {
             uint32_t marks = 0;
             if (x->st.stall_giveups != stalls)
-                ncp_sat_inc(&ncp.c.s.stall_giveups); /* the no-progress bound, not the retry limit */
+                ncp_sat_inc(&conn_cnt.stall_giveups); /* the no-progress bound, not the retry limit */
             for (uint32_t s = x->una; s != x->nxt; s++)
                 cpl_on_giveup(xport_cookie(x, s), &marks);
             xport_giveup(x);
-            ncp_sat_inc(&ncp.c.giveups);
+            ncp_sat_inc(&conn_cnt.giveups);
         }
         if (x->una == x->nxt)
             ncp_work.peer_tx &= ~(1u << p); /* nothing in flight */
@@ -117,4 +124,12 @@ int conn_timer(uint32_t now, uint32_t *at)
         }
     }
     return armed;
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void conn_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->stall_giveups, conn_cnt.stall_giveups);
+    ncp_sat_add(&s->timeouts, conn_cnt.timeouts);
+    ncp_sat_add(&k->giveups, conn_cnt.giveups);
 }

@@ -29,6 +29,12 @@
 #include "ops.h"
 #include "timer.h"
 
+/* This module's counters (gathered by ops_counters for STATS). */
+static struct {
+    uint32_t retire_waits;
+    uint32_t read_timeouts;
+} ops_cnt;
+
 const char *const op_state_name[OP__STATES] = {"FREE", "ACTIVE"};
 
 static uint32_t op_gen; /* the generation of the last id (ncp.h: ids) */
@@ -133,7 +139,7 @@ static void op_record(struct ncp_op *o)
     if (ep->cur == (int16_t)(o - ncp.op))
         ep->cur = -1;
     if (o->req != ep->sq_done)
-        ncp_sat_inc(&ncp.c.s.retire_waits);
+        ncp_sat_inc(&ops_cnt.retire_waits);
     NCP_SET_STATE(o, op_state_name, "op", o - ncp.op, OP_FREE);
 }
 
@@ -202,7 +208,7 @@ static void ops_read_check(void)
         uint32_t due = seen[o->rnode].at + to;
         if (seq_le(due, ncp.now)) {
             if (ncp.peer[o->rnode].rx_dma_pending == 0) {
-                ncp_sat_inc(&ncp.c.read_timeouts);
+                ncp_sat_inc(&ops_cnt.read_timeouts);
                 op_fail(o, NIC_ST_UNREACHABLE);
                 op_progress(o, o->len - o->done);
                 continue;
@@ -302,4 +308,11 @@ int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_
         return 1;
     dmaq_post(HAL_SRAM_OFF(q), pa, sizeof *q, 1, DK_CQE, 0, 0);
     return 1;
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void ops_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->retire_waits, ops_cnt.retire_waits);
+    ncp_sat_add(&k->read_timeouts, ops_cnt.read_timeouts);
 }

@@ -21,6 +21,13 @@
 #include "tx.h"
 #include "xlate.h"
 
+/* This module's counters (gathered by req_counters for STATS). */
+static struct {
+    uint32_t doorbell_bad;
+    uint32_t local_refused;
+    uint32_t bad_desc;
+} req_cnt;
+
 const char *const ep_state_name[EP__STATES] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 
 void ep_open(uint8_t epi, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2)
@@ -41,7 +48,7 @@ void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 
     if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
         seq_lt(data, ep->sq_pi) || ncp.shutdown) {
-        ncp_sat_inc(&ncp.c.s.doorbell_bad); /* never trusted beyond this process's own queue */
+        ncp_sat_inc(&req_cnt.doorbell_bad); /* never trusted beyond this process's own queue */
         return;
     }
     ep->sq_pi = data;
@@ -109,7 +116,7 @@ static int take_entry(uint8_t epi)
         if (r != XL_OK)
             return 2;
         if (st != NIC_ST_OK)
-            ncp_sat_inc(&ncp.c.s.local_refused);
+            ncp_sat_inc(&req_cnt.local_refused);
     }
     if (!(o = op_alloc()))
         return 1; /* all operations in use: the entry stays queued */
@@ -122,7 +129,7 @@ static int take_entry(uint8_t epi)
     o->lpid = ep->pid;
     if (st != NIC_ST_OK) {
         if (st == NIC_ST_BAD_DESC)
-            ncp_sat_inc(&ncp.c.bad_desc);
+            ncp_sat_inc(&req_cnt.bad_desc);
         op_finish_early(o, st);
         return 0;
     }
@@ -251,4 +258,12 @@ int req_timer(uint32_t now, uint32_t *at)
             return 1;
         }
     return 0;
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void req_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->doorbell_bad, req_cnt.doorbell_bad);
+    ncp_sat_add(&s->local_refused, req_cnt.local_refused);
+    ncp_sat_add(&k->bad_desc, req_cnt.bad_desc);
 }

@@ -17,6 +17,13 @@
 #include "tx.h"
 #include "xlate.h"
 
+/* This module's counters (gathered by rsp_counters for STATS). */
+static struct {
+    uint32_t local_denied;
+    uint32_t resp_full;
+    uint32_t resp_queued;
+} rsp_cnt;
+
 const char *const resp_state_name[RESP__STATES] = {"FREE", "SENDING", "ACKWAIT"};
 
 /*
@@ -125,7 +132,7 @@ int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
         return 0;
     }
     if (!resp_start(peer, h->pid, h->op, va, h->xlen)) {
-        ncp_sat_inc(&ncp.c.resp_full);
+        ncp_sat_inc(&rsp_cnt.resp_full);
         tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
         return 0;
     }
@@ -142,7 +149,7 @@ int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t l
     if (rreq_tail - rreq_head >= NCP_RREQ_N)
         return 0;
     rreq[rreq_tail++ % NCP_RREQ_N] = (struct ncp_rreq){peer, pid, op, len, va};
-    ncp_sat_inc(&ncp.c.resp_queued);
+    ncp_sat_inc(&rsp_cnt.resp_queued);
     return 1;
 }
 
@@ -195,7 +202,7 @@ void resp_poll(void)
                  * initiator's operation */
                 r->failed = 1;
                 r->fail_status = NIC_ST_RIGHTS;
-                ncp_sat_inc(&ncp.c.s.local_denied);
+                ncp_sat_inc(&rsp_cnt.local_denied);
                 if (seg_build(r->peer, ck, 0, 0) != B_SENT)
                     break;
             }
@@ -263,4 +270,12 @@ void resp_on_giveup(ncp_cookie_t cookie, uint32_t *marks)
     }
     if (!(*marks & 1u << (16 + i)))
         resp_acked(cookie); /* not sent again: counted as done */
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void rsp_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->local_denied, rsp_cnt.local_denied);
+    ncp_sat_add(&k->resp_full, rsp_cnt.resp_full);
+    ncp_sat_add(&k->resp_queued, rsp_cnt.resp_queued);
 }

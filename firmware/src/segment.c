@@ -20,6 +20,13 @@
 #include "tx.h"
 #include "xlate.h"
 
+/* This module's counters (gathered by seg_counters for STATS). */
+static struct {
+    uint32_t local_denied;
+    uint32_t retransmits;
+    uint32_t void_fails;
+} seg_cnt;
+
 _Static_assert(PKT_WORDS, "the builder writes header words in place: little-endian core");
 _Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
 
@@ -175,7 +182,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         /* a retransmission after an invalidation (the source deregistered): the receiver skips
          * it, and the operation fails: a void segment never counts as delivered */
         void_data = 1;
-        ncp_sat_inc(&ncp.c.s.local_denied);
+        ncp_sat_inc(&seg_cnt.local_denied);
         if (CK_KIND(cookie) == CK_READRESP) {
             resp_fail(cookie, NIC_ST_RIGHTS);
             w[PKT_W_STATUS] = (uint32_t)(int32_t)ncp.resp[idx].fail_status;
@@ -188,7 +195,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         struct ncp_op *o = op_by_cookie(cookie);
         if (o && o->status == NIC_ST_OK) {
             op_fail(o, NIC_ST_BAD_HANDLE);
-            ncp_sat_inc(&ncp.c.s.void_fails);
+            ncp_sat_inc(&seg_cnt.void_fails);
         }
     }
     if (void_data) {
@@ -326,7 +333,16 @@ void seg_resend_poll(void)
                 x->rexmit = seq; /* not now: the cursor goes back */
                 break;
             }
-            ncp_sat_inc(&ncp.c.s.retransmits);
+            ncp_sat_inc(&seg_cnt.retransmits);
         }
     }
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void seg_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)k;
+    ncp_sat_add(&s->local_denied, seg_cnt.local_denied);
+    ncp_sat_add(&s->retransmits, seg_cnt.retransmits);
+    ncp_sat_add(&s->void_fails, seg_cnt.void_fails);
 }

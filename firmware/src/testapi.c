@@ -101,21 +101,20 @@ int ncp_test_dma_passed(uint32_t ticket)
 
 void ncp_test_stats(struct nic_stats *s)
 {
-    *s = ncp.c.s; /* as STATS gathers them (cmd.c) */
-    xlate_stats(s->cache);
-    xlate_miss_stats(s);
-    hal_db_counts(&s->db_dropped, &s->db_coalesced);
+    struct ncp_counters k;
+
+    ncp_counters_gather(s, &k); /* as STATS does (cmd.c) */
 }
 
 void ncp_test_counters(struct ncp_test_counters *c)
 {
-    const struct ncp_counters *k = &ncp.c;
+    struct nic_stats s;
+    struct ncp_counters kc, *k = &kc;
 
+    ncp_counters_gather(&s, k);
     *c = (struct ncp_test_counters){
         .bad_desc = k->bad_desc,
-        .sq_overrun = k->sq_overrun,
         .dma_errors = k->dma_errors,
-        .dmaq_full = k->dmaq_full,
         .ctl_drops = k->ctl_drops,
         .resp_full = k->resp_full,
         .miss_full = k->miss_full,

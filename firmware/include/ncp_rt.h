@@ -56,7 +56,7 @@ void ncp_test_value(uint32_t value);
 __attribute__((noreturn)) void ncp_fatal(const char *why, uint32_t code);
 
 /*
- * Publishes hostif.fw_state = {state, code} (state values: nic_regs.h, hostif.fw_state), masks
+ * Publishes hostif.fw_state = {state, code} (state: NIC_HOSTIF_FW_STATE_STATE_*, nic_regs.h), masks
  * every interrupt and sleeps in wfi for good. Used by ncp_fatal() and by _exit().
  */
 __attribute__((noreturn)) void ncp_halt(uint32_t state, uint32_t code);

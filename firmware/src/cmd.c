@@ -337,7 +337,7 @@ static void cmd_step(void)
                 return;
             NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_IDLE);
             if (cs.cur.op == NIC_CMD_SHUTDOWN)
-                hal_fw_state(3);
+                hal_fw_state(NIC_HOSTIF_FW_STATE_STATE_SHUTDOWN);
             break;
         }
     }

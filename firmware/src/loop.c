@@ -102,7 +102,7 @@ void ncp_boot(void)
     resp_init();
     hal_init(HAL_EV_ALL);
     hal_raise_events(HAL_EV_ALL); /* the first pass polls every source */
-    hal_fw_state(1);
+    hal_fw_state(NIC_HOSTIF_FW_STATE_STATE_READY);
 }
 
 static void doorbells(void)

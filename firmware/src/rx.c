@@ -39,7 +39,7 @@ static struct {
 } rx_cnt;
 
 #define RX_N (1u << NCP_RX_LOG2)
-static volatile uint32_t rx_ring[RX_N][4] __attribute__((section(".pktbuf"), aligned(16)));
+static volatile uint32_t rx_ring[RX_N][NIC_RXDESC_WORDS] __attribute__((section(".pktbuf"), aligned(16)));
 static uint8_t rx_buf[RX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
 struct rx_meta rx_meta[RX_N];
 static uint32_t rx_next;          /* next RX entry to process */
@@ -265,7 +265,7 @@ void rx_poll(void)
 
     for (uint32_t budget = 0; rx_next != head && budget < RX_N; budget++) {
         uint32_t i = rx_next % RX_N, t0 = ncp_rdcycle();
-        uint32_t len = nic_field(rx_ring[i][1], NIC_RXDESC_STATUS_LEN);
+        uint32_t len = nic_field(rx_ring[i][NIC_RXDESC_STATUS_IDX], NIC_RXDESC_STATUS_LEN);
         rx_busy[i] = (uint8_t)((NCP_FASTPATH && rx_fast(rx_buf[i], len, i)) || on_frame(rx_buf[i], len, i));
         if (rx_busy[i]) { /* a data packet delivered: every lookup hit */
             rx_meta[i].cyc = ncp_rdcycle() - t0;

@@ -9,7 +9,7 @@
  * room (xlate_post_held). Invalidation bumps the (cache, pid) epoch so a racing fill is rejected.
  *
  * Cache entry formats (packed to fit the memory budget, see docs/firmware.md):
- *   VMH: one word, ppn << 5 | rights >> 3 | valid  (27-bit ppn: 512 GiB of host memory)
+ *   VMH: one word per page (nic_vmh_word in nic_abi.h: ppn, rights, valid; 27-bit ppn: 512 GiB)
  *   CBH: struct nic_cbh_entry as the driver wrote it (8 words)
  *   PCH: one word, ep << 16 | valid
  */
@@ -193,9 +193,9 @@ static __attribute__((noinline)) enum xl_result vmh_miss(uint16_t pid, uint64_t 
         return r;
     }
     uint32_t w = *e;
-    if (!(w & 1u) || !((w << 3) & right))
+    if (!nic_vmh_allows(w, right))
         return XL_DENIED;
-    *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
+    *pa = nic_vmh_pa(w, va);
     return XL_OK;
 }
 
@@ -208,9 +208,9 @@ enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned pat
     if (!xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w, 0))
         return vmh_miss(pid, va, right, path, pa);
     ncp_sat_inc(&xlate_fast_hits.vmh);
-    if (!(w & 1u) || !((w << 3) & right))
+    if (!nic_vmh_allows(w, right))
         return XL_DENIED;
-    *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
+    *pa = nic_vmh_pa(w, va);
     return XL_OK;
 }
 
@@ -258,8 +258,7 @@ static void install(uint8_t cache, uint32_t *dst, const void *image)
     if (cache == NIC_CACHE_VMH) {
         const struct nic_vmh_entry *s = image;
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t ok = (s[i].flags & NIC_ENTRY_VALID) && s[i].ppn < (1u << 27);
-            dst[i] = ok ? s[i].ppn << 5 | (s[i].flags & 0xF0u) >> 3 | 1u : 0u;
+            dst[i] = nic_vmh_word(s[i].ppn, s[i].flags); /* nic_abi.h: the one encoding */
         }
     } else if (cache == NIC_CACHE_CBH) {
         memcpy(dst, image, n * sizeof(struct nic_cbh_entry));

@@ -13,6 +13,7 @@
 #ifndef FWHOST_H
 #define FWHOST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fake_hal.h"
@@ -50,6 +51,15 @@ struct fwh {
     struct fwh_peer peer[16];
 };
 extern struct fwh fwh;
+
+/*
+ * Runs each test in a child process of its own: the NCP's static state starts from the program's
+ * initial image in every test, as after a hardware reset (one boot per process). Returns the
+ * number of tests that failed.
+ */
+struct CMUnitTest;
+int fwh_run_tests(const char *group, const struct CMUnitTest *tests, size_t n);
+#define FWH_RUN_TESTS(group, tests) fwh_run_tests(group, tests, sizeof(tests) / sizeof((tests)[0]))
 
 /* Resets the fake NIC, boots the NCP as node `me`, INIT for `nodes` with the fabric secret. */
 void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret);

@@ -68,4 +68,28 @@ static inline struct nic_stats stats(void)
     return s;
 }
 
+/* Time runs to the timer's deadline (it must be armed) and the NCP handles it. */
+static inline void timer_fires(void)
+{
+    uint32_t at = 0;
+    assert_true(fh_timer_armed(&at));
+    assert_true((int32_t)(at - fh_now()) > 0);
+    fh_advance(at - fh_now());
+    fwh_run();
+}
+
+/* Drops every frame the NCP sent so far (the link lost them); returns how many. */
+static inline uint32_t tx_lose_all(void)
+{
+    struct pkt_hdr h;
+    uint32_t n = 0, rx_next[16];
+    for (unsigned p = 0; p < 16; p++)
+        rx_next[p] = fwh.peer[p].rx_next;
+    while (fwh_tx_next(&h, NULL))
+        n++;
+    for (unsigned p = 0; p < 16; p++)
+        fwh.peer[p].rx_next = rx_next[p]; /* nothing arrived */
+    return n;
+}
+
 #endif /* SCEN_H */

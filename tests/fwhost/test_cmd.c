@@ -4,5 +4,5 @@ static void boots(void **state) { (void)state; assert_int_equal(fh_fw_state(), 1
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test_setup(boots, scen_setup)};
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return FWH_RUN_TESTS("cmd", tests) ? 1 : 0;
 }

@@ -88,6 +88,7 @@ void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret)
     fwh.me = me;
     fwh.nodes = nodes;
     fwh.auto_fill = 1;
+    fwh.ev_log2 = FWH_EV_LOG2;
     fwh.next_pa = FWH_DATA_PA;
     for (unsigned i = 0; i < 256; i++)
         fwh.cmd_status[i] = 1;
@@ -126,13 +127,13 @@ static uint8_t *host(uint64_t pa, uint32_t len)
 
 static void drain_events(uint32_t *n)
 {
-    uint32_t size = 1u << FWH_EV_LOG2;
+    uint32_t size = 1u << fwh.ev_log2;
 
     *n = 0;
-    for (;;) {
+    while (!fwh.hold_events) {
         struct nic_event e;
         memcpy(&e, host(FWH_EV_PA + (fwh.ev_ci & (size - 1u)) * sizeof e, sizeof e), sizeof e);
-        if ((e.phase & 1u) != (((fwh.ev_ci >> FWH_EV_LOG2) & 1u) ^ 1u))
+        if ((e.phase & 1u) != (((fwh.ev_ci >> fwh.ev_log2) & 1u) ^ 1u))
             break;
         fwh.ev_ci++;
         (*n)++;
@@ -141,6 +142,8 @@ static void drain_events(uint32_t *n)
         if (e.type == NIC_EV_CMD_DONE) {
             assert_true(fwh.cmd_status[e.a % 256] == 1); /* answered once */
             fwh.cmd_status[e.a % 256] = e.status;
+            if (fwh.n_done < 64)
+                fwh.done_order[fwh.n_done++] = e.a;
         } else if (e.type == NIC_EV_MISS) {
             fwh.misses++;
             fwh.last_miss = e;

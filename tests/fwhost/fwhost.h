@@ -41,8 +41,11 @@ struct fwh {
     uint32_t secret[4];
     struct nic_info info;
     uint32_t cmd_pi, ev_ci;
+    uint32_t ev_log2;        /* the event ring's size, as INIT gave it */
     int32_t cmd_status[256]; /* by seq: the CMD_DONE status (1: not answered yet) */
     int auto_fill;           /* answer MISS events with FILLs (default 1) */
+    int hold_events;         /* 1: the driver does not read the event ring */
+    uint32_t done_order[64], n_done; /* CMD_DONE seqs in the order they came */
     uint32_t misses;         /* MISS events seen */
     struct nic_event last_miss;
     uint32_t cq_ci[NIC_SENDQ_SLOTS], sq_pi[NIC_SENDQ_SLOTS];

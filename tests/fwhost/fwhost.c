@@ -52,6 +52,28 @@ static uint32_t prf(uint32_t purpose, uint32_t a, uint32_t b)
 }
 
 static void drain_events(uint32_t *n);
+static uint8_t *host(uint64_t pa, uint32_t len);
+static int booted;
+
+/* After a test, into the trace: the NCP's statistics (when it still answers STATS). */
+static void trace_final(void)
+{
+    struct nic_cmd c = {.op = NIC_CMD_STATS, .a = FWH_STATS_PA};
+    struct nic_stats s;
+    int32_t st = 1;
+
+    if (!booted)
+        return;
+    fwh.hold_events = 0;
+    uint32_t seq = fwh_cmd_post(&c);
+    fwh_run();
+    if (!fwh_cmd_answered(seq, &st) || st != NIC_ST_OK)
+        return;
+    memcpy(&s, host(FWH_STATS_PA, sizeof s), sizeof s);
+    const uint32_t *w = (const uint32_t *)(const void *)&s;
+    for (size_t i = 0; i < sizeof s / 4; i++)
+        fh_trace_note("stats[%zu] %u", i, (unsigned)w[i]);
+}
 
 int fwh_run_tests(const char *group, const struct CMUnitTest *tests, size_t n)
 {
@@ -64,8 +86,18 @@ int fwh_run_tests(const char *group, const struct CMUnitTest *tests, size_t n)
             perror("fork");
             return (int)n;
         }
-        if (pid == 0)
-            exit(_cmocka_run_group_tests(group, &tests[i], 1, NULL, NULL) ? 1 : 0); /* exit: gcov data */
+        if (pid == 0) {
+            const char *t = getenv("FWHOST_TRACE"); /* the differential test's trace (diff_paths.py) */
+            FILE *f = t ? fopen(t, "a") : NULL;
+            if (f) {
+                fh_trace(f);
+                fh_trace_note("== %s %s", group, tests[i].name);
+            }
+            int rc = _cmocka_run_group_tests(group, &tests[i], 1, NULL, NULL);
+            if (f && !rc)
+                trace_final();
+            exit(rc ? 1 : 0); /* exit, not _exit: the gcov data are written */
+        }
         int st = 0;
         if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
             fprintf(stderr, "%s: %s FAILED\n", group, tests[i].name);
@@ -75,8 +107,6 @@ int fwh_run_tests(const char *group, const struct CMUnitTest *tests, size_t n)
     printf("%s: %zu tests, %d failed\n", group, n, failed);
     return failed;
 }
-
-static int booted;
 
 void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret)
 {

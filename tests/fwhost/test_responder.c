@@ -383,6 +383,52 @@ static void rx_ring_burst(void **state)
     assert_int_equal(stats().rx_packets, 17);
 }
 
+/* An inbound stream: aligned one-page writes (the fast path's case) mixed with unaligned ones,
+ * a duplicate and a void segment; every byte lands, the duplicate and the void write nothing. */
+static void write_stream_inbound(void **state)
+{
+    (void)state;
+    static uint8_t a[4096], expect[LLEN];
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, LLEN, 15);
+    memcpy(expect, fh_host(lpa, LLEN), LLEN);
+    uint32_t sent = 0;
+    for (unsigned i = 0; i < 24; i++) {
+        uint32_t off = (i % 3 == 2) ? (i * 4096u + 0x321u) % (LLEN - 4096u) : (i * 4096u) % LLEN;
+        uint32_t len = (i % 3 == 2) ? 3000u : 4096u;
+        if (off + len > LLEN)
+            off = LLEN - len;
+        pattern(a, len, 100 + i);
+        struct pkt_hdr w = peer_write(PEER, LBUF, LKEY, off, a, len);
+        memcpy(expect + off, a, len);
+        sent++;
+        if (i == 5) { /* the same again: a duplicate */
+            fwh.peer[PEER].tx_seq = w.seq;
+            peer_write(PEER, LBUF, LKEY, off, a, len);
+        }
+        if (i == 9) { /* a void segment */
+            struct pkt_hdr v = {.type = PKT_WRITE, .op = OP_ID, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0,
+                                .flags = PKT_F_VOID};
+            fwh_send_seq(PEER, &v, NULL);
+            sent++;
+        }
+        if (i % 4 == 3)
+            fwh_run();
+    }
+    fwh_run();
+    assert_memory_equal(fh_host(lpa, LLEN), expect, LLEN);
+    struct pkt_hdr h;
+    uint32_t last = 0;
+    while (fwh_tx_next(&h, NULL)) {
+        assert_int_equal(h.type, PKT_ACK);
+        last = h.ack;
+    }
+    assert_int_equal(last, fwh.peer[PEER].tx_seq);
+    struct nic_stats s = stats();
+    assert_int_equal(s.dup_packets, 1);
+    assert_int_equal(s.rx_packets, sent + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +442,7 @@ int main(void)
         cmocka_unit_test_setup(read_response_gives_up, scen_setup),
         cmocka_unit_test_setup(receive_dma_error_not_acked, scen_setup),
         cmocka_unit_test_setup(rx_ring_burst, scen_setup),
+        cmocka_unit_test_setup(write_stream_inbound, scen_setup),
     };
     return FWH_RUN_TESTS("responder", tests) ? 1 : 0;
 }

@@ -300,6 +300,15 @@ void fwh_unreg_buf(uint16_t pid, uint32_t buf)
             cbh[i] = cbh[--n_cbh];
 }
 
+void fwh_unmap(uint16_t pid, uint64_t va, uint32_t len)
+{
+    for (uint32_t i = 0; i < n_vmh;)
+        if (vmh[i].pid == pid && vmh[i].vpn >= va >> 12 && vmh[i].vpn <= (va + len - 1) >> 12)
+            vmh[i] = vmh[--n_vmh];
+        else
+            i++;
+}
+
 void fwh_reg_proc(uint16_t pid, uint16_t ep)
 {
     assert_true(n_pch < MAX_PCH);

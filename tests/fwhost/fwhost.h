@@ -82,6 +82,7 @@ uint64_t fwh_pa(uint16_t pid, uint64_t va);                                /* th
 void fwh_reg_buf(uint16_t pid, uint32_t buf, uint64_t va, uint64_t len, uint32_t key, uint32_t rights);
 void fwh_reg_proc(uint16_t pid, uint16_t ep);
 void fwh_unreg_buf(uint16_t pid, uint32_t buf);
+void fwh_unmap(uint16_t pid, uint64_t va, uint32_t len); /* the pages' entries go (fills say invalid) */
 /* FILL the line of `key` (an entry key: vpn, buffer id, pid) now, at the current epoch. */
 void fwh_fill_cmd(struct nic_cmd *c, uint8_t cache, uint16_t pid, uint32_t key); /* the FILL, not posted */
 int32_t fwh_fill(uint8_t cache, uint16_t pid, uint32_t key);

@@ -600,6 +600,74 @@ static void write_streams(void **state)
     assert_int_equal(stats().retransmits, 0);
 }
 
+/* A retransmission whose source pages were deregistered meanwhile: resent VOID, the write fails
+ * NIC_ST_BAD_HANDLE (a void segment never counts as delivered). */
+static void resend_after_deregistration_goes_void(void **state)
+{
+    (void)state;
+    fwh_prefill(PID);
+    post_write(0, 200, 0, 300);
+    fwh_run();
+    tx_lose_all();
+    fwh_unmap(PID, LVA, 4096);
+    uint32_t line = (uint32_t)((LVA >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
+    struct nic_cmd inv = {.op = NIC_CMD_INVALIDATE, .cache = NIC_CACHE_VMH, .pid = PID, .key = line, .c = 1};
+    assert_int_equal(fwh_cmd(&inv), NIC_ST_OK);
+    timer_fires();
+    struct pkt_hdr h;
+    int voided = 0;
+    while (fwh_tx_next(&h, NULL)) /* after the fill that says "not registered" */
+        if (h.type == PKT_WRITE) {
+            assert_true(h.flags & PKT_F_VOID);
+            voided = 1;
+        }
+    if (!voided) {
+        timer_fires();
+        assert_true(tx_expect(PKT_WRITE, NULL).flags & PKT_F_VOID);
+    }
+    fwh_ack(PEER);
+    fwh_run();
+    expect_cqe(NIC_ST_BAD_HANDLE, 0, 0);
+    struct nic_stats s = stats();
+    assert_int_equal(s.void_fails, 1);
+    assert_int_equal(s.local_denied, 1);
+}
+
+/* EP_CLOSE of an endpoint parked on a miss with entries never taken: every one completes FLUSHED,
+ * in order, and the close is answered OK (nothing of it in flight). */
+static void ep_close_flushes_untaken_entries(void **state)
+{
+    (void)state;
+    fwh.auto_fill = 0;
+    for (unsigned i = 0; i < 3; i++)
+        post_write(i * 100u, 100, 0, 400 + i);
+    fwh_run();
+    assert_int_equal(fwh.misses, 1);
+    assert_int_equal(fwh_tx_pending(), 0);
+    struct nic_cmd c = {.op = NIC_CMD_EP_CLOSE, .ep = EP};
+    assert_int_equal(fwh_cmd(&c), NIC_ST_OK);
+    for (unsigned i = 0; i < 3; i++) {
+        struct nic_cqe q;
+        assert_true(fwh_cqe(EP, &q));
+        assert_int_equal(q.status, NIC_ST_FLUSHED);
+        assert_int_equal(q.req, i);
+        assert_int_equal(q.wr_id_lo, 400 + i);
+        assert_int_equal(q.op, NIC_OP_RDMA_WRITE);
+    }
+    no_cqe();
+    /* the endpoint opens again, fresh; the driver answers the miss it had left (the NCP merges
+     * later lookups of the line into that one until it expires) */
+    fwh.auto_fill = 1;
+    fwh_ep_open(EP, PID);
+    fwh_prefill(PID);
+    post_write(0, 100, 0, 410);
+    fwh_run();
+    tx_expect(PKT_WRITE, NULL);
+    fwh_ack(PEER);
+    fwh_run();
+    expect_cqe(NIC_ST_OK, 0, 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -621,6 +689,8 @@ int main(void)
         cmocka_unit_test_setup(source_dma_error_voids_segment, scen_setup),
         cmocka_unit_test_setup(ep_close_flushes, scen_setup),
         cmocka_unit_test_setup(write_streams, scen_setup),
+        cmocka_unit_test_setup(resend_after_deregistration_goes_void, scen_setup),
+        cmocka_unit_test_setup(ep_close_flushes_untaken_entries, scen_setup),
     };
     return FWH_RUN_TESTS("requester", tests) ? 1 : 0;
 }

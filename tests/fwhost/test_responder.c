@@ -429,6 +429,123 @@ static void write_stream_inbound(void **state)
     assert_int_equal(s.rx_packets, sent + 1);
 }
 
+/* The host DMA of a read response's data fails at the responder: the segment goes VOID carrying
+ * NIC_ST_HOST_ERROR (the initiator's read fails with it), and so do the later ones. */
+static void read_response_dma_error(void **state)
+{
+    (void)state;
+    fwh_prefill(PID);
+    fh_dma_fail(lpa, lpa + LLEN, 1, FH_DMA_HOST_ERR);
+    struct pkt_hdr q = {.type = PKT_READ_REQ, .op = OP_ID, .pid = PID, .buf = LBUF, .key = LKEY,
+                        .xlen = 2 * mtu()};
+    fwh_send_seq(PEER, &q, NULL);
+    fwh_run();
+    struct pkt_hdr h;
+    unsigned n = 0;
+    while (fwh_tx_next(&h, NULL)) {
+        if (h.type != PKT_READ_RESP)
+            continue;
+        if (n++ == 0) {
+            assert_true(h.flags & PKT_F_VOID);
+            assert_int_equal(h.status, NIC_ST_HOST_ERROR);
+            assert_int_equal(h.len, 0);
+        }
+    }
+    assert_int_equal(n, 2);
+}
+
+/* More read requests than response slots: the rest wait in order and are all served. */
+static void read_requests_queue_for_slots(void **state)
+{
+    (void)state;
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, LLEN, 16);
+    const unsigned n = 24;
+    for (unsigned i = 0; i < n; i++) {
+        struct pkt_hdr q = {.type = PKT_READ_REQ, .op = OP_ID + i, .pid = PID, .buf = LBUF, .key = LKEY,
+                            .off = i * 64u, .xlen = 64};
+        fwh_send_seq(PEER, &q, NULL);
+        if (i % 8 == 7)
+            fwh_run();
+    }
+    unsigned got = 0;
+    for (unsigned round = 0; round < 16 && got < n; round++) {
+        fwh_run();
+        struct pkt_hdr h;
+        const uint8_t *p;
+        while (fwh_tx_next(&h, &p)) {
+            if (h.type != PKT_READ_RESP)
+                continue;
+            assert_int_equal(h.op, OP_ID + got); /* in request order */
+            assert_int_equal(h.len, 64);
+            assert_memory_equal(p, fh_host(lpa + got * 64u, 64), 64);
+            got++;
+        }
+        fwh_ack(PEER);
+    }
+    assert_int_equal(got, n);
+}
+
+/* An unaligned write whose second page misses: nothing is written (not even the first page),
+ * MISS NACK; after the fill it is delivered whole. */
+static void write_second_page_misses(void **state)
+{
+    (void)state;
+    static uint8_t a[2048];
+    pattern(a, sizeof a, 17);
+    uint64_t va2 = LVA + 0x100000u; /* another VMH line for its second page */
+    fwh_map(PID, va2 - 4096, 8192, ALL_RIGHTS);
+    fwh_reg_buf(PID, 20, va2 - 4096, 8192, 20, ALL_RIGHTS);
+    fwh_prefill(PID);
+    uint32_t line2 = (uint32_t)((va2 >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
+    if (line2 == (uint32_t)(((va2 - 4096) >> 12) / fwh.info.cache[NIC_CACHE_VMH].line))
+        skip(); /* lines of this size hold both pages */
+    struct nic_cmd inv = {.op = NIC_CMD_INVALIDATE, .cache = NIC_CACHE_VMH, .pid = PID, .key = line2, .c = 1};
+    assert_int_equal(fwh_cmd(&inv), NIC_ST_OK);
+    uint64_t pa1 = fwh_pa(PID, va2 - 1024);
+    memset(fh_host(pa1, 1024), 0x77, 1024);
+    fwh.auto_fill = 0;
+    struct pkt_hdr w = {.type = PKT_WRITE, .op = OP_ID, .pid = PID, .buf = 20, .key = 20, .off = 4096 - 1024,
+                        .len = sizeof a, .flags = PKT_F_LAST};
+    fwh_send_seq(PEER, &w, a);
+    fwh_run();
+    struct pkt_hdr n = tx_expect(PKT_NACK, NULL);
+    assert_int_equal(n.reason, PKT_NACK_MISS);
+    for (unsigned i = 0; i < 1024; i++)
+        assert_int_equal(*fh_host(pa1 + i, 1), 0x77);
+    assert_int_equal(fwh_fill(NIC_CACHE_VMH, PID, (uint32_t)(va2 >> 12)), NIC_ST_OK);
+    assert_int_equal(tx_expect(PKT_NACK, NULL).reason, PKT_NACK_RESUME);
+    fwh.peer[PEER].tx_seq = w.seq;
+    fwh_send_seq(PEER, &w, a);
+    fwh_run();
+    assert_memory_equal(fh_host(pa1, 1024), a, 1024);
+    assert_memory_equal(fh_host(fwh_pa(PID, va2), 1024), a + 1024, 1024);
+}
+
+/* A miss the host does not answer is posted again after it expires (10 ms), when the line is
+ * looked up again; counted. */
+static void unanswered_miss_reposted(void **state)
+{
+    (void)state;
+    static uint8_t a[64];
+    fwh.auto_fill = 0;
+    struct pkt_hdr w = peer_write(PEER, LBUF, LKEY, 0, a, sizeof a);
+    fwh_run();
+    assert_int_equal(fwh.misses, 1);
+    fwh.peer[PEER].tx_seq = w.seq;
+    peer_write(PEER, LBUF, LKEY, 0, a, sizeof a); /* soon: merged, not posted again */
+    fwh_run();
+    assert_int_equal(fwh.misses, 1);
+    fh_advance(4000000u); /* 20 ms */
+    fwh.peer[PEER].tx_seq = w.seq;
+    peer_write(PEER, LBUF, LKEY, 0, a, sizeof a);
+    fwh_run();
+    assert_int_equal(fwh.misses, 2);
+    struct nic_stats s = stats();
+    assert_int_equal(s.miss_reposts, 1);
+    assert_int_equal(s.drops_miss, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +560,10 @@ int main(void)
         cmocka_unit_test_setup(receive_dma_error_not_acked, scen_setup),
         cmocka_unit_test_setup(rx_ring_burst, scen_setup),
         cmocka_unit_test_setup(write_stream_inbound, scen_setup),
+        cmocka_unit_test_setup(read_response_dma_error, scen_setup),
+        cmocka_unit_test_setup(read_requests_queue_for_slots, scen_setup),
+        cmocka_unit_test_setup(write_second_page_misses, scen_setup),
+        cmocka_unit_test_setup(unanswered_miss_reposted, scen_setup),
     };
     return FWH_RUN_TESTS("responder", tests) ? 1 : 0;
 }

@@ -93,3 +93,8 @@ endforeach()
 # a VMH line of 8 entries (the seed grid's smallest line), which the driver once refused.
 add_custom_target(fwvar-ci ALL)
 add_dependencies(fwvar-ci fwvar-c1024-l8-a2)
+
+# The debug build with state-transition traces (NCP_TRACE_STATES): the test fw.ncp.trace_states
+# checks the trace on a small run.
+ncp_firmware_tree(firmware-trace ${CMAKE_BINARY_DIR}/fw-trace NCP_ONLY NCP_TRACE_STATES=ON)
+add_dependencies(fwvar-ci firmware-trace)

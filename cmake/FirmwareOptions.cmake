@@ -15,10 +15,11 @@ set(NCP_MAX_PROCS 16 CACHE STRING "Processes (endpoints) the NIC serves at once"
 set(NCP_MAX_PEERS 16 CACHE STRING "Nodes the transport keeps connections to")
 
 option(NCP_NACK "Receive-path translation misses NACK the sender (OFF: seed-faithful, the sender times out)" ON)
+option(NCP_TRACE_STATES "Debug build: every state transition of operations, responses, endpoints and commands printed on the console" OFF)
 option(NCP_FASTPATH "The NCP's straight-line fast paths run before the general ones (OFF: general paths only, for the differential tests)" ON)
 
 set(NCP_FW_OPTIONS NCP_LOOKUP NCP_CACHE_ENTRIES NCP_CACHE_LINE NCP_CACHE_WAYS NCP_MTU
-    NCP_SENDQ_ENTRIES NCP_MAX_PROCS NCP_MAX_PEERS NCP_NACK NCP_FASTPATH)
+    NCP_SENDQ_ENTRIES NCP_MAX_PROCS NCP_MAX_PEERS NCP_NACK NCP_FASTPATH NCP_TRACE_STATES)
 
 function(ncp_check_options)
   if(NOT NCP_LOOKUP MATCHES "^(dynamic|static)$")

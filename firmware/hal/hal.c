@@ -70,17 +70,6 @@ void hal_timer_off(void)
     nic_wr(NIC_TIMER_BASE, NIC_TIMER_MTIMECMP_LO, 0xFFFFFFFFu);
 }
 
-int hal_dma_pop(uint8_t *tag, uint8_t *err)
-{
-    if (!nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_CPL_COUNT))
-        return 0;
-    uint32_t c = nic_rd(NIC_DMA_BASE, NIC_DMA_CPL_HEAD);
-    nic_wr(NIC_DMA_BASE, NIC_DMA_CPL_POP, 1);
-    *tag = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_TAG);
-    *err = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_ERR);
-    return 1;
-}
-
 void hal_mac_rx_init(volatile uint32_t *ring, uint32_t log2n, const uint8_t *bufs, uint32_t buf_size)
 {
     for (uint32_t i = 0; i < (1u << log2n); i++) {

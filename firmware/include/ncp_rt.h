@@ -44,6 +44,8 @@ extern struct ncp_trap_counters ncp_trap_count;
 void ncp_console_putc(char c);
 void ncp_console_write(const char *s, size_t len);
 void ncp_console_puts(const char *s);
+/* Decimal, without newlib's printf (the NCP image links no stdio: its .text budget). */
+void ncp_console_dec(uint32_t v);
 
 /* Test mailbox: report the outcome of a firmware test image (ends the run in the harness). */
 void ncp_test_pass(void);

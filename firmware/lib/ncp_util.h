@@ -21,8 +21,8 @@ enum ncp_module {
     NCP_MOD_PKT = 3,
     NCP_MOD_MISS = 4,
     NCP_MOD_HAL = 5,
-    NCP_MOD_SEND = 6,
-    NCP_MOD_RECV = 7,
+    NCP_MOD_TX = 6, /* tx.c, segment.c (the send side) */
+    NCP_MOD_RX = 7, /* rx.c and the roles it dispatches to */
     NCP_MOD_CMD = 8,
     NCP_MOD_MAIN = 9,
 };

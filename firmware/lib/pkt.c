@@ -87,17 +87,12 @@ enum pkt_err pkt_parse(const uint8_t *f, uint32_t frame_len, uint16_t me, uint16
     if (frame_len < PKT_HDR_BYTES)
         return PKT_E_SHORT;
     pkt_decode(f, h);
-    if (h->dst != me)
-        return PKT_E_DST;
-    if (h->src == me || h->src >= nodes)
-        return PKT_E_SRC;
-    if (h->type == 0 || h->type >= PKT__TYPES)
-        return PKT_E_TYPE;
-    if (h->len != frame_len - PKT_HDR_BYTES || h->len > mtu)
-        return PKT_E_LEN;
+    enum pkt_err e = pkt_hdr_check(h->dst, h->src, h->type, h->len, frame_len, me, nodes, mtu);
+    if (e != PKT_OK)
+        return e;
     switch (h->type) {
     case PKT_WRITE:
-        if ((h->len == 0) != !!(h->flags & PKT_F_VOID) || h->buf > PKT_MAX_BUF_ID || h->off + h->len < h->off || h->xlen >= NIC_MAX_XFER)
+        if (!pkt_write_ok(h->len, h->flags, h->buf, h->off, h->xlen))
             return PKT_E_FIELD;
         break;
     case PKT_READ_REQ:

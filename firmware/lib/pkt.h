@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "nic_abi.h"
+
 #define PKT_HDR_BYTES 48u
 #define PKT_MAX_BUF_ID 0x00FFFFFFu /* buffer ids are 24-bit on the wire (CBH = pid + buffer id) */
 
@@ -129,6 +131,31 @@ void pkt_decode(const uint8_t *frame, struct pkt_hdr *h);
  */
 enum pkt_err pkt_parse(const uint8_t *frame, uint32_t frame_len, uint16_t me, uint16_t nodes, uint32_t mtu,
                        struct pkt_hdr *h);
+
+/*
+ * The rules of pkt_parse as inline predicates, so that a fast path that reads the header words in
+ * place (firmware/src/rx.c, rx_fast) decides with the same code: the header's addressing, type and
+ * length, then a WRITE's fields.
+ */
+static inline __attribute__((always_inline)) enum pkt_err pkt_hdr_check(uint32_t dst, uint32_t src, uint32_t type,
+                                                                         uint32_t len, uint32_t frame_len, uint16_t me,
+                                                                         uint16_t nodes, uint32_t mtu)
+{
+    if (dst != me)
+        return PKT_E_DST;
+    if (src == me || src >= nodes)
+        return PKT_E_SRC;
+    if (type == 0 || type >= PKT__TYPES)
+        return PKT_E_TYPE;
+    if (len != frame_len - PKT_HDR_BYTES || len > mtu)
+        return PKT_E_LEN;
+    return PKT_OK;
+}
+static inline __attribute__((always_inline)) int pkt_write_ok(uint32_t len, uint32_t flags, uint32_t buf, uint64_t off,
+                                                              uint32_t xlen)
+{
+    return (len == 0) == !!(flags & PKT_F_VOID) && buf <= PKT_MAX_BUF_ID && off + len >= off && xlen < NIC_MAX_XFER;
+}
 
 static inline int pkt_is_sequenced(uint8_t type)
 {

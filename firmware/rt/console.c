@@ -38,3 +38,16 @@ void ncp_test_value(uint32_t value)
 {
     nic_wr(NIC_TESTMB_BASE, NIC_TESTMB_VALUE, value);
 }
+
+void ncp_console_dec(uint32_t v)
+{
+    char b[10];
+    unsigned n = 0;
+
+    do {
+        b[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n)
+        ncp_console_putc(b[--n]);
+}

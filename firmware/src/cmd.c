@@ -12,10 +12,16 @@
  */
 #include <string.h>
 
+#include "cmd.h"
+#include "conn.h"
+#include "dmaq.h"
 #include "ncp.h"
+#include "ops.h"
+#include "requester.h"
+#include "xlate.h"
 
 enum cmd_state { CMD_IDLE, CMD_WAIT_DMA, CMD_WAIT_DRAIN, CMD_ANSWER };
-static const char *const cmd_state_name[] = {"IDLE", "WAIT_DMA", "WAIT_DRAIN", "ANSWER"};
+static const char *const cmd_state_name[] __attribute__((unused)) = {"IDLE", "WAIT_DMA", "WAIT_DRAIN", "ANSWER"};
 
 struct ncp_queues {
     uint8_t harness[256]; /* test images get their arguments here (tests/fw/fwtest.h) */
@@ -40,12 +46,6 @@ static struct {
 
 _Static_assert(sizeof cmd_image >= 64u * sizeof(struct nic_vmh_entry), "line image buffer");
 
-const char *cmd_state_str(void);
-const char *cmd_state_str(void)
-{
-    return cmd_state_name[cs.state];
-}
-
 void cmd_init(void)
 {
     struct nic_info *i = &q.info;
@@ -67,7 +67,7 @@ void cmd_init(void)
     xlate_geom(i->cache);
     i->lookup_bytes = xlate_lookup_bytes();
     hal_publish_info(HAL_SRAM_OFF(i), NCP_VERSION);
-    cs.state = CMD_IDLE;
+    NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_IDLE);
 }
 
 void *stage_slot(void)
@@ -157,7 +157,7 @@ static int close_quiet(void)
 static void cmd_answer(int32_t status)
 {
     cs.status = status;
-    cs.state = CMD_ANSWER;
+    NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_ANSWER);
 }
 
 static void cmd_start(const struct nic_cmd *c)
@@ -200,7 +200,7 @@ static void cmd_start(const struct nic_cmd *c)
         ep->cq_pa = ab;
         ep->cq_log2 = (uint8_t)c->c;
         ep->cur = -1;
-        ep->state = EP_IDLE;
+        NCP_SET_STATE(ep, ep_state_name, "ep", c->ep, EP_IDLE);
         cmd_answer(NIC_ST_OK);
         break;
     }
@@ -220,14 +220,14 @@ static void cmd_start(const struct nic_cmd *c)
              * the peers' windows: the close is answered OK only when all of that is acknowledged
              * (landed: an ACK follows the data into host memory) or dropped by a give-up, so
              * nothing of it lands after the answer (resends of flushed operations carry no data). */
-            ncp.ep[c->ep].state = EP_CLOSED;
+            NCP_SET_STATE(ep, ep_state_name, "ep", c->ep, EP_CLOSED);
             ops_flush_ep((uint8_t)c->ep);
             close_ep = c->ep;
             for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
                 close_nxt[p] = ncp.peer[p].x.nxt;
         }
         cs.armed = 0;
-        cs.state = CMD_WAIT_DRAIN;
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
         break;
     }
     case NIC_CMD_FILL:
@@ -238,7 +238,7 @@ static void cmd_start(const struct nic_cmd *c)
             break;
         }
         dmaq_post(HAL_SRAM_OFF(cmd_image), ab, xlate_line_bytes(c->cache), 0, DK_CMD, 0, 0);
-        cs.state = CMD_WAIT_DMA;
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
         break;
     case NIC_CMD_INVALIDATE:
         if (c->cache >= NIC_CACHE__COUNT) {
@@ -247,7 +247,7 @@ static void cmd_start(const struct nic_cmd *c)
         }
         xlate_invalidate(c->cache, c->pid, c->key, c->c);
         cs.ticket = dmaq_barrier_ticket(); /* no DMA using the old translation is still queued */
-        cs.state = CMD_WAIT_DRAIN;
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
         break;
     case NIC_CMD_STATS:
         if (!dmaq_room(1)) {
@@ -259,7 +259,7 @@ static void cmd_start(const struct nic_cmd *c)
         xlate_miss_stats(&cmd_stats_buf);
         hal_db_counts(&cmd_stats_buf.db_dropped, &cmd_stats_buf.db_coalesced);
         dmaq_post(HAL_SRAM_OFF(&cmd_stats_buf), ab, sizeof cmd_stats_buf, 1, DK_CMD, 0, 0);
-        cs.state = CMD_WAIT_DMA;
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
         break;
     case NIC_CMD_SHUTDOWN:
         ncp.shutdown = 1;
@@ -319,7 +319,7 @@ static void cmd_step(void)
         case CMD_ANSWER:
             if (!ev_post(NIC_EV_CMD_DONE, 0, 0, 0, 0, 0, cs.status, cs.cur.seq))
                 return;
-            cs.state = CMD_IDLE;
+            NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_IDLE);
             if (cs.cur.op == NIC_CMD_SHUTDOWN)
                 hal_fw_state(3);
             break;

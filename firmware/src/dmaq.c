@@ -4,7 +4,11 @@
  * feeds the engine as slots free up, and runs the continuation when the request's completion
  * pops. Counts: posted (head) >= issued >= done, free-running, masked on use.
  */
+#include "cmd.h"
+#include "dmaq.h"
 #include "ncp.h"
+#include "rx.h"
+#include "tx.h"
 
 uint32_t dmaq_barrier_ticket(void)
 {
@@ -66,7 +70,7 @@ void dmaq_complete(void)
             break;
         case DK_RX:
         case DK_RXRESP:
-            recv_dma_done(r.kind, r.a, r.b, err);
+            rx_dma_done(r.kind, r.a, r.b, err);
             break;
         case DK_EVENT:
             if (r.a)

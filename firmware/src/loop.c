@@ -13,11 +13,23 @@
  * read, so an event that arrives during a pass makes the next one poll; a poll that leaves work
  * behind (budget) raises its event again. Software work is found through struct ncp_work.
  */
-#include <stdio.h>
 #include <string.h>
 
+#include "cmd.h"
+#include "completer.h"
+#include "conn.h"
+#include "dmaq.h"
+#include "loop.h"
 #include "ncp.h"
 #include "ncp_rt.h"
+#include "ops.h"
+#include "requester.h"
+#include "responder.h"
+#include "rx.h"
+#include "segment.h"
+#include "timer.h"
+#include "tx.h"
+#include "xlate.h"
 
 struct ncp ncp;
 struct ncp_work ncp_work;
@@ -27,9 +39,28 @@ uint32_t ncp_prof[16][3], ncp_prof_t, ncp_prof_i;
 
 void ncp_on_assert(unsigned module, unsigned id)
 {
-    printf("ncp: assertion %u.%u failed\n", module, id);
+    ncp_console_puts("ncp: assertion ");
+    ncp_console_dec(module);
+    ncp_console_puts(".");
+    ncp_console_dec(id);
+    ncp_console_puts(" failed\n");
     ncp_fatal("internal assertion", module << 8 | id);
 }
+
+#if NCP_TRACE_STATES
+void ncp_trace_state(const char *what, uint32_t idx, const char *from, const char *to)
+{
+    ncp_console_puts("ncp: ");
+    ncp_console_puts(what);
+    ncp_console_puts(" ");
+    ncp_console_dec(idx);
+    ncp_console_puts(" ");
+    ncp_console_puts(from);
+    ncp_console_puts(" -> ");
+    ncp_console_puts(to);
+    ncp_console_puts("\n");
+}
+#endif
 
 void ncp_boot(void)
 {
@@ -43,8 +74,8 @@ void ncp_boot(void)
     ncp.nodes = NCP_MAX_PEERS; /* until INIT says how many */
     ncp_secure((const uint32_t[4]){0, 0, 0, 0}); /* connections; INIT gives the fabric secret */
     xlate_init();
-    send_init();
-    recv_init();
+    tx_init();
+    rx_init();
     cmd_init();
     for (uint32_t e = 0; e < NCP_EPS; e++)
         ncp.ep[e].cur = -1;
@@ -61,7 +92,7 @@ static void doorbells(void)
         if (page == 0)
             cmd_on_doorbell(off, data);
         else
-            send_on_doorbell(page, off, data);
+            req_on_doorbell(page, off, data);
         if (++budget == 32) {
             hal_raise_events(HAL_EV_DOORBELL); /* more may wait: the next pass pops them */
             return;
@@ -80,23 +111,27 @@ void ncp_run_once(void)
     if (ev & HAL_EV_DOORBELL)
         doorbells();
     if (ev & HAL_EV_RX)
-        recv_poll();
+        rx_poll();
     if (w->cmd)
         cmd_poll();
-    if (ncp_tick_due())
-        send_tick();
+    if (timer_due())
+        timer_poll();
     if (ev & HAL_EV_TX)
         tx_reap(); /* frames the MAC finished: free them, feed the MAC */
-    if (w->peer_tx | w->resp | w->ep_ready | (ncp.parked_wake ? w->ep_parked : 0u))
-        send_poll();
-    else
-        ncp.parked_wake = 0; /* as send_poll: a fill wakes the endpoints parked before it */
+    /* new packets after resends (they hold the window): responses, then endpoints */
+    if (w->peer_tx)
+        seg_resend_poll();
+    if (w->resp)
+        resp_poll();
+    if (w->ep_ready | (ncp.parked_wake ? w->ep_parked : 0u))
+        req_poll();
+    ncp.parked_wake = 0; /* a fill wakes the endpoints parked before it, once */
     if (w->peer_ack)
-        send_flush_acks();
+        conn_flush_acks();
     if (w->misses_held)
         xlate_post_held();
     if (w->resume)
-        recv_send_resumes();
+        rx_send_resumes();
     if (w->ops_waiting)
         ops_poll();
     if (ncp.dq_issued != ncp.dq_head)

@@ -1,16 +1,25 @@
 /*
- * ncp.h - the network control program's shared state and the interfaces between its state
- * machines. One file per state machine:
+ * ncp.h - the network control program's shared core: sizes, timing, counters, operation and
+ * response ids, the window cookies, the per-node state every role reads (struct ncp) and the work
+ * bitmaps of the event loop (struct ncp_work). Each module's own API is in its header:
  *
- *   main.c   boot, the run-to-completion event loop (top half: hal_take_events; bottom halves here)
- *   dmaq.c   DMA request queue with continuations (in-order completions)
- *   cmd.c    host commands (INIT, EP_OPEN/CLOSE, FILL, INVALIDATE, STATIC_LOAD, STATS, SHUTDOWN)
- *            and the event ring to the host
- *   xlate.c  VMH/CBH/PCH lookups, miss requests, fills and invalidations (dynamic and static)
- *   send.c   send path: doorbells, send queue entries, segmentation, TX, retransmission, giveups
- *   recv.c   receive path: validation, transport, RDMA write/read request/response, ACK/NACK
- *   ops.c    operation table and completions to the initiator's completion queue
+ *   loop.c       boot, the run-to-completion event loop                       (loop.h)
+ *   dmaq.c       DMA request queue with continuations (in-order completions)  (dmaq.h)
+ *   cmd.c        host commands and the event ring to the host                 (cmd.h)
+ *   xlate.c      VMH/CBH/PCH lookups, misses, fills, invalidations            (xlate.h)
+ *   conn.c       connections: secrets, ISNs and tokens, ACKs we owe           (conn.h)
+ *   rx.c         receive dispatch: the RX ring, validation, the transport's
+ *                verdict, then the role; placement of data into host memory   (rx.h)
+ *   requester.c  endpoints and send queue entries, segmentation, read requests (requester.h)
+ *   responder.c  remote writes placed, read requests served, responses streamed (responder.h)
+ *   completer.c  ACK/NACK/give-up/DMA-error verdicts on our packets, read
+ *                responses consumed                                           (completer.h)
+ *   ops.c        the operation table, retirement in request order, CQEs        (ops.h)
+ *   segment.c    the packet builder: translate, sequence, header, DMA, queue   (segment.h)
+ *   tx.c         TX frame pool, MAC feed, control frames                       (tx.h)
+ *   timer.c      the timer service and the transport's timeouts/give-ups       (timer.h)
  *
+ * docs/firmware.md walks one write and one read through these files.
  * Context: everything runs in the main loop (run to completion); nothing here is re-entrant.
  */
 #ifndef NCP_H
@@ -42,6 +51,7 @@
 #define NCP_DMAQ_N 64u
 #define NCP_STAGE_N 16u     /* event / completion staging slots */
 #define NCP_PAGE 4096u
+#define NCP_SEG_PIECES (NCP_MTU / NCP_PAGE + 2u) /* host pages one segment can span */
 
 /* Transport timing, in timer ticks (core cycles at 200 MHz). */
 #define NCP_RTO 40000u        /* 200 us */
@@ -79,9 +89,15 @@ struct ncp_fp {
     uint16_t s[NCP_FP_RING];
 };
 
-/* ---- endpoints ---- */
-enum ep_state { EP_CLOSED, EP_IDLE, EP_ACTIVE, EP_PARKED };
-extern const char *const ep_state_name[];
+/* ---- endpoints (requester.c; opened and closed by cmd.c) ---- */
+enum ep_state {
+    EP_CLOSED, /* not open, or closed (its requests flushed) */
+    EP_IDLE,   /* open, nothing to send */
+    EP_ACTIVE, /* an entry being taken or segmented */
+    EP_PARKED, /* waits for a fill (a translation of its current request missed) */
+    EP__STATES
+};
+extern const char *const ep_state_name[EP__STATES];
 
 struct ncp_ep {
     uint8_t state;
@@ -96,9 +112,34 @@ struct ncp_ep {
     uint8_t closing; /* EP_CLOSE seen, answered BUSY until its packets are out of every window */
 };
 
-/* ---- initiator operations ---- */
+/*
+ * State transitions are written through NCP_SET_STATE: with NCP_TRACE_STATES (a debug build,
+ * -DNCP_TRACE_STATES=ON) each one is printed on the console ("ncp: op 3 ACTIVE -> FREE"); in the
+ * normal build it is the plain store.
+ */
+#if NCP_TRACE_STATES
+void ncp_trace_state(const char *what, uint32_t idx, const char *from, const char *to);
+#define NCP_SET_STATE(obj, names, what, idx, to)                                    \
+    do {                                                                            \
+        if ((obj)->state != (to))                                                   \
+            ncp_trace_state((what), (uint32_t)(idx), (names)[(obj)->state], (names)[(to)]); \
+        (obj)->state = (uint8_t)(to);                                               \
+    } while (0)
+#else
+#define NCP_SET_STATE(obj, names, what, idx, to) ((obj)->state = (uint8_t)(to))
+#endif
+
+/* ---- initiator operations (ops.c) ---- */
+enum op_state {
+    OP_FREE,   /* the slot is free */
+    OP_ACTIVE, /* taken from a send queue entry, until accounted for byte by byte (then its result
+                * waits in its endpoint's slot record for retirement, and the op is FREE) */
+    OP__STATES
+};
+extern const char *const op_state_name[OP__STATES];
+
 struct ncp_op {
-    uint8_t used, ep, kind, flags;
+    uint8_t state, ep, kind, flags;
     uint16_t reserved_gen, rnode;
     uint32_t id; /* its operation id (op_id): index | generation << NCP_ID_SHIFT */
     int32_t status;
@@ -113,9 +154,17 @@ struct ncp_op {
     uint32_t req;   /* its index in the endpoint's send queue stream (cqe.req) */
 };
 
-/* ---- RDMA read responses being served (responder side) ---- */
+/* ---- RDMA read responses being served (responder.c) ---- */
+enum resp_state {
+    RESP_FREE,    /* the slot is free */
+    RESP_SENDING, /* segments still to build (resp_poll streams them) */
+    RESP_ACKWAIT, /* every segment built: waits for their ACKs (a give-up sends them again) */
+    RESP__STATES
+};
+extern const char *const resp_state_name[RESP__STATES];
+
 struct ncp_resp {
-    uint8_t used, failed, reserved_gen;
+    uint8_t state, failed, reserved_gen;
     int8_t fail_status; /* why it failed (enum nic_status), carried by its void segments */
     uint16_t peer, pid;
     uint32_t id;     /* index | generation << NCP_ID_SHIFT, in its cookies */
@@ -124,7 +173,17 @@ struct ncp_resp {
     uint32_t len, sent, done;
     uint8_t rewinds; /* give-ups of its connection that sent its lost segments again (as void) */
 };
-#define NCP_RESP_REWINDS 3u /* then a give-up drops them: see send_on_giveup */
+#define NCP_RESP_REWINDS 3u /* then a give-up drops them: see resp_on_giveup */
+
+/* The operation / response is live and still the one id `id` names (its slot not reused since). */
+static inline int op_live(const struct ncp_op *o, uint32_t id)
+{
+    return o->state == OP_ACTIVE && o->id == id;
+}
+static inline int resp_live(const struct ncp_resp *r, uint32_t id)
+{
+    return r->state != RESP_FREE && r->id == id;
+}
 
 /*
  * Read requests accepted while every response slot is busy, served in arrival order as slots
@@ -215,10 +274,9 @@ struct ncp {
     uint32_t rx_next;                 /* next RX entry to process */
     uint32_t rx_tail;                 /* entries returned to the MAC */
     uint8_t rx_busy[1u << NCP_RX_LOG2]; /* DMAs pending on the entry's buffer */
-    /* TX frames: free bitmaps, and MAC submission order for freeing */
+    /* TX frames: free bitmaps (tx.c), and the MAC's count of frames sent as last seen */
     uint32_t tx_free, ctl_free;
-    uint8_t txq[16];
-    uint16_t txq_head, txq_tail, tx_done;
+    uint16_t tx_done;
     /* DMA queue */
     struct dma_req dq[NCP_DMAQ_N];
     uint32_t dq_head, dq_issued, dq_done;
@@ -279,11 +337,6 @@ struct ncp_work {
 };
 extern struct ncp_work ncp_work;
 
-/* send_tick has work: the programmed deadline passed, or a deadline may have moved earlier. */
-static inline int ncp_tick_due(void)
-{
-    return ncp_work.tick || (ncp_work.timer_on && seq_le(ncp_work.timer_at, ncp.now));
-}
 _Static_assert(NCP_EPS <= 32 && NCP_RESP <= 32 && NCP_MAX_PEERS <= 32, "struct ncp_work bitmaps");
 
 /* Index of the lowest set bit of m != 0 (RV32IM has no ctz instruction: de Bruijn multiply). */
@@ -346,277 +399,5 @@ static inline uint32_t seg_bytes(uint32_t total, uint32_t off)
 int ncp_test_on_event(const struct nic_event *ev);
 int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *cqe);
 
-/* loop.c */
-void ncp_boot(void);
-void ncp_run_once(void);
-
-/* dmaq.c */
-static inline int dmaq_room(uint32_t n)
-{
-    return NCP_DMAQ_N - (ncp.dq_head - ncp.dq_done) >= n;
-}
-void dmaq_pump(void);
-/* Queues a DMA request with its continuation (kind, a, b; DK_NONE for a piece of a group);
- * submitted at once when the engine has a slot and nothing is queued before it. */
-static inline void dmaq_post(uint32_t sram, uint64_t host, uint32_t len, int to_host, uint8_t kind, uint32_t a,
-                             uint16_t b)
-{
-    uint32_t h = ncp.dq_head;
-    struct dma_req *r = &ncp.dq[h % NCP_DMAQ_N];
-
-    NCP_ASSERT(NCP_MOD_HAL, 1, dmaq_room(1) && len > 0 && len <= 65536u);
-    r->kind = kind;
-    r->a = a;
-    r->b = b;
-    ncp.dq_head = h + 1;
-    if (ncp.dq_issued == h && ncp.dma_credit) {
-        ncp.dma_credit--;
-        ncp.dq_issued = h + 1;
-        hal_dma_submit(sram, host, len, to_host, (uint8_t)h);
-        return;
-    }
-    r->sram = sram;
-    r->host = host;
-    r->len = len;
-    r->to_host = (uint8_t)to_host;
-    dmaq_pump();
-}
-/* dmaq_post when the engine takes the request at once: for the fast paths (no call). */
-static inline int dmaq_direct(void)
-{
-    return ncp.dq_issued == ncp.dq_head && (ncp.dma_credit || (ncp.dma_credit = hal_dma_free()));
-}
-static inline void dmaq_post_direct(uint32_t sram, uint64_t host, uint32_t len, int to_host, uint8_t kind,
-                                    uint32_t a, uint16_t b)
-{
-    uint32_t h = ncp.dq_head;
-    struct dma_req *r = &ncp.dq[h % NCP_DMAQ_N];
-
-    NCP_ASSERT(NCP_MOD_HAL, 3, ncp.dq_issued == h && ncp.dma_credit && len > 0 && len <= 65536u);
-    r->kind = kind;
-    r->a = a;
-    r->b = b;
-    ncp.dq_head = h + 1;
-    ncp.dq_issued = h + 1;
-    ncp.dma_credit--;
-    hal_dma_submit(sram, host, len, to_host, (uint8_t)h);
-}
-uint32_t dmaq_barrier_ticket(void); /* completes when every DMA posted before it has */
-int dmaq_passed(uint32_t ticket);
-void dmaq_complete(void);
-
-/* cmd.c */
-void cmd_init(void);
-void cmd_on_doorbell(uint32_t off, uint32_t data);
-void cmd_poll(void);
-void cmd_dma_done(uint8_t err);
-int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
-            uint32_t a);
-void *stage_slot(void);
-
-/* xlate.c */
-enum xl_result { XL_OK, XL_MISS, XL_DENIED, XL_WAIT };
-void xlate_init(void);
-/* Physical address of virtual `va` of pid with `right`, for `path`; on miss posts the miss. */
-enum xl_result xlate_cbh(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **e, unsigned path);
-enum xl_result xlate_pch(uint16_t pid, unsigned path);
-/* PCH then CBH of a remote access's target (pid, buffer), memoised for the next packet: the memo
- * (cleared by every fill and invalidation) is checked inline, the lookups out of line. */
-struct xlate_tmemo {
-    uint32_t buf;
-    uint32_t pid; /* pid | LKC_KEY_VALID when valid */
-    const struct nic_cbh_entry *e;
-};
-extern struct xlate_tmemo xlate_tmemo;
-enum xl_result xlate_target_lookup(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **e, unsigned path);
-int32_t xlate_fill(uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch, const void *image);
-int32_t xlate_static_load(uint8_t cache, uint16_t pid, uint32_t line, const void *image);
-void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n);
-uint32_t xlate_line_bytes(uint8_t cache);
-void xlate_stats(struct nic_cache_stats *out);
-/* The miss table's counters into the NIC statistics (miss_requests, miss_reposts, miss_table_full). */
-void xlate_miss_stats(struct nic_stats *s);
-uint32_t xlate_lookup_bytes(void);
-void xlate_geom(struct nic_cache_geom *g);
-void xlate_post_held(void);
-extern struct lkc ncp_cache[NIC_CACHE__COUNT];
-
-/*
- * Hits of the inlined paths (memos and the VMH hit), counted once each and folded into the caches'
- * lookups and hits by xlate_stats: `target` is a PCH and a CBH hit (the memo saves both lookups).
- */
-struct xlate_fast_hits {
-    uint32_t vmh, target;
-};
-extern struct xlate_fast_hits xlate_fast_hits;
-
-static inline enum xl_result xlate_target(uint16_t pid, uint32_t buf, const struct nic_cbh_entry **out, unsigned path)
-{
-    if (xlate_tmemo.pid == (pid | LKC_KEY_VALID) && xlate_tmemo.buf == buf) {
-        ncp_sat_inc(&xlate_fast_hits.target);
-        *out = xlate_tmemo.e;
-        return XL_OK;
-    }
-    return xlate_target_lookup(pid, buf, out, path);
-}
-
-/* Cache geometry (xlate.c), constants for the inlined hit path. */
-#if NCP_LOOKUP_STATIC
-/* Full tables: sized for every page and buffer the host may register, 8-way buckets. */
-#define VMH_C 32768u
-#define VMH_L NCP_CACHE_LINE
-#define VMH_A 8u
-#define CBH_C 1024u
-#define CBH_L 8u
-#define CBH_A 8u
-#define PCH_C 256u
-#define PCH_L 8u
-#define PCH_A 8u
-#else
-#define VMH_C NCP_CACHE_ENTRIES
-#define VMH_L NCP_CACHE_LINE
-#define VMH_A NCP_CACHE_WAYS
-#define CBH_C 128u
-#define CBH_L 8u
-#define CBH_A 4u
-/* PCH lines of one entry: a pid only ever looks up its own entry (the pid is in the tag), so a
- * line of 8 held one useful entry and the cache 8 processes (issue 18, 8b: with lines of 8 and
- * every pid 0..7 in line 0, all of them also fell into one 2-way set). Now 64 processes, 32 sets. */
-#define PCH_C 64u
-#define PCH_L 1u
-#define PCH_A 2u
-#endif
-
-/* Geometry as compile-time constants, for the inlined hit path (lkc_lookup_k). */
-#define XL_LOG2(x) ((uint8_t)__builtin_ctz(x))
-#define GEOM(C, L, A, E, S) XL_LOG2((C) / ((L) * (A))), XL_LOG2(A), XL_LOG2(L), (E), (S)
-/* salted (lkc_set_k): VMH and CBH; not the PCH when its line is the pid itself (L = 1): pid mod
- * sets already spreads consecutive pids, a salt would only make them collide */
-#define PCH_SALTED (PCH_L > 1u)
-#define VMH_GEOM GEOM(VMH_C, VMH_L, VMH_A, 0u, 1u)
-#define CBH_GEOM GEOM(CBH_C, CBH_L, CBH_A, 3u, 1u)
-#define PCH_GEOM GEOM(PCH_C, PCH_L, PCH_A, 0u, PCH_SALTED)
-
-
-/*
- * Memo of the last VMH line per path: the line's entries and way, cleared by every fill and
- * invalidation. Consecutive packets of one operation (and any page of the same line, L pages) find
- * their entry without the set scan; each use touches the way's LRU stamp as a lookup would.
- */
-struct xlate_vmemo {
-    uint32_t line;
-    uint32_t pid;           /* pid | LKC_KEY_VALID when valid */
-    const uint32_t *e;      /* the line's first entry */
-    struct lkc_way *way;    /* the way holding it */
-};
-extern struct xlate_vmemo xlate_vmemo[2];
-/* Physical address of virtual `va` of pid with `right`, for `path`; on miss posts the miss. */
-enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned path, uint64_t *pa);
-
-/* Looks line `line` of pid up in the VMH cache (the set scan, inline) and memoises it for `path`;
- * 0 when absent. */
-static inline __attribute__((always_inline)) int xlate_vmemo_scan(uint16_t pid, uint32_t line, unsigned path)
-{
-    struct xlate_vmemo *m = &xlate_vmemo[path & 1u];
-    struct lkc *c = &ncp_cache[NIC_CACHE_VMH];
-    struct lkc_way *way = lkc_find_way_k(c, pid, line, XL_LOG2(VMH_C / (VMH_L * VMH_A)), XL_LOG2(VMH_A), 1u);
-
-    if (!way)
-        return 0;
-    m->line = line;
-    m->pid = pid | LKC_KEY_VALID;
-    m->way = way;
-    m->e = lkc_way_data_k(c, way, XL_LOG2(VMH_L), 0u);
-    return 1;
-}
-/* xlate_vmemo_scan out of line, so that a caller's memo-hit path saves no registers. */
-int xlate_vmemo_load(uint16_t pid, uint32_t line, unsigned path);
-
-/*
- * The VMH word of page `vpn` of pid from the path's line memo or the cache (no counter): 1 if found.
- * `outline` (a constant): the set scan on a memo miss is a call (xlate_vmemo_load), for a caller
- * whose memo-hit path should not pay the registers an inline scan needs; else the scan is inline,
- * for a leaf caller that a call would make save its registers on every path.
- */
-static inline __attribute__((always_inline)) int xlate_vmh_word(uint16_t pid, uint32_t vpn, unsigned path, uint32_t *w,
-                                                                int outline)
-{
-    struct xlate_vmemo *m = &xlate_vmemo[path & 1u];
-    struct lkc *c = &ncp_cache[NIC_CACHE_VMH];
-    uint32_t line = vpn >> XL_LOG2(VMH_L), key = pid | LKC_KEY_VALID;
-
-    if (m->pid == key && m->line == line) {
-        m->way->stamp = ++c->clock;
-    } else if (!(outline ? xlate_vmemo_load(pid, line, path) : xlate_vmemo_scan(pid, line, path))) {
-        return 0;
-    }
-    *w = m->e[vpn & (VMH_L - 1u)];
-    return 1;
-}
-
-/*
- * The hit side of xlate_vmh, inline for the fast paths: 1 with *pa when the page translates (memo,
- * else the set's ways unrolled) with `right`, counted as a hit; 0 when it is absent or not allowed,
- * nothing counted (the caller's general path then calls xlate_vmh, which counts and decides).
- */
-static inline __attribute__((always_inline)) int xlate_vmh_hit(uint16_t pid, uint64_t va, uint32_t right,
-                                                               unsigned path, uint64_t *pa, int outline)
-{
-    uint32_t w;
-
-    if (va >> 44 || !xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w, outline))
-        return 0;
-    if (!(w & 1u) || !((w << 3) & right))
-        return 0;
-    ncp_sat_inc(&xlate_fast_hits.vmh);
-    *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
-    return 1;
-}
-
-/* ops.c */
-struct ncp_op *op_alloc(void);
-struct ncp_op *op_by_id(uint32_t id);
-static inline uint32_t op_id(const struct ncp_op *o)
-{
-    return o->id;
-}
-/* The op a cookie names, if it is still that op (live, same id), else NULL. */
-static inline struct ncp_op *op_by_cookie(ncp_cookie_t c)
-{
-    struct ncp_op *o = &ncp.op[CK_IDX(c)];
-    return o->used == 1 && o->id == CK_ID(c) ? o : NULL;
-}
-void op_fail(struct ncp_op *o, int32_t status);
-void op_progress(struct ncp_op *o, uint32_t bytes);
-void ops_poll(void);
-void op_finish_early(struct ncp_op *o, int32_t status);
-void op_read_watch(struct ncp_op *o);
-void ops_read_check(void);
-void ops_flush_ep(uint8_t ep);
-int ops_ep_retired(uint8_t ep);
-int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req);
-
-/* send.c */
-void send_init(void);
-void send_on_doorbell(uint32_t ep, uint32_t off, uint32_t data);
-void send_poll(void);
-void send_on_acked(uint32_t peer, ncp_cookie_t cookie);
-void send_tick(void);
-void send_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status);
-void send_flush_acks(void);
-void tx_reap(void);
-void tx_dma_done(uint32_t idx);
-void tx_dma_failed(uint32_t idx);
-uint32_t ncp_read_timeout(void);
-uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
-/* A read request to serve: a response slot now, else the queue (ncp.rreq); 0 when both are full. */
-int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
-
-/* recv.c */
-void recv_init(void);
-void ncp_secure(const uint32_t k[4]); /* connection ISNs and tokens from the fabric secret */
-void recv_poll(void);
-void recv_send_resumes(void);
-void recv_dma_done(uint8_t kind, uint32_t a, uint16_t b, uint8_t err);
-
 #endif /* NCP_H */
+

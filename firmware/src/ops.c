@@ -6,22 +6,29 @@
  * bytes when the responses are written into local memory (or failed). Then it retires in request
  * order (ep_retire): one completion goes to the endpoint's completion queue if it failed or was
  * signalled, and its send queue slot is free. The first error sticks.
- * States: FREE (used = 0), ACTIVE (1). A finished operation's result waits for retirement in its
- * endpoint's per-slot record (struct ncp_res), not in the operation.
+ * States (enum op_state, ncp.h): FREE -> (entry taken) ACTIVE -> (accounted for) FREE. A finished
+ * operation's result waits for retirement in its endpoint's per-slot record (struct ncp_res), not
+ * in the operation.
  *
  * Read timeout (docs/firmware.md): once a read's request is acknowledged, the transport no longer
  * watches it: the responses are the responder's packets, retried by the responder's connection. A
  * responder whose connection to us gives up sends the lost segments again as void packets, which
- * fail the read (send_on_giveup); one that went silent cannot, so the reads awaiting responses from
+ * fail the read (cpl_on_giveup); one that went silent cannot, so the reads awaiting responses from
  * a peer fail NIC_ST_UNREACHABLE when that peer has shown no progress on either of our connections
  * (no new packet from it accepted, none of ours acknowledged) for ncp_read_timeout(), longer than it
  * would retry before giving up. Progress is sampled lazily by ops_read_check, a quarter of the
  * timeout apart while reads wait: nothing is recorded per packet. Responses that come after the
- * read failed find no operation and are discarded (on_read_resp).
+ * read failed find no operation and are discarded (cpl_on_read_resp).
  */
 #include <string.h>
 
+#include "cmd.h"
+#include "conn.h"
+#include "dmaq.h"
 #include "ncp.h"
+#include "ops.h"
+
+const char *const op_state_name[OP__STATES] = {"FREE", "ACTIVE"};
 
 /* A new id for slot `idx`: the next generation of the table's counter (ncp.h, NCP_ID_SHIFT). */
 static uint32_t op_new_id(uint32_t idx)
@@ -33,24 +40,16 @@ struct ncp_op *op_alloc(void)
 {
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
-        if (!o->used) {
+        if (o->state == OP_FREE) {
             memset(o, 0, sizeof *o);
             o->id = op_new_id(i);
-            o->used = 1;
+            NCP_SET_STATE(o, op_state_name, "op", i, OP_ACTIVE);
             return o;
         }
     }
     return NULL;
 }
 
-struct ncp_op *op_by_id(uint32_t id)
-{
-    struct ncp_op *o = &ncp.op[NCP_ID_IDX(id)];
-
-    if (NCP_ID_IDX(id) >= NCP_OPS || o->used != 1 || o->id != id)
-        return NULL;
-    return o;
-}
 
 void op_fail(struct ncp_op *o, int32_t status)
 {
@@ -127,7 +126,7 @@ static void op_record(struct ncp_op *o)
         ep->cur = -1;
     if (o->req != ep->sq_done)
         ncp_sat_inc(&ncp.c.s.retire_waits);
-    o->used = 0;
+    NCP_SET_STATE(o, op_state_name, "op", o - ncp.op, OP_FREE);
 }
 
 static void op_finish(struct ncp_op *o)
@@ -140,7 +139,7 @@ static void op_finish(struct ncp_op *o)
 
 void op_progress(struct ncp_op *o, uint32_t bytes)
 {
-    if (!o || o->used != 1)
+    if (!o || o->state != OP_ACTIVE)
         return;
     o->done += bytes;
     if (o->done >= o->len)
@@ -169,13 +168,13 @@ void op_read_watch(struct ncp_op *o)
     seen_now(o->rnode); /* it just acknowledged the request: progress */
     if (!w->reads) {
         w->read_at = ncp.now + ncp_read_timeout() / 4u;
-        w->tick = 1; /* send_tick arms the timer for it */
+        w->tick = 1; /* timer_poll arms the timer for it */
     }
     w->reads++;
 }
 
 /*
- * From send_tick when ncp_work.read_at passed: samples the peers' progress, fails the reads whose
+ * From timer_poll when ncp_work.read_at passed: samples the peers' progress, fails the reads whose
  * responder showed none for ncp_read_timeout(), recounts the others and sets read_at to the first of
  * their deadlines, at most a quarter of the timeout ahead (the next sample). A read is finished only
  * when no receive DMA from its peer is in progress (it may carry this read's data: no DMA into the
@@ -192,7 +191,7 @@ void ops_read_check(void)
     }
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
-        if (o->used != 1 || !o->awaiting)
+        if (o->state != OP_ACTIVE || !o->awaiting)
             continue; /* free, completing, a write, or a read whose request is in the window */
         uint32_t due = seen[o->rnode].at + to;
         if (seq_le(due, ncp.now)) {
@@ -241,7 +240,7 @@ void ops_flush_ep(uint8_t epi)
 
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &ncp.op[i];
-        if (o->used && o->ep == epi) {
+        if (o->state == OP_ACTIVE && o->ep == epi) {
             if (o->status == NIC_ST_OK)
                 o->status = NIC_ST_FLUSHED;
             op_record(o);

@@ -5,7 +5,7 @@
  * Run: build/bin/nicrun --nodes 2 build/fw/fw_ncp_bench_fast.img
  *
  * Like fw_ncp_rdma, the image plays the host (endpoint state written directly, send queue
- * entries + send_on_doorbell, completions through the CQ hook). Before any traffic both nodes
+ * entries + req_on_doorbell, completions through the CQ hook). Before any traffic both nodes
  * install every cache line the run needs (xlate_fill), so no lookup misses. Virtual pages alias
  * the one pinned host page. Node 0 streams operations of 64 KiB (16 segments of 4 KiB) to node 1,
  * OPS_IN_FLIGHT at a time, in phases:
@@ -23,7 +23,12 @@
 #include <string.h>
 
 #include "fwtest_util.h"
+#include "cmd.h"
+#include "dmaq.h"
+#include "loop.h"
 #include "ncp.h"
+#include "requester.h"
+#include "xlate.h"
 
 #define VA_SRC 0x10000000ull /* node 0, pid 1: 64 pages (one VMH line) aliasing the host page */
 #define VA_DST 0x20000000ull /* node 1, pid 1: the same (buffer 5 covers them) */
@@ -126,7 +131,7 @@ static void post(uint8_t op, uint32_t len, uint64_t laddr, uint64_t roff, uint32
     e.wr_id_lo = wr;
     e.lbuf = LBUF;
     memcpy((void *)s, &e, sizeof e);
-    send_on_doorbell(EP, NIC_DB_SQ_PI, ++sq_pi);
+    req_on_doorbell(EP, NIC_DB_SQ_PI, ++sq_pi);
 }
 
 /* One pass of the loop; the time asleep is idle, the rest busy. A pass that completed an

@@ -9,7 +9,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cmd.h"
+#include "dmaq.h"
+#include "loop.h"
 #include "ncp.h"
+#include "requester.h"
+#include "xlate.h"
 
 uint32_t ncp_crash_bad_load(void);
 

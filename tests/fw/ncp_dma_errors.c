@@ -85,7 +85,7 @@ static void target(void)
         }
         served = ncp.resp_gen - gen0; /* responses started (one id each) */
         for (uint32_t i = 0; i < NCP_RESP; i++)
-            served += ncp.resp[i].used ? 1000u : 0u;
+            served += ncp.resp[i].state ? 1000u : 0u;
         if (served == 3 && hal_now() - last > QUIET)
             break; /* the three read responses were served and acknowledged, and the link is quiet */
     }

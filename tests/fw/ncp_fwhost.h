@@ -1,7 +1,7 @@
 /*
  * ncp_fwhost.h - the host's part for NCP test images that install every cache line before any
  * traffic (no miss service): what INIT and EP_OPEN would set, whole VMH/CBH/PCH lines installed
- * as FILL (or STATIC_LOAD) would after its DMA, send queue entries rung through send_on_doorbell,
+ * as FILL (or STATIC_LOAD) would after its DMA, send queue entries rung through req_on_doorbell,
  * completions taken from the CQ hook with the time they came. One process (FWH_PID) with one
  * endpoint (FWH_EP) per node; its virtual pages alias the one host page nicrun pins, or map to a
  * frame with no memory behind it (a host bus error on DMA).
@@ -14,7 +14,14 @@
 #include <string.h>
 
 #include "fwtest_util.h"
+#include "cmd.h"
+#include "conn.h"
+#include "ops.h"
+#include "dmaq.h"
+#include "loop.h"
 #include "ncp.h"
+#include "requester.h"
+#include "xlate.h"
 
 #define FWH_PID 1u
 #define FWH_EP 1u
@@ -137,7 +144,7 @@ static void fwh_post(uint8_t op, uint32_t len, uint64_t laddr, uint16_t rnode, u
     e.wr_id_lo = wr;
     e.lbuf = FWH_LBUF;
     memcpy((void *)s, &e, sizeof e);
-    send_on_doorbell(FWH_EP, NIC_DB_SQ_PI, ++fwh_sq_pi);
+    req_on_doorbell(FWH_EP, NIC_DB_SQ_PI, ++fwh_sq_pi);
 }
 
 /* One pass of the NCP, then sleep until an event or at most `wake` cycles. */

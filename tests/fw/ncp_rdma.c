@@ -2,7 +2,7 @@
  * fw_ncp_rdma: the real NCP (firmware/src, linked as a library) on two NICs of the cluster, with
  * this image playing the host's part until the driver (host-driver/) can load and serve the NCP:
  * it opens an endpoint and registers memory by writing the NCP's state as EP_OPEN would, posts
- * send queue entries into the endpoint's send queue in SRAM and rings it (send_on_doorbell, the
+ * send queue entries into the endpoint's send queue in SRAM and rings it (req_on_doorbell, the
  * path a doorbell takes), serves miss events after a delay by installing cache lines
  * (xlate_fill, what a FILL command does after its DMA), and takes completions from the CQ hook.
  *
@@ -23,7 +23,12 @@
 #include <string.h>
 
 #include "fwtest_util.h"
+#include "cmd.h"
+#include "dmaq.h"
+#include "loop.h"
 #include "ncp.h"
+#include "requester.h"
+#include "xlate.h"
 
 #define VA_SRC 0x10000000ull /* node 0, pid 1: 5 pages aliasing the host page */
 #define VA_DST 0x20000000ull /* node 1, pid 1: 4 pages aliasing the host page (buffer 5) */
@@ -154,7 +159,7 @@ static void post(uint8_t op, uint8_t flags, uint32_t len, uint64_t laddr, uint64
     e.wr_id_lo = wr;
     e.lbuf = LBUF;
     memcpy((void *)s, &e, sizeof e);
-    send_on_doorbell(EP, NIC_DB_SQ_PI, ++sq_pi);
+    req_on_doorbell(EP, NIC_DB_SQ_PI, ++sq_pi);
 }
 
 static void run_until(uint32_t n_cqe, uint32_t code)
@@ -238,7 +243,7 @@ static void target(void)
             rx = ncp.c.s.rx_packets;
             last = hal_now();
         }
-        if (ncp.c.s.protection_errors >= 2 && !ncp.resp[0].used && ncp.resp[0].id && hal_now() - last > QUIET)
+        if (ncp.c.s.protection_errors >= 2 && !ncp.resp[0].state && ncp.resp[0].id && hal_now() - last > QUIET)
             break;
         hal_timer_at(hal_now() + 5000u);
         hal_sleep();

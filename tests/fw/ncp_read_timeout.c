@@ -36,7 +36,7 @@ static uint8_t page[4096] __attribute__((aligned(16)));
 static const struct ncp_op *awaiting_read(void)
 {
     for (uint32_t i = 0; i < NCP_OPS; i++)
-        if (ncp.op[i].used == 1 && ncp.op[i].kind == NIC_OP_RDMA_READ && ncp.op[i].awaiting)
+        if (ncp.op[i].state == OP_ACTIVE && ncp.op[i].kind == NIC_OP_RDMA_READ && ncp.op[i].awaiting)
             return &ncp.op[i];
     return NULL;
 }
@@ -125,7 +125,7 @@ static void target(void)
     for (;;) {
         FWT_CHECK(hal_now() - start < 8u * to, 40, "target did not finish");
         fwh_step(5000u);
-        if (!hung && ncp.resp[0].used && ncp.resp[0].sent >= 40u * SEG) {
+        if (!hung && ncp.resp[0].state && ncp.resp[0].sent >= 40u * SEG) {
             printf("node 1: hangs for 1.3 T\n");
             hang(to + to * 3u / 10u);
             hung = 1;
@@ -136,7 +136,7 @@ static void target(void)
         }
         uint32_t used = 0;
         for (uint32_t i = 0; i < NCP_RESP; i++)
-            used += ncp.resp[i].used;
+            used += ncp.resp[i].state != RESP_FREE;
         if (ncp.c.giveups && !used && hal_now() - last > QUIET)
             break; /* gave up, sent the lost segments of R3 again, and they were acknowledged */
     }

@@ -33,14 +33,14 @@ static void initiator(void)
         ncp_run_once();
     }
     uint32_t r1 = ncp.op[0].id;
-    FWT_CHECK(ncp.op[0].used == 1 && ncp.op[0].kind == NIC_OP_RDMA_READ, 11, "R1 in slot 0");
+    FWT_CHECK(ncp.op[0].state == OP_ACTIVE && ncp.op[0].kind == NIC_OP_RDMA_READ, 11, "R1 in slot 0");
     ops_flush_ep(FWH_EP); /* what EP_CLOSE does */
     FWT_CHECK(fwh_ncqe == 1 && fwh_cqe[0].status == NIC_ST_FLUSHED, 12, "R1 flushed");
     /* 127 more uses of the slot (operations that completed meanwhile) */
     for (uint32_t i = 0; i < 127u; i++) {
         struct ncp_op *o = op_alloc();
         FWT_CHECK(o == &ncp.op[0] && o->id != r1, 13, "a new id for every use of the slot");
-        o->used = 0;
+        o->state = OP_FREE;
     }
     uint32_t stale0 = ncp.c.s.stale_resps;
     fwh_post(NIC_OP_RDMA_READ, 64u * SEG, VA_SRC, 1, BUF, 0, 2);
@@ -80,7 +80,7 @@ static void target(void)
     for (;;) {
         FWT_CHECK(hal_now() - start < 100000000u, 40, "target did not finish");
         fwh_step(5000u);
-        if (!hung && ncp.resp[0].used && ncp.resp[0].sent >= 40u * SEG) {
+        if (!hung && ncp.resp[0].state && ncp.resp[0].sent >= 40u * SEG) {
             hang(HANG);
             hung = 1;
         }
@@ -90,7 +90,7 @@ static void target(void)
         }
         uint32_t used = 0;
         for (uint32_t i = 0; i < NCP_RESP; i++)
-            used += ncp.resp[i].used;
+            used += ncp.resp[i].state != RESP_FREE;
         if (ncp.resp_gen - gen0 == 2u && !used && hal_now() - last > QUIET)
             break; /* both responses served and acknowledged, the link quiet */
     }

@@ -48,3 +48,10 @@ set_tests_properties(fw.ncp.stale PROPERTIES LABELS fw)
 # its VOID resends never count as delivered (issue 18 item 2).
 add_test(NAME fw.ncp.void COMMAND ${NICRUN} --nodes 2 --max-cycles 100000000 ${NCP_FW_DIR}/fw_ncp_void.img)
 set_tests_properties(fw.ncp.void PROPERTIES LABELS fw)
+# The debug build's state trace (NCP_TRACE_STATES, build/fw-trace): a stream of reads and writes
+# prints the transitions of operations, responses, endpoints and commands; the normal build prints
+# none of them.
+add_test(NAME fw.ncp.trace_states
+         COMMAND ${CMAKE_COMMAND} -DNICSIM=$<TARGET_FILE:nicsim> -DTRACE_IMG=${CMAKE_BINARY_DIR}/fw-trace/ncp.img
+                 -DPLAIN_IMG=${NCP_FW_DIR}/ncp.img -P ${CMAKE_CURRENT_SOURCE_DIR}/check_trace_states.cmake)
+set_tests_properties(fw.ncp.trace_states PROPERTIES LABELS fw)

@@ -31,7 +31,7 @@ static void initiator(void)
 
     fwh_run_for(20000u); /* node 1's receiver is off by now */
     fwh_post(NIC_OP_RDMA_WRITE, 32u * SEG, VA_SRC, 1, BUF, 0, 1);
-    while (!(ncp.op[0].used == 1 && ncp.op[0].sent == 32u * SEG)) {
+    while (!(ncp.op[0].state == OP_ACTIVE && ncp.op[0].sent == 32u * SEG)) {
         FWT_CHECK(hal_now() - start < RX_OFF, 10, "W1 sent while node 1's receiver is off");
         ncp_run_once();
     }

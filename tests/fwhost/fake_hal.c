@@ -316,14 +316,6 @@ void hal_dma_pop_head(uint8_t *tag, uint8_t *err)
     hw.cpl_n--;
 }
 
-int hal_dma_pop(uint8_t *tag, uint8_t *err)
-{
-    if (!hw.cpl_n)
-        return 0;
-    hal_dma_pop_head(tag, err);
-    return 1;
-}
-
 void fh_dma_hold(int hold)
 {
     hw.dma_hold = hold;

@@ -1,0 +1,19 @@
+/*
+ * cmd.h - host commands and the event ring to the host: cmd.c.
+ */
+#ifndef NCP_CMD_H
+#define NCP_CMD_H
+
+#include "ncp.h"
+
+void cmd_init(void);
+void cmd_on_doorbell(uint32_t off, uint32_t data);
+void cmd_poll(void);
+void cmd_dma_done(uint8_t err);
+int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
+            uint32_t a);
+/* A 32-byte staging slot for an event or completion entry about to be DMA'd, or NULL when every
+ * slot's DMA is still in flight. */
+void *stage_slot(void);
+
+#endif /* NCP_CMD_H */

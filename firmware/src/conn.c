@@ -1,0 +1,85 @@
+/*
+ * conn.c - connections: one per peer, each a transport state (firmware/lib/xport.c) plus what this
+ * node advertises to the peer. Their initial sequence numbers and tokens come from the fabric
+ * secret; the cumulative ACK we owe a peer goes out piggy-backed on a data packet, else as an ACK
+ * frame once the data it covers is in host memory (conn_flush_acks).
+ */
+#include <string.h>
+
+#include "conn.h"
+#include "ncp.h"
+#include "ncp_rt.h"
+#include "tx.h"
+
+const struct xport_cfg ncp_xcfg = {
+    .rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .miss_hold = NCP_NACK ? NCP_MISS_HOLD : 0u, .backoff_max = 5,
+    .max_retries = 8, .jitter_shift = 2};
+
+/*
+ * How long the responder of an initiator's read may show no progress on our connections (ops.c,
+ * "Read timeout") before the read fails NIC_ST_UNREACHABLE: longer than the responder retries a
+ * packet to us before giving up (xport_giveup_span, 72.2 ms), plus one largest timeout for the ACKs
+ * in between: a responder that is alive has made progress by then, or given up and sent the lost
+ * segments again as void packets, which fail the read (cpl_on_giveup). 78.6 ms at 200 MHz.
+ */
+uint32_t ncp_read_timeout(void)
+{
+    return xport_giveup_span(&ncp_xcfg) + (ncp_xcfg.rto << ncp_xcfg.backoff_max);
+}
+
+/*
+ * Connection secrets (docs/wire-protocol.md "Threat model"): from the 128-bit key `k` (the fabric
+ * secret INIT gives every honest node; zero at boot), per ordered pair (a -> b) an initial
+ * sequence number and a token, PRF(k, purpose | a | b); both ends compute both directions, so the
+ * receiver starts synchronised at the sender's ISN and checks the sender's token on every frame.
+ * The generations of operation and response ids start at random values too. Resets every
+ * connection: called at boot and by INIT (before any traffic).
+ */
+enum { PRF_ISN = 1, PRF_TOKEN = 2, PRF_GEN = 3 };
+static uint64_t prf(uint32_t purpose, uint32_t a, uint32_t b)
+{
+    return xport_prf(ncp.secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
+}
+
+void ncp_secure(const uint32_t k[4])
+{
+    uint16_t me = ncp.me;
+
+    memcpy(ncp.secret, k, sizeof ncp.secret);
+    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
+        struct ncp_peer *pp = &ncp.peer[p];
+        uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me);
+        xport_init(&pp->x, (uint32_t)prf(PRF_ISN, me, p), rx_isn);
+        pp->ack_val = rx_isn;
+        pp->tx_token = (uint32_t)prf(PRF_TOKEN, me, p);
+        pp->rx_token = (uint32_t)prf(PRF_TOKEN, p, me);
+        pp->w_nodes = pkt_w_nodes((uint16_t)p, me);
+        pp->rx_dma_pending = 0;
+        pp->rx_err = 0;
+    }
+    /* a different start per boot when the secret differs (the host's entropy): an op id of an
+     * earlier incarnation of this node is unlikely to name a live op */
+    ncp.op_gen = (uint32_t)prf(PRF_GEN, me, 0);
+    ncp.resp_gen = (uint32_t)prf(PRF_GEN, me, 1);
+}
+
+void conn_flush_acks(void)
+{
+    /* Only the peers in ncp_work.peer_ack (a frame came from them, or their last receive DMA
+     * completed) may have an ACK to send now; afterwards none has: the ACK went out, or it waits
+     * for DMAs whose completion (rx_dma_done) sets the bit again. */
+    uint32_t m = ncp_work.peer_ack & ncp_peer_mask();
+
+    ncp_work.peer_ack &= ~m;
+    for (; m; m &= m - 1) {
+        uint16_t p = (uint16_t)ncp_lowest_bit(m);
+        struct ncp_peer *pp = &ncp.peer[p];
+        if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
+            uint32_t t0 = ncp_rdcycle();
+            pp->ack_val = pp->x.expected;
+            tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
+            pp->x.ack_pending = 0;
+            fp_record(FP_ACK, ncp_rdcycle() - t0, 0);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+/*
+ * conn.h - connections: secrets, ISNs, tokens, the ACKs we owe: conn.c.
+ */
+#ifndef NCP_CONN_H
+#define NCP_CONN_H
+
+#include "ncp.h"
+
+/* Connection ISNs and tokens from the fabric secret (boot and INIT: resets every connection). */
+void ncp_secure(const uint32_t k[4]);
+/* ACK frames to the peers that owe one and whose data is in host memory. */
+void conn_flush_acks(void);
+/* How long a read's responder may show no progress before the read fails (ops.c). */
+uint32_t ncp_read_timeout(void);
+
+#endif /* NCP_CONN_H */

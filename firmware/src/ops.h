@@ -1,0 +1,39 @@
+/*
+ * ops.h - the operation table (initiator side) and completions: ops.c.
+ */
+#ifndef NCP_OPS_H
+#define NCP_OPS_H
+
+#include "ncp.h"
+
+struct ncp_op *op_alloc(void);
+/* The live operation with id `id`, or NULL (freed, reused by another op, out of range). */
+static inline struct ncp_op *op_by_id(uint32_t id)
+{
+    struct ncp_op *o = &ncp.op[NCP_ID_IDX(id)];
+
+    if (NCP_ID_IDX(id) >= NCP_OPS || !op_live(o, id))
+        return NULL;
+    return o;
+}
+static inline uint32_t op_id(const struct ncp_op *o)
+{
+    return o->id;
+}
+/* The op a cookie names, if it is still that op (live, same id), else NULL. */
+static inline struct ncp_op *op_by_cookie(ncp_cookie_t c)
+{
+    struct ncp_op *o = &ncp.op[CK_IDX(c)];
+    return op_live(o, CK_ID(c)) ? o : NULL;
+}
+void op_fail(struct ncp_op *o, int32_t status);
+void op_progress(struct ncp_op *o, uint32_t bytes);
+void ops_poll(void);
+void op_finish_early(struct ncp_op *o, int32_t status);
+void op_read_watch(struct ncp_op *o);
+void ops_read_check(void);
+void ops_flush_ep(uint8_t ep);
+int ops_ep_retired(uint8_t ep);
+int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req);
+
+#endif /* NCP_OPS_H */

@@ -1,0 +1,228 @@
+/*
+ * requester.c - the requester: endpoints, their send queues and doorbells, each entry validated
+ * (firmware/lib/sqe.c) and checked against the local buffer, turned into an operation (ops.c) and
+ * segmented into write segments or one read request (built by segment.c).
+ *
+ * Endpoint state machine (enum ep_state): CLOSED -> (EP_OPEN) IDLE -> (doorbell, entry taken)
+ * ACTIVE -> (all segments sent) IDLE; ACTIVE -> (translation miss) PARKED -> (a fill arrived, or
+ * the retry timer) ACTIVE; any -> (EP_CLOSE) CLOSED. Other endpoints and connections are served
+ * while one is parked.
+ */
+#include <string.h>
+
+#include "dmaq.h"
+#include "ncp.h"
+#include "ncp_rt.h"
+#include "ops.h"
+#include "requester.h"
+#include "segment.h"
+#include "sqe.h"
+#include "xlate.h"
+
+const char *const ep_state_name[EP__STATES] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
+
+void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
+{
+    struct ncp_ep *ep = epi < NCP_EPS ? &ncp.ep[epi] : NULL;
+
+    if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
+        seq_lt(data, ep->sq_pi) || ncp.shutdown) {
+        ncp_sat_inc(&ncp.c.s.doorbell_bad); /* never trusted beyond this process's own queue */
+        return;
+    }
+    ep->sq_pi = data;
+    ncp_work.ep_ready |= 1u << epi;
+}
+
+/* The entry's rules and verdict: firmware/lib/sqe.h (host-native, unit-tested and fuzzed). */
+static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
+{
+    const struct sqe_limits lim = {.me = ncp.me, .nodes = ncp.nodes, .peers = NCP_MAX_PEERS};
+    int32_t st = sqe_validate(e, &lim, NULL);
+
+    if (st == NIC_ST_OK)
+        *rnode = e->rnode;
+    return st;
+}
+
+/*
+ * The local side of a request, as the receive path checks the remote side: [laddr, +len) inside
+ * the posting process's registered buffer lbuf (CBH entry: valid, owned by the process, the
+ * local right). Raw descriptors bypass the library, so the NCP checks it before any DMA: the
+ * VMH pages alone would let the NIC touch the rest of a buffer's last page.
+ */
+static enum xl_result check_local(uint16_t pid, const struct nic_sq_entry *e, uint64_t laddr, int32_t *st)
+{
+    const struct nic_cbh_entry *b = NULL;
+    enum xl_result r;
+
+    *st = NIC_ST_OK;
+    if (e->lbuf > PKT_MAX_BUF_ID) {
+        *st = NIC_ST_BAD_HANDLE;
+        return XL_OK;
+    }
+    r = xlate_cbh(pid, e->lbuf, &b, LKC_PATH_SEND);
+    if (r == XL_MISS || r == XL_WAIT)
+        return r;
+    uint64_t va = (uint64_t)b->va_hi << 32 | b->va_lo, len = (uint64_t)b->len_hi << 32 | b->len_lo;
+    if (r != XL_OK || b->owner_pid != pid)
+        *st = NIC_ST_BAD_HANDLE;
+    else if (laddr < va || laddr - va > len || e->len > len - (laddr - va))
+        *st = NIC_ST_BOUNDS;
+    else if (!(b->flags & (e->op == NIC_OP_RDMA_WRITE ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE)))
+        *st = NIC_ST_RIGHTS;
+    return XL_OK;
+}
+
+/* Takes the endpoint's next send queue entry: validated, turned into an operation (a bad one
+ * into an operation that finished failed, so it retires in request order). Returns 0 when the
+ * entry stays queued: no free operation (1) or its local check missed (2: the endpoint parks). */
+static int take_entry(uint8_t epi)
+{
+    struct ncp_ep *ep = &ncp.ep[epi];
+    struct nic_sq_entry e;
+    uint16_t rnode = 0;
+    const volatile struct nic_sq_entry *slot = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
+        NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % NCP_SQ_N) * sizeof e);
+    struct ncp_op *o;
+    int32_t st;
+
+    memcpy(&e, (const void *)slot, sizeof e); /* one copy: the process may rewrite the slot */
+    uint64_t laddr = (uint64_t)e.laddr_hi << 32 | e.laddr_lo;
+    st = validate(&e, &rnode);
+    if (st == NIC_ST_OK) {
+        enum xl_result r = check_local(ep->pid, &e, laddr, &st);
+        if (r != XL_OK)
+            return 2;
+        if (st != NIC_ST_OK)
+            ncp_sat_inc(&ncp.c.s.local_refused);
+    }
+    if (!(o = op_alloc()))
+        return 1; /* all operations in use: the entry stays queued */
+    o->ep = epi;
+    o->req = ep->sq_ci;
+    ep->sq_ci++;
+    o->kind = e.op;
+    o->flags = e.flags;
+    o->wr_id = (uint64_t)e.wr_id_hi << 32 | e.wr_id_lo;
+    o->lpid = ep->pid;
+    if (st != NIC_ST_OK) {
+        if (st == NIC_ST_BAD_DESC)
+            ncp_sat_inc(&ncp.c.bad_desc);
+        op_finish_early(o, st);
+        return 0;
+    }
+    o->rnode = rnode;
+    o->laddr = laddr;
+    o->roff = (uint64_t)e.roff_hi << 32 | e.roff_lo;
+    o->len = e.len;
+    o->rbuf = e.rbuf;
+    o->rkey = e.rkey;
+    o->rpid = e.rpid;
+    ep->cur = (int16_t)(o - ncp.op);
+    NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_ACTIVE);
+    return 0;
+}
+
+/* After serve_ep: the endpoint's bits in struct ncp_work from its state. */
+static void ep_track(uint8_t e)
+{
+    const struct ncp_ep *ep = &ncp.ep[e];
+    uint32_t b = 1u << e;
+
+    ncp_work.ep_ready &= ~b;
+    ncp_work.ep_parked &= ~b;
+    if (ep->state == EP_PARKED)
+        ncp_work.ep_parked |= b;
+    else if (ep->state != EP_CLOSED && (ep->state != EP_IDLE || ep->cur >= 0 || ep->sq_ci != ep->sq_pi))
+        ncp_work.ep_ready |= b; /* not idle: served again next pass */
+}
+
+/* Sends what it can of the endpoint's current operation. Returns 1 if it made progress. */
+static int serve_ep(uint8_t epi)
+{
+    struct ncp_ep *ep = &ncp.ep[epi];
+    int progress = 0;
+
+    if (ep->state == EP_CLOSED)
+        return 0;
+    if (ep->state == EP_PARKED) {
+        if (!ncp.parked_wake)
+            return 0;
+        NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_ACTIVE);
+    }
+    for (unsigned budget = 0; budget < 4; budget++) {
+        if (ep->cur < 0) {
+            if (ep->sq_ci == ep->sq_pi) {
+                NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_IDLE);
+                return progress;
+            }
+            int r = take_entry(epi);
+            if (r == 2) {
+                /* its local buffer's CBH line missed: waits for the fill */
+                NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
+                ncp_work.tick = 1;
+                return progress;
+            }
+            if (r == 0)
+                progress = 1;
+            if (ep->cur < 0)
+                return progress; /* failed at once (retired) or no operation free: a malformed
+                                    entry ends the endpoint's turn, so a stream of them costs the
+                                    others one entry per pass, not four (issue 18, item 7) */
+        }
+        struct ncp_op *o = &ncp.op[ep->cur];
+        struct ncp_peer *pp = &ncp.peer[o->rnode];
+        if (o->status != NIC_ST_OK) {
+            /* failed before all segments were sent (protection NACK, giveup): skip the rest */
+            uint32_t rest = o->kind == NIC_OP_RDMA_WRITE ? o->len - o->sent : 0;
+            o->sent = o->len;
+            ep->cur = -1;
+            if (rest)
+                op_progress(o, rest);
+            continue;
+        }
+        if (!xport_has_room(&pp->x))
+            return progress;
+        ncp_cookie_t cookie;
+        if (o->kind == NIC_OP_RDMA_READ)
+            cookie = CK_MAKE(CK_READREQ, o->id, 0);
+        else
+            cookie = CK_MAKE(CK_WRITE, o->id, o->sent / NCP_MTU);
+        enum build_result r = seg_send_new(o->rnode, cookie);
+        if (r == B_WAIT) {
+            if (!ncp.tx_free || !dmaq_room(NCP_SEG_PIECES))
+                return progress; /* resources: retried when frames/DMA free up */
+            /* translation miss: the request waits for its fill */
+            NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
+            ncp_work.tick = 1;     /* timer_poll arms the retry timer */
+            return progress;
+        }
+        if (r == B_DENIED) {
+            op_fail(o, NIC_ST_BAD_HANDLE);
+            continue;
+        }
+        progress = 1;
+        if (o->kind == NIC_OP_RDMA_READ) {
+            o->sent = o->len;
+        } else {
+            o->sent += o->len - o->sent < NCP_MTU ? o->len - o->sent : NCP_MTU;
+        }
+        if (o->sent >= o->len)
+            ep->cur = -1;
+    }
+    return progress;
+}
+
+void req_poll(void)
+{
+    /* endpoints with work (struct ncp_work), and the parked ones when a fill arrived; for the
+     * others serve_ep would change nothing */
+    uint32_t m = ncp_work.ep_ready | (ncp.parked_wake ? ncp_work.ep_parked : 0u);
+
+    for (m &= ~1u; m; m &= m - 1) {
+        uint8_t e = (uint8_t)ncp_lowest_bit(m);
+        serve_ep(e);
+        ep_track(e);
+    }
+}

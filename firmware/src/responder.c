@@ -1,0 +1,239 @@
+/*
+ * responder.c - the responder: what peers ask of this node's memory. A WRITE is checked against
+ * its target buffer (PCH + CBH: owner, key, rights, bounds) and placed into host memory (rx.c,
+ * rx_place); a READ_REQ is checked the same way and gets a response slot, whose segments are
+ * streamed back (built by segment.c) until acknowledged; a response whose connection gives up is
+ * sent again void from its first lost segment, so the initiator learns why.
+ *
+ * Response state machine (enum resp_state): FREE -> (read request accepted) SENDING -> (every
+ * segment built) ACKWAIT -> (every segment acknowledged) FREE; SENDING/ACKWAIT -> (give-up with
+ * segments lost) SENDING, failed (void); a failed response sends void segments carrying its status.
+ */
+#include "ncp.h"
+#include "ncp_rt.h"
+#include "responder.h"
+#include "rx.h"
+#include "segment.h"
+#include "tx.h"
+#include "xlate.h"
+
+const char *const resp_state_name[RESP__STATES] = {"FREE", "SENDING", "ACKWAIT"};
+
+/* Checks of a remote access against the target buffer; returns NIC_ST_OK or the violation. */
+static inline __attribute__((always_inline)) int32_t check_cbh(const struct pkt_hdr *h, uint32_t len, uint32_t right, enum xl_result *res,
+                         uint64_t *va)
+{
+    const struct nic_cbh_entry *e = NULL;
+
+    *res = xlate_target(h->pid, h->buf, &e, LKC_PATH_RECV);
+    if (*res == XL_MISS)
+        return NIC_ST_OK;
+    if (*res == XL_DENIED)
+        return NIC_ST_BAD_HANDLE;
+    int32_t st = rsp_access_check(e, h->pid, h->key, right, h->off, len);
+    if (st == NIC_ST_OK)
+        *va = ((uint64_t)e->va_hi << 32 | e->va_lo) + h->off;
+    return st;
+}
+
+/* Returns 1 when the RX buffer is now owned by a DMA (released by rx_dma_done). */
+int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
+{
+    struct ncp_peer *pp = &ncp.peer[peer];
+    enum xl_result res;
+    uint64_t va = 0;
+
+    if (h->flags & PKT_F_VOID) {
+        xport_rx_accept(&pp->x);
+        return 0;
+    }
+    int32_t st = check_cbh(h, h->len, NIC_RIGHT_REMOTE_WRITE, &res, &va);
+    NCP_PROF(9);
+    if (res == XL_MISS) {
+        rx_drop_miss(peer, h);
+        return 0;
+    }
+    if (st != NIC_ST_OK) {
+        rx_refuse(peer, h, st);
+        return 0;
+    }
+    rx_meta[ridx].seq = h->seq;
+    res = rx_place(h->pid, va, h->len, NIC_RIGHT_REMOTE_WRITE, payload, DK_RX, ridx, peer);
+    if (res == XL_MISS) {
+        rx_drop_miss(peer, h);
+        return 0;
+    }
+    if (res == XL_WAIT) {
+        tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
+        return 0;
+    }
+    if (res == XL_DENIED) {
+        rx_refuse(peer, h, NIC_ST_RIGHTS);
+        return 0;
+    }
+    NCP_PROF(10);
+    pp->rx_dma_pending++;
+    xport_rx_accept(&pp->x);
+    NCP_PROF(12);
+    return 1;
+}
+
+int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
+{
+    enum xl_result res;
+    uint64_t va = 0;
+
+    if (h->flags & PKT_F_VOID) { /* the initiator failed the read (refused before): no response */
+        xport_rx_accept(&ncp.peer[peer].x);
+        return 0;
+    }
+    int32_t st = check_cbh(h, h->xlen, NIC_RIGHT_REMOTE_READ, &res, &va);
+
+    if (res == XL_MISS) {
+        rx_drop_miss(peer, h);
+        return 0;
+    }
+    if (st != NIC_ST_OK) {
+        rx_refuse(peer, h, st);
+        return 0;
+    }
+    if (!resp_start(peer, h->pid, h->op, va, h->xlen)) {
+        ncp_sat_inc(&ncp.c.resp_full);
+        tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
+        return 0;
+    }
+    xport_rx_accept(&ncp.peer[peer].x);
+    return 0;
+}
+
+/* ---- read responses being served ---- */
+
+int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len)
+{
+    if (ncp.rreq_head == ncp.rreq_tail && resp_alloc(peer, pid, op, va, len) != NCP_RESP)
+        return 1;
+    if (ncp.rreq_tail - ncp.rreq_head >= NCP_RREQ_N)
+        return 0;
+    ncp.rreq[ncp.rreq_tail++ % NCP_RREQ_N] = (struct ncp_rreq){peer, pid, op, len, va};
+    ncp_sat_inc(&ncp.c.resp_queued);
+    return 1;
+}
+
+/* A response slot was freed: the oldest queued request takes it. */
+static void resp_next(void)
+{
+    if (ncp.rreq_head != ncp.rreq_tail) {
+        const struct ncp_rreq *q = &ncp.rreq[ncp.rreq_head++ % NCP_RREQ_N];
+        resp_alloc(q->peer, q->pid, q->op, q->va, q->len);
+    }
+}
+
+uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len)
+{
+    for (uint32_t i = 0; i < NCP_RESP; i++) {
+        struct ncp_resp *r = &ncp.resp[i];
+        if (r->state == RESP_FREE) {
+            NCP_SET_STATE(r, resp_state_name, "resp", i, RESP_SENDING);
+            r->failed = 0;
+            r->id = i | ++ncp.resp_gen << NCP_ID_SHIFT; /* ncp.h: ids */
+            r->peer = peer;
+            r->pid = pid;
+            r->op = op;
+            r->va = va;
+            r->len = len;
+            r->sent = r->done = 0;
+            r->fail_status = 0;
+            r->rewinds = 0;
+            ncp_work.resp |= 1u << i;
+            return i;
+        }
+    }
+    return NCP_RESP;
+}
+
+void resp_poll(void)
+{
+    for (uint32_t m = ncp_work.resp; m; m &= m - 1) {
+        uint32_t i = ncp_lowest_bit(m);
+        struct ncp_resp *r = &ncp.resp[i];
+        for (unsigned budget = 0; budget < 4 && r->state == RESP_SENDING; budget++) {
+            if (!xport_has_room(&ncp.peer[r->peer].x))
+                break;
+            ncp_cookie_t ck = CK_MAKE(CK_READRESP, r->id, r->sent / NCP_MTU);
+            enum build_result b = seg_send_new(r->peer, ck);
+            if (b == B_WAIT)
+                break;
+            if (b == B_DENIED) {
+                /* the pages are not readable: the rest goes out as void segments, which fail the
+                 * initiator's operation */
+                r->failed = 1;
+                r->fail_status = NIC_ST_RIGHTS;
+                ncp_sat_inc(&ncp.c.s.local_denied);
+                if (seg_build(r->peer, ck, 0, 0) != B_SENT)
+                    break;
+            }
+            r->sent += seg_bytes(r->len, r->sent);
+            if (r->sent >= r->len)
+                NCP_SET_STATE(r, resp_state_name, "resp", i, RESP_ACKWAIT);
+        }
+        if (r->state != RESP_SENDING)
+            ncp_work.resp &= ~(1u << i); /* all segments sent (or freed) */
+    }
+}
+
+void resp_acked(ncp_cookie_t cookie)
+{
+    struct ncp_resp *r = &ncp.resp[CK_IDX(cookie)];
+
+    if (resp_live(r, CK_ID(cookie))) {
+        r->done += seg_bytes(r->len, CK_SEG(cookie) * NCP_MTU);
+        if (r->done >= r->len) {
+            NCP_SET_STATE(r, resp_state_name, "resp", CK_IDX(cookie), RESP_FREE);
+            resp_next();
+        }
+    }
+}
+
+void resp_fail(ncp_cookie_t cookie, int32_t status)
+{
+    struct ncp_resp *r = &ncp.resp[CK_IDX(cookie)];
+
+    if (resp_live(r, CK_ID(cookie)) && !r->failed) {
+        r->failed = 1;
+        r->fail_status = (int8_t)status;
+    }
+}
+
+/*
+ * A give-up drops the window. For a read response with segments in it, the initiator would never
+ * get those bytes and, if the responder keeps talking to it, never learn why (its read timer only
+ * fires when the responder is silent): so the response is marked failed (NIC_ST_UNREACHABLE) and
+ * sent again from its first lost segment, void: the initiator's read fails as soon as one gets
+ * through. Lost again, they are sent again at the next give-up, NCP_RESP_REWINDS times (the
+ * shortest give-up takes 31.8 ms from the last progress: 4 x 31.8 ms is longer than the initiator's
+ * read timer can take, 1.25 x ncp_read_timeout() = 98 ms, so by then the initiator has failed the
+ * read itself); then the segments are dropped as acknowledged and the slot is freed.
+ * `marks`: per response slot, bit i = seen in this give-up, bit 16 + i = sent again.
+ */
+_Static_assert(NCP_RESP <= 16, "resp_on_giveup marks");
+void resp_on_giveup(ncp_cookie_t cookie, uint32_t *marks)
+{
+    uint32_t i = CK_IDX(cookie);
+    struct ncp_resp *r = &ncp.resp[i];
+    if (resp_live(r, CK_ID(cookie)) && !(*marks & 1u << i)) {
+        *marks |= 1u << i; /* its first lost segment: the others follow it in the window */
+        if (r->rewinds < NCP_RESP_REWINDS) {
+            r->rewinds++;
+            if (!r->failed) {
+                r->failed = 1;
+                r->fail_status = NIC_ST_UNREACHABLE;
+            }
+            r->sent = CK_SEG(cookie) * NCP_MTU;
+            NCP_SET_STATE(r, resp_state_name, "resp", i, RESP_SENDING);
+            ncp_work.resp |= 1u << i;
+            *marks |= 1u << (16 + i);
+        }
+    }
+    if (!(*marks & 1u << (16 + i)))
+        resp_acked(cookie); /* not sent again: counted as done */
+}

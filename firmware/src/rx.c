@@ -1,0 +1,308 @@
+/*
+ * rx.c - receive dispatch: frames from the MAC RX ring are validated (pkt_parse, the connection
+ * token), their piggy-backed ACK handed to the completer, then sequenced packets go through the
+ * transport (duplicates re-ACKed, gaps NACKed) and to their role: WRITE and READ_REQ to the
+ * responder, READ_RESP to the completer. rx_fast is the common WRITE in a straight line; it shares
+ * its rules with the general path (pkt.h, responder.h).
+ *
+ * Translation miss on this path: the packet is dropped (no NIC buffering), counted in drops_miss,
+ * a miss request posted, and (NCP_NACK) the sender told "translation miss, wait for my RESUME"
+ * (sent at the next fill). A protection violation writes nothing, is counted, does not consume
+ * the sequence number and NACKs with the status the initiator reports (which resends the packet as
+ * VOID). RX buffers return to the MAC in ring order once their DMA (if any) completed; the ACK we
+ * advertise follows the data into host memory (rx_dma_done).
+ */
+#include <string.h>
+
+#include "completer.h"
+#include "dmaq.h"
+#include "ncp.h"
+#include "ncp_rt.h"
+#include "responder.h"
+#include "rx.h"
+#include "tx.h"
+#include "xlate.h"
+
+#define RX_N (1u << NCP_RX_LOG2)
+static volatile uint32_t rx_ring[RX_N][4] __attribute__((section(".pktbuf"), aligned(16)));
+static uint8_t rx_buf[RX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
+struct rx_meta rx_meta[RX_N];
+
+void rx_init(void)
+{
+    hal_mac_rx_init(&rx_ring[0][0], NCP_RX_LOG2, &rx_buf[0][0], NCP_FRAME_BYTES);
+    ncp.rx_next = ncp.rx_tail = hal_mac_rx_head();
+}
+
+static void drop_bad(enum pkt_err e)
+{
+    ncp_sat_inc(&ncp.c.s.drops_bad);
+    ncp_sat_inc(&ncp.c.drop_reason[e]);
+}
+
+/* The packet missed a translation: drop it, and tell the sender unless seed-faithful. */
+void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
+{
+    ncp_sat_inc(&ncp.c.s.drops_miss);
+    if (NCP_NACK) {
+        tx_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
+        ncp.resume_peers |= 1u << peer; /* told to wait: RESUME at the next fill */
+    }
+}
+
+/*
+ * A fill arrived (xlate_fill): every peer told MISS since the last fill may resend now, instead of
+ * waiting out its hold (NCP_MISS_HOLD). One RESUME per peer per fill, whichever line the fill
+ * was for: a peer whose packet still misses gets another MISS (and waits for the next fill); a
+ * lost RESUME costs the hold.
+ */
+void rx_send_resumes(void)
+{
+    uint32_t m = ncp.resume_peers;
+
+    ncp.resume_peers = 0;
+    ncp_work.resume = 0;
+    for (; m; m &= m - 1) {
+        uint16_t p = (uint16_t)ncp_lowest_bit(m);
+        tx_ctl(p, PKT_NACK, PKT_NACK_RESUME, ncp.peer[p].x.expected, 0, 0);
+        ncp_sat_inc(&ncp.c.resumes_sent);
+    }
+}
+
+/*
+ * A protection violation: nothing is written and the sequence number is NOT consumed, so the
+ * refusal is as reliable as data: the initiator fails the operation on this NACK and resends the
+ * packet without data (PKT_F_VOID), which is accepted; if the NACK is lost, the resent original is
+ * refused again. (Consuming it here would let a lost NACK turn into a success at the initiator:
+ * the cumulative ACK covering the packet cannot say it was refused.)
+ */
+void rx_refuse(uint16_t peer, const struct pkt_hdr *h, int32_t status)
+{
+    ncp_sat_inc(&ncp.c.s.protection_errors); /* = PROTECTION NACKs sent (docs: "Counters") */
+    tx_ctl(peer, PKT_NACK, PKT_NACK_PROTECTION, h->seq, h->op, status);
+}
+
+/* rx_place for a range over several pages (rx.h). */
+__attribute__((noinline)) enum xl_result rx_place_pages(uint16_t pid, uint64_t va, uint32_t len, uint32_t right,
+                                                            const uint8_t *src, uint8_t kind, uint32_t a, uint16_t b)
+{
+    uint64_t pa[NCP_SEG_PIECES];
+    uint32_t plen[NCP_SEG_PIECES], n = 0;
+    uint64_t v = va;
+
+    for (uint32_t left = len; left;) {
+        uint32_t chunk = NCP_PAGE - (uint32_t)(v & (NCP_PAGE - 1u));
+        if (chunk > left)
+            chunk = left;
+        if (!xlate_vmh_hit(pid, v, right, LKC_PATH_RECV, &pa[n], 1)) { /* the hit inline, else decide */
+            enum xl_result r = xlate_vmh(pid, v, right, LKC_PATH_RECV, &pa[n]);
+            if (r != XL_OK)
+                return r;
+        }
+        plen[n++] = chunk;
+        v += chunk;
+        left -= chunk;
+    }
+    if (!dmaq_room(n))
+        return XL_WAIT;
+    uint32_t at = HAL_SRAM_OFF(src);
+    for (uint32_t i = 0; i < n; i++) {
+        dmaq_post(at, pa[i], plen[i], 1, i + 1 == n ? kind : DK_NONE, a, b);
+        at += plen[i];
+    }
+    return XL_OK;
+}
+
+
+/* Handles one frame; returns 1 when its buffer is now owned by a DMA. */
+/* The frame being handled, outside the stack so that on_frame hands it to its role in a tail call. */
+static struct pkt_hdr rx_hdr;
+static int rx_nack;
+
+static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
+{
+    struct pkt_hdr *const hp = &rx_hdr;
+    NCP_PROF_START();
+    enum pkt_err e = pkt_parse(f, len, ncp.me, ncp.nodes, NCP_MTU, hp);
+
+    NCP_PROF(6);
+    if (e == PKT_OK && hp->src >= NCP_MAX_PEERS)
+        e = PKT_E_SRC;
+    if (e != PKT_OK) {
+        drop_bad(e);
+        return 0;
+    }
+    if (hp->token != ncp.peer[hp->src].rx_token) {
+        /* not from the node its source names (forged or from a node without the fabric secret):
+         * nothing of it is used, nothing answers it */
+        ncp_sat_inc(&ncp.c.s.auth_drops);
+        return 0;
+    }
+    ncp_sat_inc(&ncp.c.s.rx_packets);
+    ncp_work.peer_ack |= 1u << hp->src; /* conn_flush_acks looks at this peer */
+    cpl_on_frame_ack(hp->src, hp);
+    NCP_PROF(7);
+    if (!pkt_is_sequenced(hp->type))
+        return 0;
+    struct xport_peer *x = &ncp.peer[hp->src].x;
+    uint32_t resyncs_bad = x->st.resyncs_bad;
+    enum xport_rx_verdict v = xport_rx_classify(x, hp->seq, hp->flags, &rx_nack);
+    if (x->st.resyncs_bad != resyncs_bad)
+        ncp_sat_inc(&ncp.c.s.resyncs_bad);
+    switch (v) {
+    case XP_RX_DUP:
+        ncp_sat_inc(&ncp.c.s.dup_packets);
+        return 0;
+    case XP_RX_GAP:
+        if (rx_nack)
+            tx_ctl(hp->src, PKT_NACK, PKT_NACK_GAP, hp->seq, 0, 0);
+        return 0;
+    case XP_RX_NEW:
+        break;
+    }
+    NCP_PROF(8);
+    switch (hp->type) {
+    case PKT_WRITE:
+        return rsp_on_write(hp->src, hp, f + PKT_HDR_BYTES, ridx);
+    case PKT_READ_REQ:
+        return rsp_on_read_req(hp->src, hp);
+    default:
+        return cpl_on_read_resp(hp->src, hp, f + PKT_HDR_BYTES, ridx);
+    }
+}
+
+/*
+ * The common case of on_frame() in a straight line, without calls: a WRITE with data, well formed
+ * (pkt_parse's checks, on the header words in place), from a synced peer, the next expected
+ * sequence number, acknowledging nothing new, its target (pid, buffer) memoised with every
+ * protection check passed, one page that translates, a free DMA engine slot. Returns 1 when the
+ * packet is delivered (its DMA posted); 0 when any condition fails, having changed nothing that
+ * matters (at most the VMH memo and LRU stamp of a page it found): on_frame() then handles the
+ * frame the general way and reaches the same verdicts.
+ */
+static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, uint32_t ridx)
+{
+    const uint32_t *w = (const uint32_t *)(const void *)f;
+    uint32_t w0 = pkt_bswap16x2(w[PKT_W_NODES]), w1 = w[PKT_W_TYPE];
+    uint32_t src = w0 >> 16, len = w1 >> 16, flags = (w1 >> 8) & 0xFFu;
+    uint32_t pid = w[PKT_W_PID] & 0xFFFFu, buf = w[PKT_W_BUF];
+    uint64_t off = (uint64_t)w[PKT_W_OFF_HI] << 32 | w[PKT_W_OFF_LO];
+    uint64_t pa;
+
+    NCP_PROF_START();
+    /* pkt_parse's rules (pkt.h): header, WRITE fields; on_frame: source within the peers; here
+     * only a WRITE with data that does not resync */
+    if (flen < PKT_HDR_BYTES || (w1 & 0xFFu) != PKT_WRITE || len == 0 || (flags & PKT_F_RESYNC) ||
+        pkt_hdr_check(w0 & 0xFFFFu, src, PKT_WRITE, len, flen, ncp.me, ncp.nodes, NCP_MTU) != PKT_OK ||
+        src >= NCP_MAX_PEERS || !pkt_write_ok(len, flags, buf, off, w[PKT_W_XLEN]))
+        return 0;
+    /* on_ack_fields: nothing new acknowledged; xport_rx_classify: the next expected packet */
+    struct ncp_peer *pp = &ncp.peer[src];
+    uint32_t seq = w[PKT_W_SEQ];
+    if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || !pp->x.synced ||
+        seq != pp->x.expected)
+        return 0;
+    /* check_cbh on the memoised target (its PCH and CBH entries valid), the same rule */
+    if (xlate_tmemo.pid != (pid | LKC_KEY_VALID) || xlate_tmemo.buf != buf)
+        return 0;
+    const struct nic_cbh_entry *e = xlate_tmemo.e;
+    if (rsp_access_check(e, pid, w[PKT_W_KEY], NIC_RIGHT_REMOTE_WRITE, off, len) != NIC_ST_OK)
+        return 0;
+    /* write_host, one page */
+    uint64_t va = ((uint64_t)e->va_hi << 32 | e->va_lo) + off;
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !dmaq_direct() ||
+        !xlate_vmh_hit((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 0))
+        return 0;
+    ncp_sat_inc(&ncp.c.s.rx_packets);
+    ncp_sat_inc(&xlate_fast_hits.target);
+    rx_meta[ridx].seq = seq;
+    dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RX, ridx, (uint16_t)src);
+    pp->rx_dma_pending++;
+    xport_rx_accept(&pp->x);
+    NCP_PROF(14);
+    return 1;
+}
+
+static void release(void)
+{
+    uint32_t t = ncp.rx_tail;
+    while (t != ncp.rx_next && !ncp.rx_busy[t % RX_N])
+        t++;
+    if (t != ncp.rx_tail) {
+        ncp.rx_tail = t;
+        hal_mac_rx_release(t);
+    }
+}
+
+void rx_poll(void)
+{
+    uint32_t head = hal_mac_rx_head();
+
+    for (uint32_t budget = 0; ncp.rx_next != head && budget < RX_N; budget++) {
+        uint32_t i = ncp.rx_next % RX_N, t0 = ncp_rdcycle();
+        uint32_t len = nic_field(rx_ring[i][1], NIC_RXDESC_STATUS_LEN);
+        ncp.rx_busy[i] = (uint8_t)((NCP_FASTPATH && rx_fast(rx_buf[i], len, i)) || on_frame(rx_buf[i], len, i));
+        if (ncp.rx_busy[i]) { /* a data packet delivered: every lookup hit */
+            rx_meta[i].cyc = ncp_rdcycle() - t0;
+            rx_meta[i].len = len - PKT_HDR_BYTES;
+        }
+        ncp.rx_next++;
+    }
+    if (ncp.rx_next != head)
+        hal_raise_events(HAL_EV_RX); /* budget: the rest in the next pass */
+    release();
+}
+
+/*
+ * A received write's data did not reach host memory (a host DMA error at this node): the packet
+ * must not be acknowledged. The receiver goes back to it (`expected` = its number, so it and what
+ * followed are accepted again when resent: rewritten with the same data), and ack_val, which only
+ * counts packets before `expected`, stays before it. The sender resends it on the GAP NACK or
+ * timeout; a DMA that keeps failing ends in the sender's give-up (NIC_ST_UNREACHABLE), never in a
+ * completion that counts the bytes.
+ */
+static __attribute__((noinline)) void rx_data_failed(struct ncp_peer *pp, uint32_t seq, uint8_t kind, uint8_t err)
+{
+    if (err && kind == DK_RX) {
+        ncp_sat_inc(&ncp.c.s.rx_dma_errors);
+        if (seq_lt(seq, pp->x.expected)) {
+            pp->x.expected = seq;
+            pp->x.nack_valid = 0;
+            pp->x.ack_pending = 1;
+        }
+        pp->rx_err = 1;
+    }
+    /* nothing from the failed packet on counts until it is accepted again */
+    if (seq_lt(pp->ack_val, seq + 1u) && seq_lt(seq, pp->x.expected))
+        pp->ack_val = seq + 1u;
+    if (pp->rx_dma_pending == 0)
+        pp->rx_err = 0; /* drained: ack_val = expected from here (rx_dma_done) */
+}
+
+void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
+{
+    struct ncp_peer *pp = &ncp.peer[peer];
+    uint32_t seq = rx_meta[ridx].seq;
+
+    __asm__("" : "+r"(pp)); /* kept in a register, not recomputed (a multiply) per access */
+    NCP_PROF_START();
+    NCP_ASSERT(NCP_MOD_RX, 1, ridx < RX_N && ncp.rx_busy[ridx] && pp->rx_dma_pending > 0);
+    ncp.rx_busy[ridx] = 0;
+    pp->rx_dma_pending--;
+    /* DMAs complete in order: everything up to this packet is in host memory (unless a DMA
+     * before it failed: then `expected` went back to that one, and nothing from there counts
+     * until the packets are accepted again: rx_data_failed, while pp->rx_err) */
+    if (__builtin_expect(err | pp->rx_err, 0))
+        rx_data_failed(pp, seq, kind, err);
+    else if (seq_lt(pp->ack_val, seq + 1u))
+        pp->ack_val = seq + 1u;
+    if (pp->rx_dma_pending == 0) {
+        pp->ack_val = pp->x.expected;
+        ncp_work.peer_ack |= 1u << peer; /* conn_flush_acks: the ACK may go now */
+    }
+    if (kind == DK_RXRESP)
+        cpl_read_data_done(ridx, err);
+    release();
+    NCP_PROF(11);
+    fp_record(FP_RX, rx_meta[ridx].cyc + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), rx_meta[ridx].len);
+}

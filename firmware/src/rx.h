@@ -1,0 +1,51 @@
+/*
+ * rx.h - receive dispatch and placement into host memory: rx.c.
+ */
+#ifndef NCP_RX_H
+#define NCP_RX_H
+
+#include "ncp.h"
+#include "dmaq.h"
+#include "xlate.h"
+
+/* Per RX entry: what its completion needs (owned by rx.c; the roles fill it for their DMA). */
+struct rx_meta {
+    uint32_t op, len, seq;
+    uint32_t cyc; /* fast-path cycles of the packet's handling up to its DMA queued */
+};
+extern struct rx_meta rx_meta[1u << NCP_RX_LOG2];
+
+void rx_init(void);
+void rx_poll(void);
+void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err);
+/* RESUME NACKs to the peers told MISS since the last fill. */
+void rx_send_resumes(void);
+/* The packet missed a translation: dropped, the sender told (unless seed-faithful). */
+void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h);
+/* A protection violation: nothing written, the sequence number not consumed, a PROTECTION NACK. */
+void rx_refuse(uint16_t peer, const struct pkt_hdr *h, int32_t status);
+/* Translates [va, va + len) of pid with `right` and posts the DMAs from `src` into host memory, the
+ * last one with the continuation; nothing is posted unless every page translates. */
+enum xl_result rx_place_pages(uint16_t pid, uint64_t va, uint32_t len, uint32_t right, const uint8_t *src,
+                              uint8_t kind, uint32_t a, uint16_t b);
+static inline enum xl_result rx_place(uint16_t pid, uint64_t va, uint32_t len, uint32_t right, const uint8_t *src,
+                                        uint8_t kind, uint32_t a, uint16_t b)
+{
+    uint64_t pa;
+
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE)
+        return rx_place_pages(pid, va, len, right, src, kind, a, b);
+    /* one page: the aligned MTU case; the hit inline, else xlate_vmh decides (and counts) */
+    if (!xlate_vmh_hit(pid, va, right, LKC_PATH_RECV, &pa, 1)) {
+        enum xl_result r = xlate_vmh(pid, va, right, LKC_PATH_RECV, &pa);
+        if (r != XL_OK)
+            return r;
+    }
+    if (!dmaq_room(1))
+        return XL_WAIT;
+    dmaq_post(HAL_SRAM_OFF(src), pa, len, 1, kind, a, b);
+    return XL_OK;
+}
+
+
+#endif /* NCP_RX_H */

@@ -1,0 +1,331 @@
+/*
+ * segment.c - the packet builder, for every sequenced packet we send: a write segment or a read
+ * request (requester.c), a read response segment (responder.c). Translate the local pages, take
+ * a sequence number (new packets) or reuse it (retransmissions), write the header into a free
+ * frame, DMA the payload in from host memory, queue the frame (tx.c). One builder, two shapes of
+ * it: seg_build_fast, the common case in a straight line, and seg_build, every case; they share
+ * the header fillers and predicates below, so a rule lives in one place.
+ *
+ * Data is never kept per packet in flight: a window slot holds a cookie (operation + segment),
+ * and a retransmission rebuilds the packet by translating and DMAing the bytes from host memory
+ * again (docs/firmware.md, "Retransmission").
+ */
+#include "dmaq.h"
+#include "ncp.h"
+#include "ncp_rt.h"
+#include "ops.h"
+#include "responder.h"
+#include "segment.h"
+#include "tx.h"
+#include "xlate.h"
+
+_Static_assert(PKT_WORDS, "the builder writes header words in place: little-endian core");
+_Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
+
+/*
+ * The header words of a write segment / read response segment that come from its operation or
+ * response: one filler each, for both shapes of the builder. (The words from the connection, the
+ * type and the sequence are written when the packet is committed.)
+ */
+static inline __attribute__((always_inline)) void hdr_fill_write(uint32_t *restrict w, uint32_t id,
+                                                                 const struct ncp_op *o, uint32_t off)
+{
+    uint64_t roff = o->roff + off;
+
+    w[PKT_W_OP] = id;
+    w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
+    w[PKT_W_BUF] = o->rbuf;
+    w[PKT_W_KEY] = o->rkey;
+    w[PKT_W_OFF_LO] = (uint32_t)roff;
+    w[PKT_W_OFF_HI] = (uint32_t)(roff >> 32);
+    w[PKT_W_XLEN] = off;
+}
+static inline __attribute__((always_inline)) void hdr_fill_resp(uint32_t *restrict w, const struct ncp_resp *rs,
+                                                                uint32_t off)
+{
+    w[PKT_W_OP] = rs->op;
+    w[PKT_W_PID] = 0;
+    w[PKT_W_BUF] = 0;
+    w[PKT_W_KEY] = 0;
+    w[PKT_W_OFF_LO] = off;
+    w[PKT_W_OFF_HI] = 0;
+    w[PKT_W_STATUS] = 0;
+}
+
+struct piece {
+    uint64_t pa;
+    uint32_t len;
+};
+
+/* Translates [va, va + len) of pid with `right` page by page. */
+static inline __attribute__((always_inline)) enum build_result translate(uint16_t pid, uint64_t va, uint32_t len,
+                                                                         uint32_t right, struct piece *pc, uint32_t *n)
+{
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len <= NCP_PAGE) { /* one page: the aligned MTU case */
+        enum xl_result r = xlate_vmh(pid, va, right, LKC_PATH_SEND, &pc[0].pa);
+        pc[0].len = len;
+        *n = 1;
+        return r == XL_OK ? B_SENT : r == XL_MISS ? B_WAIT : B_DENIED;
+    }
+    *n = 0;
+    while (len) {
+        uint32_t chunk = NCP_PAGE - (uint32_t)(va & (NCP_PAGE - 1u));
+        if (chunk > len)
+            chunk = len;
+        enum xl_result r = xlate_vmh(pid, va, right, LKC_PATH_SEND, &pc[*n].pa);
+        if (r == XL_MISS)
+            return B_WAIT;
+        if (r != XL_OK)
+            return B_DENIED;
+        pc[*n].len = chunk;
+        (*n)++;
+        va += chunk;
+        len -= chunk;
+    }
+    return B_SENT;
+}
+
+/* Every case (segment.h). */
+enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uint32_t seq)
+{
+    struct ncp_peer *pp = &ncp.peer[peer];
+    struct piece pc[NCP_SEG_PIECES];
+    uint32_t npc = 0, len = 0, seg = CK_SEG(cookie), idx = CK_IDX(cookie), type = 0, flags = 0;
+    enum build_result r = B_SENT;
+    int void_data = 0;
+    uint32_t t0 = ncp_rdcycle();
+
+    NCP_PROF_START();
+    if (!ncp.tx_free)
+        tx_collect();
+    if (!ncp.tx_free || !tx_room() || !dmaq_room(NCP_SEG_PIECES))
+        return B_WAIT;
+    /* The header goes straight into the lowest free frame, taken only if the packet is sent (a
+     * packet that waits leaves a partly written header in a free frame: harmless). */
+    uint32_t f = tx_frame_lowest(ncp.tx_free);
+    uint32_t *w = (uint32_t *)(void *)tx_frame[f];
+    w[PKT_W_NODES] = pkt_w_nodes(peer, ncp.me);
+    w[PKT_W_TOKEN] = pp->tx_token;
+    NCP_PROF(0);
+    switch (CK_KIND(cookie)) {
+    case CK_WRITE: {
+        struct ncp_op *o = &ncp.op[idx];
+        uint32_t off = seg * NCP_MTU;
+        int live = op_live(o, CK_ID(cookie));
+        len = seg_bytes(o->len, off);
+        type = PKT_WRITE;
+        hdr_fill_write(w, CK_ID(cookie), o, off); /* the cookie's op, also when its slot was reused */
+        flags = off + len == o->len ? PKT_F_LAST : 0;
+        if (!live || o->status != NIC_ST_OK)
+            void_data = 1; /* failed or flushed meanwhile: keep the sequence, send no data */
+        else
+            r = translate(o->lpid, o->laddr + off, len, NIC_RIGHT_LOCAL_READ, pc, &npc);
+        if (!live) { /* the slot is another op's now: none of its fields go out */
+            len = 0;
+            flags = 0;
+            w[PKT_W_PID] = w[PKT_W_BUF] = w[PKT_W_KEY] = w[PKT_W_OFF_LO] = w[PKT_W_OFF_HI] = 0;
+        }
+        break;
+    }
+    case CK_READREQ: {
+        struct ncp_op *o = &ncp.op[idx];
+        int live = op_live(o, CK_ID(cookie));
+        if (!live || o->status != NIC_ST_OK)
+            void_data = 1; /* refused, failed or flushed: keep the sequence, ask for nothing */
+        type = PKT_READ_REQ;
+        w[PKT_W_OP] = CK_ID(cookie);
+        w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
+        w[PKT_W_BUF] = o->rbuf;
+        w[PKT_W_KEY] = o->rkey;
+        w[PKT_W_OFF_LO] = (uint32_t)o->roff;
+        w[PKT_W_OFF_HI] = (uint32_t)(o->roff >> 32);
+        w[PKT_W_XLEN] = live ? o->len : 1u;
+        break;
+    }
+    case CK_READRESP: {
+        struct ncp_resp *rs = &ncp.resp[idx];
+        uint32_t off = seg * NCP_MTU;
+        len = seg_bytes(rs->len, off);
+        type = PKT_READ_RESP;
+        hdr_fill_resp(w, rs, off);
+        flags = off + len == rs->len ? PKT_F_LAST : 0;
+        if (!resp_live(rs, CK_ID(cookie))) {
+            /* the slot serves another response now: a void packet for no operation (its op id
+             * names none of the initiator's live reads any more, or the wrong one: zero) */
+            void_data = 1;
+            w[PKT_W_OP] = 0;
+            flags = 0;
+        } else if (rs->failed) {
+            void_data = 1;
+            w[PKT_W_STATUS] = (uint32_t)(int32_t)rs->fail_status; /* the initiator's status */
+        } else
+            r = translate(rs->pid, rs->va + off, len, NIC_RIGHT_REMOTE_READ, pc, &npc);
+        break;
+    }
+    default:
+        NCP_ASSERT(NCP_MOD_TX, 2, 0);
+    }
+    NCP_PROF(1);
+    if (r == B_WAIT)
+        return r;
+    if (r == B_DENIED) {
+        if (!retrans)
+            return r;
+        /* a retransmission after an invalidation (the source deregistered): the receiver skips
+         * it, and the operation fails: a void segment never counts as delivered */
+        void_data = 1;
+        ncp_sat_inc(&ncp.c.s.local_denied);
+        if (CK_KIND(cookie) == CK_READRESP) {
+            resp_fail(cookie, NIC_ST_RIGHTS);
+            w[PKT_W_STATUS] = (uint32_t)(int32_t)ncp.resp[idx].fail_status;
+        }
+    }
+    if (void_data && CK_KIND(cookie) != CK_READRESP) {
+        /* The rule for every void write segment / read request of a live op, whatever made it
+         * void: the op fails (a deregistered source: NIC_ST_BAD_HANDLE), so bytes acknowledged for
+         * a void segment never complete it NIC_ST_OK. */
+        struct ncp_op *o = op_by_cookie(cookie);
+        if (o && o->status == NIC_ST_OK) {
+            op_fail(o, NIC_ST_BAD_HANDLE);
+            ncp_sat_inc(&ncp.c.s.void_fails);
+        }
+    }
+    if (void_data) {
+        flags |= PKT_F_VOID;
+        npc = 0;
+        len = 0;
+    }
+    if (!retrans) {
+        seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
+        if (seq == pp->x.una) { /* the window was empty: the push armed a deadline */
+            ncp_work.tick = 1;
+            ncp_work.peer_tx |= 1u << peer;
+        }
+    }
+    flags |= xport_tx_flags(&pp->x, seq);
+    w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
+    w[PKT_W_SEQ] = seq;
+    w[PKT_W_ACK] = pp->ack_val;
+    if (pp->ack_val == pp->x.expected)
+        pp->x.ack_pending = 0; /* piggy-backed */
+    NCP_PROF(2);
+    tx_frame_queue(f, PKT_HDR_BYTES + len);
+    NCP_PROF(3);
+    if (npc == 0) {
+        tx_ready(f);
+    } else {
+        uint32_t at = HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES;
+        for (uint32_t i = 0; i < npc; i++) {
+            dmaq_post(at, pc[i].pa, pc[i].len, 0, i + 1 == npc ? DK_TX : DK_NONE, f, 0);
+            at += pc[i].len;
+        }
+        txs.cyc[f] = ncp_rdcycle() - t0;
+    }
+    NCP_PROF(4);
+    return B_SENT;
+}
+
+/*
+ * The common case of seg_build() in a straight line, without calls: a new write segment or read
+ * response, operation live, its data in one page that translates (memo or cache hit, right
+ * granted), a frame, queue room and a free DMA engine slot. Returns 1 when sent; 0 when any
+ * condition fails, having changed nothing that matters (a header partly written into a free frame,
+ * the VMH memo and LRU stamp of a page it found): seg_build() then does the same work the general way.
+ */
+static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t cookie)
+{
+    uint32_t t0 = ncp_rdcycle();
+    uint32_t idx = CK_IDX(cookie), off = CK_SEG(cookie) * NCP_MTU, len, type, last, pid, right;
+    uint64_t va, pa;
+
+    NCP_PROF_START();
+    if (!ncp.tx_free || !tx_room() || !dmaq_room(NCP_SEG_PIECES) || !dmaq_direct())
+        return 0;
+    /* The header goes straight into the lowest free frame, taken only if the packet is sent (a
+     * packet that falls back leaves a partly written header in a free frame: harmless). The frame
+     * aliases no other state (restrict): the compiler stores each header word as soon as it is
+     * known and keeps nothing live for it. */
+    uint32_t f = tx_frame_lowest(ncp.tx_free);
+    uint32_t *restrict w = (uint32_t *)(void *)tx_frame[f];
+    if (CK_KIND(cookie) == CK_WRITE) {
+        const struct ncp_op *o = &ncp.op[idx];
+        if (!op_live(o, CK_ID(cookie)) || o->status != NIC_ST_OK)
+            return 0;
+        len = seg_bytes(o->len, off);
+        last = off + len == o->len;
+        type = PKT_WRITE;
+        pid = o->lpid;
+        va = o->laddr + off;
+        right = NIC_RIGHT_LOCAL_READ;
+        hdr_fill_write(w, o->id, o, off);
+    } else if (CK_KIND(cookie) == CK_READRESP) {
+        const struct ncp_resp *rs = &ncp.resp[idx];
+        if (!resp_live(rs, CK_ID(cookie)) || rs->failed)
+            return 0;
+        len = seg_bytes(rs->len, off);
+        last = off + len == rs->len;
+        type = PKT_READ_RESP;
+        pid = rs->pid;
+        va = rs->va + off;
+        right = NIC_RIGHT_REMOTE_READ;
+        hdr_fill_resp(w, rs, off);
+    } else {
+        return 0;
+    }
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !xlate_vmh_hit((uint16_t)pid, va, right, LKC_PATH_SEND, &pa, 1))
+        return 0;
+    /* committed: from here on as seg_build(). The peer's fields are read before xport_tx_push stores
+     * into its window (the compiler would reload them after that store). */
+    struct ncp_peer *pp = &ncp.peer[peer];
+    __asm__("" : "+r"(pp)); /* opaque: kept in a register, not recomputed (a multiply) per access */
+    struct xport_peer *x = &pp->x;
+    uint32_t ack = pp->ack_val, una = x->una, piggy = ack == x->expected, w_nodes = pp->w_nodes;
+    uint32_t token = pp->tx_token;
+    uint32_t flags = (last ? PKT_F_LAST : 0u) | xport_tx_flags(x, x->nxt); /* x->nxt: the seq pushed */
+    uint32_t seq = xport_tx_push(x, &ncp_xcfg, cookie, ncp.now);
+    w[PKT_W_NODES] = w_nodes;
+    w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
+    w[PKT_W_SEQ] = seq;
+    w[PKT_W_ACK] = ack;
+    w[PKT_W_TOKEN] = token;
+    if (piggy)
+        x->ack_pending = 0; /* piggy-backed */
+    if (seq == una) { /* the window was empty: the push armed the deadline */
+        ncp_work.tick = 1;
+        ncp_work.peer_tx |= 1u << peer;
+    }
+    tx_frame_queue(f, PKT_HDR_BYTES + len);
+    dmaq_post_direct(HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES, pa, len, 0, DK_TX, f, 0);
+    txs.cyc[f] = ncp_rdcycle() - t0;
+    NCP_PROF(15);
+    return 1;
+}
+
+enum build_result seg_send_new(uint16_t peer, ncp_cookie_t cookie)
+{
+    if (!ncp.tx_free)
+        tx_collect(); /* as seg_build() does first */
+    if (NCP_FASTPATH && seg_build_fast(peer, cookie))
+        return B_SENT;
+    return seg_build(peer, cookie, 0, 0);
+}
+
+void seg_resend_poll(void)
+{
+    uint32_t seq;
+    ncp_cookie_t cookie;
+
+    /* resends first (the loop calls this before new packets): they hold the window; only peers
+     * with packets in flight can have any */
+    for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) {
+        uint16_t p = (uint16_t)ncp_lowest_bit(m);
+        struct xport_peer *x = &ncp.peer[p].x;
+        for (unsigned budget = 0; budget < 8 && xport_rexmit_next(x, &seq, &cookie); budget++) {
+            if (seg_build(p, cookie, 1, seq) == B_WAIT) {
+                x->rexmit = seq; /* not now: the cursor goes back */
+                break;
+            }
+            ncp_sat_inc(&ncp.c.s.retransmits);
+        }
+    }
+}

@@ -1,0 +1,179 @@
+/*
+ * tx.c - the TX side of the MAC: the frame pools (data frames built by segment.c, control frames
+ * built here), the queue of frames in MAC order, feeding the MAC as frames become ready and
+ * freeing them as it finishes. Control frames: ACK and NACK (tx_ctl).
+ */
+#include <string.h>
+
+#include "completer.h"
+#include "ncp.h"
+#include "ncp_rt.h"
+#include "tx.h"
+
+uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
+static uint8_t ctl_frame[NCP_CTL_N][64] __attribute__((section(".pktbuf"), aligned(16)));
+struct tx_state txs;
+
+_Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 32, "frame pools");
+
+void tx_init(void)
+{
+    ncp.tx_free = (1u << NCP_TX_N) - 1u;
+    ncp.ctl_free = (1u << NCP_CTL_N) - 1u;
+    ncp.tx_done = hal_mac_tx_done();
+    memset(&txs, 0, sizeof txs);
+}
+
+const uint8_t tx_low_bit[256] = {
+#define LB1(n) ((n) & 1 ? 0 : (n) & 2 ? 1 : (n) & 4 ? 2 : (n) & 8 ? 3 : (n) & 16 ? 4 : (n) & 32 ? 5 : (n) & 64 ? 6 : 7)
+#define LB4(n) LB1(n), LB1((n) + 1), LB1((n) + 2), LB1((n) + 3)
+#define LB16(n) LB4(n), LB4((n) + 4), LB4((n) + 8), LB4((n) + 12)
+#define LB64(n) LB16(n), LB16((n) + 16), LB16((n) + 32), LB16((n) + 48)
+    LB64(0), LB64(64), LB64(128), LB64(192)};
+
+static int frame_alloc(uint32_t *pool, uint32_t n)
+{
+    uint32_t p = *pool;
+    if (!p)
+        return -1;
+    int i = 0;
+    while (!(p & 0xFFu)) {
+        p >>= 8;
+        i += 8;
+    }
+    i += tx_low_bit[p & 0xFFu];
+    NCP_ASSERT(NCP_MOD_TX, 1, (uint32_t)i < n);
+    *pool &= ~(1u << i);
+    return i;
+}
+
+/* Frees the frames the MAC has finished (one register read, only when frames are out). */
+void tx_collect(void)
+{
+    if (txs.done == txs.sub)
+        return;
+    uint16_t done = hal_mac_tx_done();
+
+    while (ncp.tx_done != done && txs.done != txs.sub) {
+        uint8_t id = txs.q[txs.done++ % TXQ_N];
+        if (id < NCP_TX_N)
+            ncp.tx_free |= 1u << id;
+        else
+            ncp.ctl_free |= 1u << (id - NCP_TX_N);
+        ncp.tx_done++;
+    }
+}
+
+/*
+ * Feeds the MAC the next ready frames in order. MAC submission slots are counted in software:
+ * txs.credit is a lower bound of the MAC's free slots (only we take them), re-read when used up.
+ */
+static inline __attribute__((always_inline)) void tx_feed_inline(void)
+{
+    while (txs.sub != txs.ready) {
+        uint8_t id = txs.q[txs.sub % TXQ_N];
+        if (id < NCP_TX_N) {
+            if (!txs.data_ready[id])
+                break; /* its data is still coming in: frames leave in window order */
+        }
+        if (!txs.credit && !(txs.credit = hal_mac_tx_free()))
+            break;
+        txs.credit--;
+        if (id < NCP_TX_N) {
+            txs.data_ready[id] = 0;
+            hal_mac_tx_submit(tx_frame[id], txs.len[id]);
+        } else {
+            hal_mac_tx_submit(ctl_frame[id - NCP_TX_N], PKT_HDR_BYTES);
+        }
+        ncp_sat_inc(&ncp.c.s.tx_packets);
+        txs.sub++;
+    }
+}
+
+static void tx_feed(void)
+{
+    tx_feed_inline();
+}
+
+void tx_ready(uint32_t f)
+{
+    txs.data_ready[f] = 1;
+    tx_feed();
+}
+
+void tx_reap(void)
+{
+    tx_collect();
+    tx_feed();
+}
+
+void tx_dma_done(uint32_t idx)
+{
+    NCP_PROF_START();
+    txs.data_ready[idx] = 1;
+    tx_feed_inline(); /* on the fast path: no call */
+    NCP_PROF(5);
+    if (txs.cyc[idx]) {
+        fp_record(FP_TX, txs.cyc[idx] + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), txs.len[idx] - PKT_HDR_BYTES);
+        txs.cyc[idx] = 0;
+    }
+}
+
+/*
+ * The host DMA of a data frame's payload failed (dmaq_complete: an error on any of its pieces), so
+ * the frame holds whatever its buffer held before. Its sequence number is taken: it still goes, as
+ * VOID without data (what seg_build() sends for a failed operation), and the operation fails
+ * NIC_ST_HOST_ERROR: a write completes with it once its segments are acknowledged (the receiver
+ * accepts the void segment and writes nothing); a read response is marked failed, so this and the
+ * rest of its segments, resent or new, go void carrying the status, which fails the initiator's read.
+ * Which operation: the frame's sequence number in the window (a retransmission whose original was
+ * acknowledged meanwhile is no longer there: the data arrived, the void copy is a duplicate).
+ */
+void tx_dma_failed(uint32_t f)
+{
+    uint32_t *w = (uint32_t *)(void *)tx_frame[f];
+    uint32_t type = w[PKT_W_TYPE] & 0xFFu, flags = (w[PKT_W_TYPE] >> 8) & 0xFFu, seq = w[PKT_W_SEQ];
+    uint32_t peer = pkt_bswap16x2(w[PKT_W_NODES]) & 0xFFFFu;
+
+    NCP_ASSERT(NCP_MOD_TX, 3, f < NCP_TX_N && peer < NCP_MAX_PEERS);
+    cpl_on_host_error(peer, seq);
+    if (type == PKT_READ_RESP)
+        w[PKT_W_STATUS] = (uint32_t)(int32_t)NIC_ST_HOST_ERROR;
+    w[PKT_W_TYPE] = pkt_w_type(type, flags | PKT_F_VOID, 0);
+    txs.len[f] = (uint16_t)PKT_HDR_BYTES;
+    txs.cyc[f] = 0; /* not a fast-path sample */
+    txs.data_ready[f] = 1;
+    tx_feed();
+}
+
+static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
+{
+    struct ncp_peer *pp = &ncp.peer[peer];
+    *h = (struct pkt_hdr){.dst = peer, .src = ncp.me, .type = type, .ack = pp->ack_val};
+    if (pp->ack_val == pp->x.expected)
+        pp->x.ack_pending = 0; /* piggy-backed */
+}
+
+void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status)
+{
+    struct pkt_hdr h;
+    int i = frame_alloc(&ncp.ctl_free, NCP_CTL_N);
+
+    if (i < 0 || txs.ready - txs.done >= TXQ_N) {
+        if (i >= 0)
+            ncp.ctl_free |= 1u << i;
+        ncp_sat_inc(&ncp.c.ctl_drops); /* the transport recovers a lost ACK or NACK */
+        return;
+    }
+    hdr_common(&h, peer, type);
+    h.token = ncp.peer[peer].tx_token;
+    h.reason = reason;
+    h.seq = seq;
+    h.op = op;
+    h.status = status;
+    PKT_ENCODE(ctl_frame[i], &h);
+    if (type == PKT_NACK)
+        ncp_sat_inc(&ncp.c.s.nacks_sent);
+    txs.q[txs.ready++ % TXQ_N] = (uint8_t)(NCP_TX_N + i);
+    tx_reap();
+}

@@ -1,0 +1,63 @@
+/*
+ * tx.h - the TX frame pools, the MAC feed and control frames: tx.c.
+ */
+#ifndef NCP_TX_H
+#define NCP_TX_H
+
+#include "ncp.h"
+
+#define TXQ_N 32u
+
+/*
+ * The frames in MAC order (owned by tx.c; the builder, segment.c, takes and queues data frames
+ * through the inlines below): ids < NCP_TX_N are data frames, others control frames.
+ */
+struct tx_state {
+    uint32_t ready, sub, done;     /* frames appended >= submitted to the MAC >= freed */
+    uint32_t credit;               /* MAC submission slots known free: a lower bound (tx_feed) */
+    uint8_t q[TXQ_N];              /* frame ids in MAC order */
+    uint8_t data_ready[NCP_TX_N];  /* data DMA'd in: may go to the MAC */
+    uint16_t len[NCP_TX_N];        /* frame bytes */
+    uint32_t cyc[NCP_TX_N];        /* fast-path cycles of the frame's build (0: not a sample) */
+};
+extern struct tx_state txs;
+extern uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES];
+extern const uint8_t tx_low_bit[256]; /* lowest set bit of a nonzero byte (RV32IM has no ctz) */
+
+/* Index of the lowest set bit of a nonzero pool. */
+static inline uint32_t tx_frame_lowest(uint32_t p)
+{
+    uint32_t i = 0;
+    while (!(p & 0xFFu)) {
+        p >>= 8;
+        i += 8;
+    }
+    return i + tx_low_bit[p & 0xFFu];
+}
+
+/* Room for one more frame in MAC order. */
+static inline int tx_room(void)
+{
+    return txs.ready - txs.done < TXQ_N;
+}
+
+/* Data frame f (its header written, `len` bytes with the payload) taken from the pool and queued
+ * in MAC order; it goes to the MAC once its data is in (tx_dma_done, tx_ready). */
+static inline void tx_frame_queue(uint32_t f, uint32_t len)
+{
+    ncp.tx_free &= ~(1u << f);
+    txs.len[f] = (uint16_t)len;
+    txs.q[txs.ready++ % TXQ_N] = (uint8_t)f;
+}
+
+void tx_init(void);
+void tx_collect(void); /* frees the frames the MAC finished */
+void tx_reap(void);    /* tx_collect, then feed the MAC */
+void tx_ready(uint32_t f); /* frame f has no payload to wait for: it may go */
+void tx_dma_done(uint32_t f);
+void tx_dma_failed(uint32_t f);
+/* A control frame (ACK, NACK) to `peer`; dropped and counted when no control frame is free (the
+ * transport recovers a lost ACK or NACK). */
+void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status);
+
+#endif /* NCP_TX_H */

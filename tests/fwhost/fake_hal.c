@@ -156,6 +156,41 @@ void ncp_fatal(const char *why, uint32_t code)
     abort(); /* not reached: fail_msg leaves the test */
 }
 
+/* The console: lines to stderr (and into the trace). */
+static char con_line[256];
+static size_t con_n;
+
+void ncp_console_putc(char c)
+{
+    if (c != '\n' && con_n < sizeof con_line - 1) {
+        con_line[con_n++] = c;
+        return;
+    }
+    con_line[con_n] = 0;
+    fprintf(stderr, "%s\n", con_line);
+    if (trace)
+        fh_trace_note("console %s", con_line);
+    con_n = 0;
+}
+
+void ncp_console_write(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        ncp_console_putc(s[i]);
+}
+
+void ncp_console_puts(const char *s)
+{
+    ncp_console_write(s, strlen(s));
+}
+
+void ncp_console_dec(uint32_t v)
+{
+    char b[12];
+    int n = snprintf(b, sizeof b, "%u", (unsigned)v);
+    ncp_console_write(b, (size_t)n);
+}
+
 int fh_try(void (*fn)(void), uint32_t *code)
 {
     jmp_buf env, *outer = hw.trap;

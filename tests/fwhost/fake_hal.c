@@ -66,6 +66,7 @@ static struct {
     uint64_t fail_lo, fail_hi;
     uint32_t fail_n;
     uint8_t fail_err;
+    int bad_tag;
     struct fh_dma *log;
     uint32_t log_n, log_cap;
     /* MAC */
@@ -364,6 +365,11 @@ void fh_dma_fail(uint64_t lo, uint64_t hi, uint32_t n, uint8_t err)
     hw.fail_err = err;
 }
 
+void fh_dma_bad_tag(int n)
+{
+    hw.bad_tag = n;
+}
+
 uint32_t fh_dma_queued(void)
 {
     return hw.q_n;
@@ -416,6 +422,10 @@ static int dma_step(void)
         if (!r.err)
             trace_bytes(r.to_host ? s : host_mem + r.host, len);
         fputc('\n', trace);
+    }
+    if (hw.bad_tag > 0) {
+        hw.bad_tag--;
+        r.tag ^= 0x55;
     }
     hw.cpl[(hw.cpl_head + hw.cpl_n) % FH_DMA_CPL_DEPTH].tag = r.tag;
     hw.cpl[(hw.cpl_head + hw.cpl_n) % FH_DMA_CPL_DEPTH].err = r.err;
@@ -524,6 +534,18 @@ static int mac_step(void)
     hw.tx_done++;
     hw.pending |= HAL_EV_TX;
     return 1;
+}
+
+uint32_t fh_mac_send(uint32_t n)
+{
+    int hold = hw.mac_hold;
+    uint32_t k = 0;
+
+    hw.mac_hold = 0;
+    while (k < n && mac_step())
+        k++;
+    hw.mac_hold = hold;
+    return k;
 }
 
 uint32_t fh_tx_count(void)

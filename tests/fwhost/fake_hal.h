@@ -60,6 +60,7 @@ uint8_t *fh_host(uint64_t pa, uint32_t len); /* asserts the range is inside host
  * [lo, hi) of host memory with error `err`. */
 void fh_dma_hold(int hold);
 void fh_dma_fail(uint64_t lo, uint64_t hi, uint32_t n, uint8_t err);
+void fh_dma_bad_tag(int n); /* the next n completions carry a wrong tag (a broken engine) */
 uint32_t fh_dma_queued(void);            /* submitted, not completed */
 uint32_t fh_dma_count(void);             /* completed so far */
 const struct fh_dma *fh_dma_log(uint32_t i); /* the i-th completed request */
@@ -70,6 +71,7 @@ uint32_t fh_rx_nobuf(void);
 uint32_t fh_tx_count(void);
 const struct fh_frame *fh_tx(uint32_t i);
 void fh_mac_hold(int hold); /* 1: queued frames are not sent */
+uint32_t fh_mac_send(uint32_t n); /* sends up to n queued frames now, held or not; returns how many */
 
 /* Doorbells: a host write into doorbell page `page` at `offset`. */
 void fh_doorbell(uint32_t page, uint32_t offset, uint32_t data);

@@ -281,6 +281,24 @@ static void boot_block_mismatch_is_fatal(void **state)
     assert_int_equal(fh_fw_state(), 2);
 }
 
+static void run_driver(void)
+{
+    fwh_run();
+}
+
+/* An engine that completes a request with another request's tag breaks the NCP's invariant (DMA
+ * completions in order): the NCP stops (assertion: module HAL, id 2) instead of running on. */
+static void dma_completion_wrong_tag_is_fatal(void **state)
+{
+    (void)state;
+    uint32_t code = 0;
+    fh_dma_bad_tag(1);
+    fwh_cmd_post(&(struct nic_cmd){.op = NIC_CMD_STATS, .a = FWH_STATS_PA});
+    assert_true(fh_try(run_driver, &code));
+    assert_int_equal(code, 5u << 8 | 2u);
+    assert_int_equal(fh_fw_state(), 2);
+}
+
 /* A doorbell for the command ring beyond what the ring holds is refused (not trusted). */
 static void command_doorbell_beyond_ring(void **state)
 {
@@ -305,6 +323,7 @@ int main(void)
         cmocka_unit_test_setup(shutdown_stops_work, scen_setup),
         cmocka_unit_test(boot_block_mismatch_is_fatal),
         cmocka_unit_test_setup(command_doorbell_beyond_ring, scen_setup),
+        cmocka_unit_test_setup(dma_completion_wrong_tag_is_fatal, scen_setup),
     };
     return FWH_RUN_TESTS("cmd", tests) ? 1 : 0;
 }

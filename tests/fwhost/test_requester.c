@@ -668,6 +668,108 @@ static void ep_close_flushes_untaken_entries(void **state)
     expect_cqe(NIC_ST_OK, 0, 100);
 }
 
+/* A write refused while most of its segments are still to be sent (the MAC holds every frame, so
+ * the frame pool runs dry): the refused segment goes again VOID as soon as a frame is free, the
+ * segments not yet sent are never sent, the op completes with the refusal's status. */
+static void refused_write_skips_unsent_segments(void **state)
+{
+    (void)state;
+    const uint32_t nseg = 12, len = nseg * mtu();
+    fwh_prefill(PID);
+    fh_mac_hold(1);
+    assert_true(len <= LLEN);
+    post_write(0, len, 0, 500);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0); /* all held in the MAC */
+    uint32_t s1 = fwh.peer[PEER].rx_next;
+    struct pkt_hdr n = {.type = PKT_NACK, .reason = PKT_NACK_PROTECTION, .seq = s1, .ack = s1,
+                        .status = NIC_ST_BOUNDS};
+    /* its op id: as the segments carry it (op ids are the NCP's): the first frame leaves */
+    assert_int_equal(fh_mac_send(1), 1);
+    struct pkt_hdr first = tx_expect(PKT_WRITE, NULL);
+    assert_int_equal(first.seq, s1);
+    uint32_t k = 1;
+    struct pkt_hdr h;
+    while (fwh_tx_next(&h, NULL)) {
+        assert_int_equal(h.type, PKT_WRITE);
+        assert_false(h.flags & PKT_F_VOID);
+        k++;
+    }
+    fwh.peer[PEER].rx_next = s1; /* none arrived */
+    n.op = first.op;
+    fwh_send(PEER, &n, NULL);
+    fh_mac_hold(0);
+    fwh_run();
+    /* the refused segment again, VOID, and what followed it in the window (go-back-N: the op has
+     * failed, so VOID too); nothing beyond what had been sent */
+    uint32_t top = s1 + k, void_s1 = 0;
+    while (fwh_tx_next(&h, NULL)) {
+        assert_int_equal(h.type, PKT_WRITE);
+        assert_true(h.seq - s1 < nseg);
+        if (h.seq == s1) {
+            assert_true(h.flags & PKT_F_VOID);
+            void_s1 = 1;
+        }
+        if (h.seq >= top)
+            top = h.seq + 1;
+    }
+    assert_true(void_s1);
+    assert_true(top - s1 < nseg); /* the rest was never sent */
+    fwh.peer[PEER].rx_next = top;
+    fwh_ack(PEER);
+    fwh_run();
+    expect_cqe(NIC_ST_BOUNDS, 0, 0);
+}
+
+/* A read request refused by the target (PROTECTION NACK): the read fails at once with the status;
+ * the request goes again VOID (asking for nothing). */
+static void refused_read_request(void **state)
+{
+    (void)state;
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA, LBUF, 3000, RPID, RBUF, 0, RKEY, 600);
+    e.op = NIC_OP_RDMA_READ;
+    fwh_post(EP, &e);
+    fwh_run();
+    struct pkt_hdr q = tx_expect(PKT_READ_REQ, NULL);
+    fwh.peer[PEER].rx_next = q.seq;
+    struct pkt_hdr n = {.type = PKT_NACK, .reason = PKT_NACK_PROTECTION, .seq = q.seq, .ack = q.seq, .op = q.op,
+                        .status = NIC_ST_KEY};
+    fwh_send(PEER, &n, NULL);
+    fwh_run();
+    expect_cqe(NIC_ST_KEY, 0, 0);
+    struct pkt_hdr v = tx_expect(PKT_READ_REQ, NULL);
+    assert_int_equal(v.seq, q.seq);
+    assert_true(v.flags & PKT_F_VOID || v.xlen != q.xlen); /* nothing asked of the target */
+    assert_int_equal(stats().refused_ops, 1);
+}
+
+/* A read response for a destination page without the local write right: nothing written, the read
+ * fails NIC_ST_RIGHTS (the response is consumed). */
+static void read_response_destination_denied(void **state)
+{
+    (void)state;
+    const uint64_t va = LVA + 0x200000u;
+    uint64_t pa = fwh_map(PID, va, 4096, NIC_RIGHT_LOCAL_READ); /* the page: no local write */
+    fwh_reg_buf(PID, 30, va, 4096, 30, NIC_RIGHT_LOCAL_WRITE);
+    fwh_prefill(PID);
+    memset(fh_host(pa, 4096), 0x42, 4096);
+    struct nic_sq_entry e = fwh_write_wr(PEER, va, 30, 100, RPID, RBUF, 0, RKEY, 700);
+    e.op = NIC_OP_RDMA_READ;
+    fwh_post(EP, &e);
+    fwh_run();
+    struct pkt_hdr q = tx_expect(PKT_READ_REQ, NULL);
+    fwh_ack(PEER);
+    uint8_t data[100];
+    memset(data, 0x99, sizeof data);
+    struct pkt_hdr r = {.type = PKT_READ_RESP, .op = q.op, .len = 100, .flags = PKT_F_LAST};
+    fwh_send_seq(PEER, &r, data);
+    fwh_run();
+    expect_cqe(NIC_ST_RIGHTS, 0, 0);
+    for (unsigned i = 0; i < 4096; i++)
+        assert_int_equal(*fh_host(pa + i, 1), 0x42);
+    assert_int_equal(stats().local_denied, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -691,6 +793,9 @@ int main(void)
         cmocka_unit_test_setup(write_streams, scen_setup),
         cmocka_unit_test_setup(resend_after_deregistration_goes_void, scen_setup),
         cmocka_unit_test_setup(ep_close_flushes_untaken_entries, scen_setup),
+        cmocka_unit_test_setup(refused_write_skips_unsent_segments, scen_setup),
+        cmocka_unit_test_setup(refused_read_request, scen_setup),
+        cmocka_unit_test_setup(read_response_destination_denied, scen_setup),
     };
     return FWH_RUN_TESTS("requester", tests) ? 1 : 0;
 }

@@ -62,8 +62,8 @@ static void trace_final(void)
     struct nic_stats s;
     int32_t st = 1;
 
-    if (!booted)
-        return;
+    if (!booted || fh_fw_state() != 1)
+        return; /* not running (stopped, shut down) */
     fwh.hold_events = 0;
     uint32_t seq = fwh_cmd_post(&c);
     fwh_run();

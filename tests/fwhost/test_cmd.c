@@ -235,6 +235,34 @@ static void event_ring_backpressure(void **state)
     assert_true(stats().events_held >= 1);
 }
 
+/* A miss while the event ring is full waits (held) and is posted when the driver makes room; the
+ * request it parked goes on after the fill. */
+static void held_miss_posted_when_ring_has_room(void **state)
+{
+    (void)state;
+    memset(fh_host(FWH_EV_PA, 32u << FWH_EV_LOG2), 0, 32u << FWH_EV_LOG2);
+    fwh.ev_log2 = 2;
+    fwh.ev_ci = 0;
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_INIT, .a = FWH_EV_PA, .c = 2, .d = ME | NODES << 16,
+                                           .key = (uint32_t)SECRET, .pid = (uint16_t)(SECRET >> 32),
+                                           .epoch = (uint16_t)(SECRET >> 48)}),
+                     NIC_ST_OK);
+    fwh.hold_events = 1;
+    for (unsigned i = 0; i < 4; i++)
+        fwh_cmd_post(&(struct nic_cmd){.op = NIC_CMD_NOP});
+    fwh_run(); /* the ring is full of answers */
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA, LBUF, 100, RPID, RBUF, 0, RKEY, 1);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0);
+    assert_int_equal(fwh.misses, 0);
+    fwh.hold_events = 0;
+    fwh_run();
+    assert_true(fwh.misses >= 1);
+    tx_expect(PKT_WRITE, NULL);
+    assert_true(stats().events_held >= 1);
+}
+
 /* Doorbells: a count rung twice before it is taken is coalesced (the latest wins); writes to no
  * doorbell register fill a FIFO and past it are dropped, each counted. */
 static void doorbell_coalescing_and_overflow(void **state)
@@ -319,6 +347,7 @@ int main(void)
         cmocka_unit_test_setup(invalidation_and_stale_fill, scen_setup),
         cmocka_unit_test_setup(fill_dma_error, scen_setup),
         cmocka_unit_test_setup(event_ring_backpressure, scen_setup),
+        cmocka_unit_test_setup(held_miss_posted_when_ring_has_room, scen_setup),
         cmocka_unit_test_setup(doorbell_coalescing_and_overflow, scen_setup),
         cmocka_unit_test_setup(shutdown_stops_work, scen_setup),
         cmocka_unit_test(boot_block_mismatch_is_fatal),

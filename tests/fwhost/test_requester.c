@@ -770,6 +770,35 @@ static void read_response_destination_denied(void **state)
     assert_int_equal(stats().local_denied, 1);
 }
 
+/* More completions than the NCP can stage while the DMA engine holds them: they wait and all come,
+ * in request order, when the engine moves again. */
+static void completions_wait_for_staging(void **state)
+{
+    (void)state;
+    const unsigned n = fwh.info.sq_entries; /* a full send queue (more would overwrite untaken slots) */
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA, LBUF, 100, RPID, RBUF, 0, RKEY, 0);
+    e.op = 7; /* malformed: completes at once, BAD_DESC */
+    fh_dma_hold(1);
+    for (unsigned i = 0; i < n; i++) {
+        e.wr_id_lo = 1000 + i;
+        fwh_post(EP, &e);
+        if (i % 8 == 7)
+            fh_run();
+    }
+    fh_run();
+    struct nic_cqe c;
+    assert_false(fwh_cqe(EP, &c));
+    fh_dma_hold(0);
+    fwh_run();
+    for (unsigned i = 0; i < n; i++) {
+        assert_true(fwh_cqe(EP, &c));
+        assert_int_equal(c.req, i);
+        assert_int_equal(c.wr_id_lo, 1000 + i);
+        assert_int_equal(c.status, NIC_ST_BAD_DESC);
+    }
+    no_cqe();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -796,6 +825,7 @@ int main(void)
         cmocka_unit_test_setup(refused_write_skips_unsent_segments, scen_setup),
         cmocka_unit_test_setup(refused_read_request, scen_setup),
         cmocka_unit_test_setup(read_response_destination_denied, scen_setup),
+        cmocka_unit_test_setup(completions_wait_for_staging, scen_setup),
     };
     return FWH_RUN_TESTS("requester", tests) ? 1 : 0;
 }

@@ -546,6 +546,45 @@ static void unanswered_miss_reposted(void **state)
     assert_int_equal(s.drops_miss, 3);
 }
 
+/* More refusals than control frames while the MAC holds them: NACKs beyond the pool are dropped
+ * (the initiator's resend brings another), every violation is counted, nothing is written, and the
+ * NCP serves a good write afterwards. */
+static void control_frames_exhausted(void **state)
+{
+    (void)state;
+    static uint8_t a[64];
+    pattern(a, sizeof a, 9);
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, LLEN, 18);
+    fh_mac_hold(1);
+    const unsigned n = 40;
+    uint32_t seq = fwh.peer[PEER].tx_seq;
+    for (unsigned i = 0; i < n; i++) {
+        fwh.peer[PEER].tx_seq = seq;
+        peer_write(PEER, LBUF, LKEY ^ 1u, 0, a, sizeof a); /* wrong key */
+        if (i % 8 == 7)
+            fwh_run();
+    }
+    fwh_run();
+    fh_mac_hold(0);
+    fwh_run();
+    uint32_t nacks = 0;
+    struct pkt_hdr h;
+    while (fwh_tx_next(&h, NULL)) {
+        assert_int_equal(h.type, PKT_NACK);
+        assert_int_equal(h.reason, PKT_NACK_PROTECTION);
+        nacks++;
+    }
+    assert_true(nacks >= 1 && nacks < n);
+    assert_true(fwh_check_pattern(lpa, LLEN, 18));
+    assert_int_equal(stats().protection_errors, n);
+    fwh.peer[PEER].tx_seq = seq;
+    peer_write(PEER, LBUF, LKEY, 0, a, sizeof a);
+    fwh_run();
+    assert_memory_equal(fh_host(lpa, sizeof a), a, sizeof a);
+    assert_int_equal(tx_expect(PKT_ACK, NULL).ack, seq + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -564,6 +603,7 @@ int main(void)
         cmocka_unit_test_setup(read_requests_queue_for_slots, scen_setup),
         cmocka_unit_test_setup(write_second_page_misses, scen_setup),
         cmocka_unit_test_setup(unanswered_miss_reposted, scen_setup),
+        cmocka_unit_test_setup(control_frames_exhausted, scen_setup),
     };
     return FWH_RUN_TESTS("responder", tests) ? 1 : 0;
 }

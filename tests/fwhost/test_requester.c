@@ -797,6 +797,38 @@ static void completions_wait_for_staging(void **state)
     no_cqe();
 }
 
+/* One endpoint drains at a time: EP_CLOSE of another meanwhile is answered BUSY and that endpoint
+ * keeps running; once the first is closed, the second closes. */
+static void second_close_while_draining_is_busy(void **state)
+{
+    (void)state;
+    const uint16_t ep2 = 2, pid2 = 6;
+    fwh_ep_open(ep2, pid2);
+    fwh_reg_proc(pid2, ep2);
+    fwh_map(pid2, LVA, 4096, ALL_RIGHTS);
+    fwh_reg_buf(pid2, 1, LVA, 4096, 7, ALL_RIGHTS);
+    fwh_prefill(pid2);
+    post_write(0, 100, 0, 800);
+    fwh_run();
+    tx_expect(PKT_WRITE, NULL);
+    struct nic_cmd c1 = {.op = NIC_CMD_EP_CLOSE, .ep = EP}, c2 = {.op = NIC_CMD_EP_CLOSE, .ep = ep2};
+    assert_int_equal(fwh_cmd(&c1), NIC_ST_BUSY); /* its write is in flight */
+    assert_int_equal(fwh_cmd(&c2), NIC_ST_BUSY); /* another endpoint is draining */
+    struct nic_sq_entry e = fwh_write_wr(PEER2, LVA, 1, 50, RPID, RBUF, 0, RKEY, 801);
+    fwh_post(ep2, &e); /* still open: served */
+    fwh_run();
+    assert_int_equal(tx_expect(PKT_WRITE, NULL).dst, PEER2);
+    fwh_ack(PEER);
+    fwh_ack(PEER2);
+    fwh_run();
+    assert_int_equal(fwh_cmd(&c1), NIC_ST_OK);
+    assert_int_equal(fwh_cmd(&c2), NIC_ST_OK);
+    struct nic_cqe q;
+    assert_true(fwh_cqe(ep2, &q));
+    assert_int_equal(q.status, NIC_ST_OK);
+    assert_int_equal(q.wr_id_lo, 801);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -824,6 +856,7 @@ int main(void)
         cmocka_unit_test_setup(refused_read_request, scen_setup),
         cmocka_unit_test_setup(read_response_destination_denied, scen_setup),
         cmocka_unit_test_setup(completions_wait_for_staging, scen_setup),
+        cmocka_unit_test_setup(second_close_while_draining_is_busy, scen_setup),
     };
     return FWH_RUN_TESTS("requester", tests) ? 1 : 0;
 }

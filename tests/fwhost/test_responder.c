@@ -585,6 +585,31 @@ static void control_frames_exhausted(void **state)
     assert_int_equal(tx_expect(PKT_ACK, NULL).ack, seq + 1);
 }
 
+/* A write into a page without the remote write right (its buffer has it): refused RIGHTS, nothing
+ * written. */
+static void write_page_denied(void **state)
+{
+    (void)state;
+    static uint8_t a[128];
+    pattern(a, sizeof a, 10);
+    const uint16_t pid2 = 7;
+    fwh_reg_proc(pid2, 2);
+    uint64_t pa = fwh_map(pid2, LVA, 4096, NIC_RIGHT_REMOTE_READ); /* the page: no remote write */
+    fwh_reg_buf(pid2, 1, LVA, 4096, 77, NIC_RIGHT_REMOTE_WRITE);
+    fwh_prefill(pid2);
+    memset(fh_host(pa, 4096), 0x24, 4096);
+    struct pkt_hdr w = {.type = PKT_WRITE, .op = OP_ID, .pid = pid2, .buf = 1, .key = 77, .off = 8, .len = sizeof a,
+                        .flags = PKT_F_LAST};
+    fwh_send_seq(PEER, &w, a);
+    fwh_run();
+    struct pkt_hdr n = tx_expect(PKT_NACK, NULL);
+    assert_int_equal(n.reason, PKT_NACK_PROTECTION);
+    assert_int_equal(n.status, NIC_ST_RIGHTS);
+    assert_int_equal(n.ack, w.seq);
+    for (unsigned i = 0; i < 4096; i++)
+        assert_int_equal(*fh_host(pa + i, 1), 0x24);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -604,6 +629,7 @@ int main(void)
         cmocka_unit_test_setup(write_second_page_misses, scen_setup),
         cmocka_unit_test_setup(unanswered_miss_reposted, scen_setup),
         cmocka_unit_test_setup(control_frames_exhausted, scen_setup),
+        cmocka_unit_test_setup(write_page_denied, scen_setup),
     };
     return FWH_RUN_TESTS("responder", tests) ? 1 : 0;
 }

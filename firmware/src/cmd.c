@@ -35,6 +35,13 @@ static struct nic_stats cmd_stats_buf __attribute__((aligned(16)));
 static uint8_t stage[NCP_STAGE_N][32] __attribute__((aligned(16)));
 static uint32_t stage_ticket[NCP_STAGE_N];
 
+/* The event ring in host memory (INIT) and the staging slots' allocation count. */
+static struct {
+    uint64_t pa;
+    uint32_t log2, n, ci;
+} evr;
+static uint32_t stage_next;
+
 static struct {
     uint8_t state;
     struct nic_cmd cur;
@@ -70,12 +77,24 @@ void cmd_init(void)
     NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_IDLE);
 }
 
+void ev_ring_set(uint64_t pa, uint32_t log2)
+{
+    evr.pa = pa;
+    evr.log2 = log2;
+    evr.n = evr.ci = 0;
+}
+
+uint32_t ev_produced(void)
+{
+    return evr.n;
+}
+
 void *stage_slot(void)
 {
-    uint32_t i = ncp.stage_next % NCP_STAGE_N;
-    if (ncp.stage_next >= NCP_STAGE_N && !dmaq_passed(stage_ticket[i]))
+    uint32_t i = stage_next % NCP_STAGE_N;
+    if (stage_next >= NCP_STAGE_N && !dmaq_passed(stage_ticket[i]))
         return NULL;
-    ncp.stage_next++;
+    stage_next++;
     stage_ticket[i] = dmaq_barrier_ticket() + 1u; /* the DMA the caller posts next */
     return stage[i];
 }
@@ -89,10 +108,10 @@ __attribute__((weak)) int ncp_test_on_event(const struct nic_event *ev)
 int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
             uint32_t a)
 {
-    uint32_t size = 1u << ncp.ev_log2;
+    uint32_t size = 1u << evr.log2;
     struct nic_event *e;
 
-    if (!ncp.inited || ncp.ev_n - ncp.ev_ci >= size || !dmaq_room(1) || !(e = stage_slot())) {
+    if (!ncp.inited || evr.n - evr.ci >= size || !dmaq_room(1) || !(e = stage_slot())) {
         ncp_sat_inc(&ncp.c.s.events_held);
         return 0;
     }
@@ -100,14 +119,14 @@ int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t ep
     e->type = type;
     e->cache = cache;
     e->path = path;
-    e->phase = (uint8_t)(((ncp.ev_n >> ncp.ev_log2) & 1u) ^ 1u);
+    e->phase = (uint8_t)(((evr.n >> evr.log2) & 1u) ^ 1u);
     e->pid = pid;
     e->epoch = epoch;
     e->key = key;
     e->status = status;
     e->a = a;
-    uint64_t pa = ncp.ev_pa + (uint64_t)(ncp.ev_n & (size - 1u)) * sizeof *e;
-    ncp.ev_n++;
+    uint64_t pa = evr.pa + (uint64_t)(evr.n & (size - 1u)) * sizeof *e;
+    evr.n++;
     if (ncp_test_on_event(e)) {
         return 1;
     }
@@ -126,8 +145,8 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
         cs.pi = data;
         ncp_work.cmd = 1; /* cmd_poll takes it */
     } else if (off == NIC_DB_EV_CI) {
-        if (seq_le(data, ncp.ev_n) && seq_le(ncp.ev_ci, data))
-            ncp.ev_ci = data;
+        if (seq_le(data, evr.n) && seq_le(evr.ci, data))
+            evr.ci = data;
         else
             ncp_sat_inc(&ncp.c.s.doorbell_bad);
     } else {
@@ -178,9 +197,7 @@ static void cmd_start(const struct nic_cmd *c)
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
-        ncp.ev_pa = ab;
-        ncp.ev_log2 = c->c;
-        ncp.ev_n = ncp.ev_ci = 0;
+        ev_ring_set(ab, c->c);
         ncp.nodes = (uint16_t)(c->d >> 16);
         /* the fabric secret (64 bits in key, pid, epoch: nic_abi.h NIC_CMD_INIT) keys every
          * connection's ISN and token (docs/wire-protocol.md "Threat model") */
@@ -194,13 +211,7 @@ static void cmd_start(const struct nic_cmd *c)
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
-        struct ncp_ep *ep = &ncp.ep[c->ep];
-        memset(ep, 0, sizeof *ep);
-        ep->pid = c->pid;
-        ep->cq_pa = ab;
-        ep->cq_log2 = (uint8_t)c->c;
-        ep->cur = -1;
-        NCP_SET_STATE(ep, ep_state_name, "ep", c->ep, EP_IDLE);
+        ep_open((uint8_t)c->ep, c->pid, ab, c->c);
         cmd_answer(NIC_ST_OK);
         break;
     }

@@ -13,6 +13,7 @@
 #include "ops.h"
 #include "responder.h"
 #include "rx.h"
+#include "timer.h"
 #include "tx.h"
 
 void cpl_on_acked(ncp_cookie_t cookie)
@@ -127,7 +128,7 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 
     if (h->type != PKT_NACK && !seq_lt(x->una, h->ack))
         return; /* old or repeated: nothing new acknowledged (xport_on_ack would change nothing) */
-    ncp_work.tick = 1; /* the deadline may move (re-armed, NACK retry delay, window empty) */
+    timer_kick(); /* the deadline may move (re-armed, NACK retry delay, window empty) */
     if (h->type == PKT_NACK && h->reason == PKT_NACK_GAP) {
         n = xport_on_nack_gap(x, &ncp_xcfg, h->ack, ncp.now, &first);
     } else {

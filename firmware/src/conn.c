@@ -6,9 +6,12 @@
  */
 #include <string.h>
 
+#include "completer.h"
 #include "conn.h"
 #include "ncp.h"
 #include "ncp_rt.h"
+#include "ops.h"
+#include "responder.h"
 #include "tx.h"
 
 const struct xport_cfg ncp_xcfg = {
@@ -36,16 +39,17 @@ uint32_t ncp_read_timeout(void)
  * connection: called at boot and by INIT (before any traffic).
  */
 enum { PRF_ISN = 1, PRF_TOKEN = 2, PRF_GEN = 3 };
+static uint32_t secret[4]; /* the connection secrets' key (INIT: the fabric secret) */
 static uint64_t prf(uint32_t purpose, uint32_t a, uint32_t b)
 {
-    return xport_prf(ncp.secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
+    return xport_prf(secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
 }
 
 void ncp_secure(const uint32_t k[4])
 {
     uint16_t me = ncp.me;
 
-    memcpy(ncp.secret, k, sizeof ncp.secret);
+    memcpy(secret, k, sizeof secret);
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
         struct ncp_peer *pp = &ncp.peer[p];
         uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me);
@@ -59,8 +63,8 @@ void ncp_secure(const uint32_t k[4])
     }
     /* a different start per boot when the secret differs (the host's entropy): an op id of an
      * earlier incarnation of this node is unlikely to name a live op */
-    ncp.op_gen = (uint32_t)prf(PRF_GEN, me, 0);
-    ncp.resp_gen = (uint32_t)prf(PRF_GEN, me, 1);
+    ops_seed((uint32_t)prf(PRF_GEN, me, 0));
+    resp_seed((uint32_t)prf(PRF_GEN, me, 1));
 }
 
 void conn_flush_acks(void)
@@ -82,4 +86,35 @@ void conn_flush_acks(void)
             fp_record(FP_ACK, ncp_rdcycle() - t0, 0);
         }
     }
+}
+
+/* The transport's timer source (timer.c): timeouts and give-ups of the peers with packets in flight. */
+int conn_timer(uint32_t now, uint32_t *at)
+{
+    int armed = 0;
+
+    for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) { /* the others: una == nxt */
+        uint16_t p = (uint16_t)ncp_lowest_bit(m);
+        struct xport_peer *x = &ncp.peer[p].x;
+        uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
+        enum xport_tick_action t = xport_tick(x, &ncp_xcfg, now);
+        if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
+            ncp_sat_inc(&ncp.c.s.timeouts);
+        if (t == XP_TICK_GIVEUP) {
+            uint32_t marks = 0;
+            if (x->st.stall_giveups != stalls)
+                ncp_sat_inc(&ncp.c.s.stall_giveups); /* the no-progress bound, not the retry limit */
+            for (uint32_t s = x->una; s != x->nxt; s++)
+                cpl_on_giveup(xport_cookie(x, s), &marks);
+            xport_giveup(x);
+            ncp_sat_inc(&ncp.c.giveups);
+        }
+        if (x->una == x->nxt)
+            ncp_work.peer_tx &= ~(1u << p); /* nothing in flight */
+        else if (!armed || seq_lt(x->deadline, *at)) {
+            *at = x->deadline;
+            armed = 1;
+        }
+    }
+    return armed;
 }

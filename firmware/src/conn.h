@@ -10,6 +10,8 @@
 void ncp_secure(const uint32_t k[4]);
 /* ACK frames to the peers that owe one and whose data is in host memory. */
 void conn_flush_acks(void);
+/* The transport's timer source (timer.h): timeouts and give-ups. */
+int conn_timer(uint32_t now, uint32_t *at);
 /* How long a read's responder may show no progress before the read fails (ops.c). */
 uint32_t ncp_read_timeout(void);
 

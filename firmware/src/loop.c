@@ -123,9 +123,9 @@ void ncp_run_once(void)
         seg_resend_poll();
     if (w->resp)
         resp_poll();
-    if (w->ep_ready | (ncp.parked_wake ? w->ep_parked : 0u))
+    if (w->ep_ready | (ncp_work.parked_wake ? w->ep_parked : 0u))
         req_poll();
-    ncp.parked_wake = 0; /* a fill wakes the endpoints parked before it, once */
+    ncp_work.parked_wake = 0; /* a fill wakes the endpoints parked before it, once */
     if (w->peer_ack)
         conn_flush_acks();
     if (w->misses_held)
@@ -134,6 +134,6 @@ void ncp_run_once(void)
         rx_send_resumes();
     if (w->ops_waiting)
         ops_poll();
-    if (ncp.dq_issued != ncp.dq_head)
+    if (dmaq_backlog())
         dmaq_pump();
 }

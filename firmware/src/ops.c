@@ -27,13 +27,21 @@
 #include "dmaq.h"
 #include "ncp.h"
 #include "ops.h"
+#include "timer.h"
 
 const char *const op_state_name[OP__STATES] = {"FREE", "ACTIVE"};
+
+static uint32_t op_gen; /* the generation of the last id (ncp.h: ids) */
+
+void ops_seed(uint32_t gen)
+{
+    op_gen = gen;
+}
 
 /* A new id for slot `idx`: the next generation of the table's counter (ncp.h, NCP_ID_SHIFT). */
 static uint32_t op_new_id(uint32_t idx)
 {
-    return idx | ++ncp.op_gen << NCP_ID_SHIFT;
+    return idx | ++op_gen << NCP_ID_SHIFT;
 }
 
 struct ncp_op *op_alloc(void)
@@ -129,7 +137,7 @@ static void op_record(struct ncp_op *o)
     NCP_SET_STATE(o, op_state_name, "op", o - ncp.op, OP_FREE);
 }
 
-static void op_finish(struct ncp_op *o)
+void op_finish(struct ncp_op *o)
 {
     uint8_t epi = o->ep;
 
@@ -137,14 +145,7 @@ static void op_finish(struct ncp_op *o)
     ep_retire(epi);
 }
 
-void op_progress(struct ncp_op *o, uint32_t bytes)
-{
-    if (!o || o->state != OP_ACTIVE)
-        return;
-    o->done += bytes;
-    if (o->done >= o->len)
-        op_finish(o);
-}
+
 
 /* Per peer: its transport counters as ops_read_check last saw them, and when they last changed. */
 static struct {
@@ -158,29 +159,34 @@ static void seen_now(uint32_t p)
     seen[p].at = ncp.now;
 }
 
+/*
+ * Initiator reads awaiting responses: `reads` is an upper bound, recounted by ops_read_check;
+ * while nonzero, `read_at` is when ops_read_check must look at them next (no later than the first
+ * can time out), and the timer is armed for it: the reads are scanned only then, never per packet.
+ */
+static uint32_t reads, read_at;
+
 void op_read_watch(struct ncp_op *o)
 {
-    struct ncp_work *w = &ncp_work;
-
     if (o->awaiting)
         return;
     o->awaiting = 1;
     seen_now(o->rnode); /* it just acknowledged the request: progress */
-    if (!w->reads) {
-        w->read_at = ncp.now + ncp_read_timeout() / 4u;
-        w->tick = 1; /* timer_poll arms the timer for it */
+    if (!reads) {
+        read_at = ncp.now + ncp_read_timeout() / 4u;
+        timer_kick(); /* a new deadline */
     }
-    w->reads++;
+    reads++;
 }
 
 /*
- * From timer_poll when ncp_work.read_at passed: samples the peers' progress, fails the reads whose
+ * From ops_timer when read_at passed: samples the peers' progress, fails the reads whose
  * responder showed none for ncp_read_timeout(), recounts the others and sets read_at to the first of
  * their deadlines, at most a quarter of the timeout ahead (the next sample). A read is finished only
  * when no receive DMA from its peer is in progress (it may carry this read's data: no DMA into the
  * buffer after the completion).
  */
-void ops_read_check(void)
+static void ops_read_check(void)
 {
     uint32_t n = 0, to = ncp_read_timeout(), next = ncp.now + to / 4u;
 
@@ -207,8 +213,17 @@ void ops_read_check(void)
         if (seq_lt(due, next))
             next = due;
     }
-    ncp_work.reads = n;
-    ncp_work.read_at = next;
+    reads = n;
+    read_at = next;
+}
+
+/* Timer source (timer.h): the reads are looked at when read_at passed. */
+int ops_timer(uint32_t now, uint32_t *at)
+{
+    if (reads && seq_le(read_at, now))
+        ops_read_check();
+    *at = read_at;
+    return reads != 0;
 }
 
 void ops_poll(void)

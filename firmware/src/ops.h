@@ -6,6 +6,8 @@
 
 #include "ncp.h"
 
+/* The generation ids start from (conn.c, at boot and INIT: from the fabric secret). */
+void ops_seed(uint32_t gen);
 struct ncp_op *op_alloc(void);
 /* The live operation with id `id`, or NULL (freed, reused by another op, out of range). */
 static inline struct ncp_op *op_by_id(uint32_t id)
@@ -27,11 +29,23 @@ static inline struct ncp_op *op_by_cookie(ncp_cookie_t c)
     return op_live(o, CK_ID(c)) ? o : NULL;
 }
 void op_fail(struct ncp_op *o, int32_t status);
-void op_progress(struct ncp_op *o, uint32_t bytes);
+/* Every byte accounted for: the result recorded, the operation FREE, retired in request order. */
+void op_finish(struct ncp_op *o);
+/* `bytes` more of the operation accounted for (acknowledged, written locally, or failed); NULL or
+ * a freed operation: nothing. Inline: it runs per packet, op_finish once per operation. */
+static inline void op_progress(struct ncp_op *o, uint32_t bytes)
+{
+    if (!o || o->state != OP_ACTIVE)
+        return;
+    o->done += bytes;
+    if (o->done >= o->len)
+        op_finish(o);
+}
 void ops_poll(void);
 void op_finish_early(struct ncp_op *o, int32_t status);
 void op_read_watch(struct ncp_op *o);
-void ops_read_check(void);
+/* Timer source (timer.h): the initiator's read timeout. */
+int ops_timer(uint32_t now, uint32_t *at);
 void ops_flush_ep(uint8_t ep);
 int ops_ep_retired(uint8_t ep);
 int cqe_post(uint8_t ep, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req);

@@ -17,9 +17,23 @@
 #include "requester.h"
 #include "segment.h"
 #include "sqe.h"
+#include "timer.h"
+#include "tx.h"
 #include "xlate.h"
 
 const char *const ep_state_name[EP__STATES] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
+
+void ep_open(uint8_t epi, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2)
+{
+    struct ncp_ep *ep = &ncp.ep[epi];
+
+    memset(ep, 0, sizeof *ep);
+    ep->pid = pid;
+    ep->cq_pa = cq_pa;
+    ep->cq_log2 = (uint8_t)cq_log2;
+    ep->cur = -1;
+    NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_IDLE);
+}
 
 void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 {
@@ -147,7 +161,7 @@ static int serve_ep(uint8_t epi)
     if (ep->state == EP_CLOSED)
         return 0;
     if (ep->state == EP_PARKED) {
-        if (!ncp.parked_wake)
+        if (!ncp_work.parked_wake)
             return 0;
         NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_ACTIVE);
     }
@@ -161,7 +175,7 @@ static int serve_ep(uint8_t epi)
             if (r == 2) {
                 /* its local buffer's CBH line missed: waits for the fill */
                 NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
-                ncp_work.tick = 1;
+                timer_kick();
                 return progress;
             }
             if (r == 0)
@@ -191,11 +205,11 @@ static int serve_ep(uint8_t epi)
             cookie = CK_MAKE(CK_WRITE, o->id, o->sent / NCP_MTU);
         enum build_result r = seg_send_new(o->rnode, cookie);
         if (r == B_WAIT) {
-            if (!ncp.tx_free || !dmaq_room(NCP_SEG_PIECES))
+            if (!txs.free || !dmaq_room(NCP_SEG_PIECES))
                 return progress; /* resources: retried when frames/DMA free up */
             /* translation miss: the request waits for its fill */
             NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
-            ncp_work.tick = 1;     /* timer_poll arms the retry timer */
+            timer_kick(); /* the timer arms the retry wake-up */
             return progress;
         }
         if (r == B_DENIED) {
@@ -218,11 +232,23 @@ void req_poll(void)
 {
     /* endpoints with work (struct ncp_work), and the parked ones when a fill arrived; for the
      * others serve_ep would change nothing */
-    uint32_t m = ncp_work.ep_ready | (ncp.parked_wake ? ncp_work.ep_parked : 0u);
+    uint32_t m = ncp_work.ep_ready | (ncp_work.parked_wake ? ncp_work.ep_parked : 0u);
 
     for (m &= ~1u; m; m &= m - 1) {
         uint8_t e = (uint8_t)ncp_lowest_bit(m);
         serve_ep(e);
         ep_track(e);
     }
+}
+
+/* Timer source (timer.h): while an endpoint is parked, a wake-up every NCP_RTO (a lost fill must
+ * not strand a request). */
+int req_timer(uint32_t now, uint32_t *at)
+{
+    for (uint32_t m = ncp_work.ep_parked; m; m &= m - 1)
+        if (ncp.ep[ncp_lowest_bit(m)].state == EP_PARKED) {
+            *at = now + NCP_RTO;
+            return 1;
+        }
+    return 0;
 }

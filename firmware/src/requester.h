@@ -8,8 +8,12 @@
 
 extern const char *const ep_state_name[];
 
+/* EP_OPEN: endpoint epi of process pid, IDLE, its completion queue at cq_pa of 2^cq_log2 entries. */
+void ep_open(uint8_t epi, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2);
 void req_on_doorbell(uint32_t ep, uint32_t off, uint32_t data);
 /* Serves the endpoints with send work, and the parked ones when a fill arrived. */
 void req_poll(void);
+/* Timer source (timer.h): the wake-up of parked endpoints. */
+int req_timer(uint32_t now, uint32_t *at);
 
 #endif /* NCP_REQUESTER_H */

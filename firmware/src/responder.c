@@ -19,6 +19,33 @@
 
 const char *const resp_state_name[RESP__STATES] = {"FREE", "SENDING", "ACKWAIT"};
 
+/*
+ * Read requests accepted while every response slot is busy, served in arrival order as slots
+ * free up. Refusing them instead (NACK BUSY) deadlocked two nodes reading from each other: each
+ * one's refused request held, by go-back-N, the responses queued behind it, which were what would
+ * free the other's slots. NCP_RREQ_N >= NCP_OPS: one initiator's reads never meet a refusal.
+ */
+#define NCP_RREQ_N 64u
+struct ncp_rreq {
+    uint16_t peer, pid;
+    uint32_t op, len;
+    uint64_t va;
+};
+_Static_assert(NCP_RREQ_N >= NCP_OPS && (NCP_RREQ_N & (NCP_RREQ_N - 1u)) == 0, "read request queue");
+static struct ncp_rreq rreq[NCP_RREQ_N]; /* queued read requests: [rreq_head, rreq_tail) */
+static uint32_t rreq_head, rreq_tail;
+static uint32_t resp_gen; /* the generation of the last response id (ncp.h: ids) */
+
+uint32_t resp_generation(void)
+{
+    return resp_gen;
+}
+
+void resp_seed(uint32_t gen)
+{
+    resp_gen = gen;
+}
+
 /* Checks of a remote access against the target buffer; returns NIC_ST_OK or the violation. */
 static inline __attribute__((always_inline)) int32_t check_cbh(const struct pkt_hdr *h, uint32_t len, uint32_t right, enum xl_result *res,
                          uint64_t *va)
@@ -110,11 +137,11 @@ int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
 
 int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len)
 {
-    if (ncp.rreq_head == ncp.rreq_tail && resp_alloc(peer, pid, op, va, len) != NCP_RESP)
+    if (rreq_head == rreq_tail && resp_alloc(peer, pid, op, va, len) != NCP_RESP)
         return 1;
-    if (ncp.rreq_tail - ncp.rreq_head >= NCP_RREQ_N)
+    if (rreq_tail - rreq_head >= NCP_RREQ_N)
         return 0;
-    ncp.rreq[ncp.rreq_tail++ % NCP_RREQ_N] = (struct ncp_rreq){peer, pid, op, len, va};
+    rreq[rreq_tail++ % NCP_RREQ_N] = (struct ncp_rreq){peer, pid, op, len, va};
     ncp_sat_inc(&ncp.c.resp_queued);
     return 1;
 }
@@ -122,8 +149,8 @@ int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t l
 /* A response slot was freed: the oldest queued request takes it. */
 static void resp_next(void)
 {
-    if (ncp.rreq_head != ncp.rreq_tail) {
-        const struct ncp_rreq *q = &ncp.rreq[ncp.rreq_head++ % NCP_RREQ_N];
+    if (rreq_head != rreq_tail) {
+        const struct ncp_rreq *q = &rreq[rreq_head++ % NCP_RREQ_N];
         resp_alloc(q->peer, q->pid, q->op, q->va, q->len);
     }
 }
@@ -135,7 +162,7 @@ uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint3
         if (r->state == RESP_FREE) {
             NCP_SET_STATE(r, resp_state_name, "resp", i, RESP_SENDING);
             r->failed = 0;
-            r->id = i | ++ncp.resp_gen << NCP_ID_SHIFT; /* ncp.h: ids */
+            r->id = i | ++resp_gen << NCP_ID_SHIFT; /* ncp.h: ids */
             r->peer = peer;
             r->pid = pid;
             r->op = op;

@@ -31,6 +31,10 @@ static inline __attribute__((always_inline)) int32_t rsp_access_check(const stru
  * frame's RX buffer is now owned by a DMA (rx_dma_done releases it). */
 int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx);
 int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h); /* 0: owns no RX buffer */
+/* The generation response ids start from (conn.c). */
+void resp_seed(uint32_t gen);
+/* The generation of the last response id: it advances by one per response started. */
+uint32_t resp_generation(void);
 /* A read request to serve: a response slot now, else the queue; 0 when both are full. */
 int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
 uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);

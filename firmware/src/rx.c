@@ -27,11 +27,15 @@
 static volatile uint32_t rx_ring[RX_N][4] __attribute__((section(".pktbuf"), aligned(16)));
 static uint8_t rx_buf[RX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
 struct rx_meta rx_meta[RX_N];
+static uint32_t rx_next;          /* next RX entry to process */
+static uint32_t rx_tail;          /* entries returned to the MAC */
+static uint8_t rx_busy[RX_N];     /* a DMA pending on the entry's buffer */
+static uint32_t resume_peers;     /* peers told MISS since the last fill (they wait for RESUME) */
 
 void rx_init(void)
 {
     hal_mac_rx_init(&rx_ring[0][0], NCP_RX_LOG2, &rx_buf[0][0], NCP_FRAME_BYTES);
-    ncp.rx_next = ncp.rx_tail = hal_mac_rx_head();
+    rx_next = rx_tail = hal_mac_rx_head();
 }
 
 static void drop_bad(enum pkt_err e)
@@ -46,7 +50,7 @@ void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
     ncp_sat_inc(&ncp.c.s.drops_miss);
     if (NCP_NACK) {
         tx_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
-        ncp.resume_peers |= 1u << peer; /* told to wait: RESUME at the next fill */
+        resume_peers |= 1u << peer; /* told to wait: RESUME at the next fill */
     }
 }
 
@@ -56,11 +60,17 @@ void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
  * was for: a peer whose packet still misses gets another MISS (and waits for the next fill); a
  * lost RESUME costs the hold.
  */
+void rx_on_fill(void)
+{
+    if (resume_peers)
+        ncp_work.resume = 1; /* rx_send_resumes: the peers waiting on a MISS resend now */
+}
+
 void rx_send_resumes(void)
 {
-    uint32_t m = ncp.resume_peers;
+    uint32_t m = resume_peers;
 
-    ncp.resume_peers = 0;
+    resume_peers = 0;
     ncp_work.resume = 0;
     for (; m; m &= m - 1) {
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
@@ -225,11 +235,11 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
 
 static void release(void)
 {
-    uint32_t t = ncp.rx_tail;
-    while (t != ncp.rx_next && !ncp.rx_busy[t % RX_N])
+    uint32_t t = rx_tail;
+    while (t != rx_next && !rx_busy[t % RX_N])
         t++;
-    if (t != ncp.rx_tail) {
-        ncp.rx_tail = t;
+    if (t != rx_tail) {
+        rx_tail = t;
         hal_mac_rx_release(t);
     }
 }
@@ -238,17 +248,17 @@ void rx_poll(void)
 {
     uint32_t head = hal_mac_rx_head();
 
-    for (uint32_t budget = 0; ncp.rx_next != head && budget < RX_N; budget++) {
-        uint32_t i = ncp.rx_next % RX_N, t0 = ncp_rdcycle();
+    for (uint32_t budget = 0; rx_next != head && budget < RX_N; budget++) {
+        uint32_t i = rx_next % RX_N, t0 = ncp_rdcycle();
         uint32_t len = nic_field(rx_ring[i][1], NIC_RXDESC_STATUS_LEN);
-        ncp.rx_busy[i] = (uint8_t)((NCP_FASTPATH && rx_fast(rx_buf[i], len, i)) || on_frame(rx_buf[i], len, i));
-        if (ncp.rx_busy[i]) { /* a data packet delivered: every lookup hit */
+        rx_busy[i] = (uint8_t)((NCP_FASTPATH && rx_fast(rx_buf[i], len, i)) || on_frame(rx_buf[i], len, i));
+        if (rx_busy[i]) { /* a data packet delivered: every lookup hit */
             rx_meta[i].cyc = ncp_rdcycle() - t0;
             rx_meta[i].len = len - PKT_HDR_BYTES;
         }
-        ncp.rx_next++;
+        rx_next++;
     }
-    if (ncp.rx_next != head)
+    if (rx_next != head)
         hal_raise_events(HAL_EV_RX); /* budget: the rest in the next pass */
     release();
 }
@@ -286,8 +296,8 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
 
     __asm__("" : "+r"(pp)); /* kept in a register, not recomputed (a multiply) per access */
     NCP_PROF_START();
-    NCP_ASSERT(NCP_MOD_RX, 1, ridx < RX_N && ncp.rx_busy[ridx] && pp->rx_dma_pending > 0);
-    ncp.rx_busy[ridx] = 0;
+    NCP_ASSERT(NCP_MOD_RX, 1, ridx < RX_N && rx_busy[ridx] && pp->rx_dma_pending > 0);
+    rx_busy[ridx] = 0;
     pp->rx_dma_pending--;
     /* DMAs complete in order: everything up to this packet is in host memory (unless a DMA
      * before it failed: then `expected` went back to that one, and nothing from there counts
@@ -304,5 +314,5 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
         cpl_read_data_done(ridx, err);
     release();
     NCP_PROF(11);
-    fp_record(FP_RX, rx_meta[ridx].cyc + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), rx_meta[ridx].len);
+    fp_record(FP_RX, rx_meta[ridx].cyc + dmaq.fp_acc + (ncp_rdcycle() - dmaq.fp_t0), rx_meta[ridx].len);
 }

@@ -18,6 +18,8 @@ extern struct rx_meta rx_meta[1u << NCP_RX_LOG2];
 void rx_init(void);
 void rx_poll(void);
 void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err);
+/* A fill arrived: the peers told MISS since the last fill get a RESUME (rx_send_resumes). */
+void rx_on_fill(void);
 /* RESUME NACKs to the peers told MISS since the last fill. */
 void rx_send_resumes(void);
 /* The packet missed a translation: dropped, the sender told (unless seed-faithful). */

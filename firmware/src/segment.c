@@ -16,6 +16,7 @@
 #include "ops.h"
 #include "responder.h"
 #include "segment.h"
+#include "timer.h"
 #include "tx.h"
 #include "xlate.h"
 
@@ -96,13 +97,13 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     uint32_t t0 = ncp_rdcycle();
 
     NCP_PROF_START();
-    if (!ncp.tx_free)
+    if (!txs.free)
         tx_collect();
-    if (!ncp.tx_free || !tx_room() || !dmaq_room(NCP_SEG_PIECES))
+    if (!txs.free || !tx_room() || !dmaq_room(NCP_SEG_PIECES))
         return B_WAIT;
     /* The header goes straight into the lowest free frame, taken only if the packet is sent (a
      * packet that waits leaves a partly written header in a free frame: harmless). */
-    uint32_t f = tx_frame_lowest(ncp.tx_free);
+    uint32_t f = tx_frame_lowest(txs.free);
     uint32_t *w = (uint32_t *)(void *)tx_frame[f];
     w[PKT_W_NODES] = pkt_w_nodes(peer, ncp.me);
     w[PKT_W_TOKEN] = pp->tx_token;
@@ -198,7 +199,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     if (!retrans) {
         seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
         if (seq == pp->x.una) { /* the window was empty: the push armed a deadline */
-            ncp_work.tick = 1;
+            timer_kick();
             ncp_work.peer_tx |= 1u << peer;
         }
     }
@@ -239,13 +240,13 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     uint64_t va, pa;
 
     NCP_PROF_START();
-    if (!ncp.tx_free || !tx_room() || !dmaq_room(NCP_SEG_PIECES) || !dmaq_direct())
+    if (!txs.free || !tx_room() || !dmaq_room(NCP_SEG_PIECES) || !dmaq_direct())
         return 0;
     /* The header goes straight into the lowest free frame, taken only if the packet is sent (a
      * packet that falls back leaves a partly written header in a free frame: harmless). The frame
      * aliases no other state (restrict): the compiler stores each header word as soon as it is
      * known and keeps nothing live for it. */
-    uint32_t f = tx_frame_lowest(ncp.tx_free);
+    uint32_t f = tx_frame_lowest(txs.free);
     uint32_t *restrict w = (uint32_t *)(void *)tx_frame[f];
     if (CK_KIND(cookie) == CK_WRITE) {
         const struct ncp_op *o = &ncp.op[idx];
@@ -291,7 +292,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     if (piggy)
         x->ack_pending = 0; /* piggy-backed */
     if (seq == una) { /* the window was empty: the push armed the deadline */
-        ncp_work.tick = 1;
+        timer_kick();
         ncp_work.peer_tx |= 1u << peer;
     }
     tx_frame_queue(f, PKT_HDR_BYTES + len);
@@ -303,7 +304,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
 
 enum build_result seg_send_new(uint16_t peer, ncp_cookie_t cookie)
 {
-    if (!ncp.tx_free)
+    if (!txs.free)
         tx_collect(); /* as seg_build() does first */
     if (NCP_FASTPATH && seg_build_fast(peer, cookie))
         return B_SENT;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "completer.h"
+#include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "tx.h"
@@ -18,10 +19,10 @@ _Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 3
 
 void tx_init(void)
 {
-    ncp.tx_free = (1u << NCP_TX_N) - 1u;
-    ncp.ctl_free = (1u << NCP_CTL_N) - 1u;
-    ncp.tx_done = hal_mac_tx_done();
     memset(&txs, 0, sizeof txs);
+    txs.free = (1u << NCP_TX_N) - 1u;
+    txs.ctl_free = (1u << NCP_CTL_N) - 1u;
+    txs.mac_done = hal_mac_tx_done();
 }
 
 const uint8_t tx_low_bit[256] = {
@@ -54,13 +55,13 @@ void tx_collect(void)
         return;
     uint16_t done = hal_mac_tx_done();
 
-    while (ncp.tx_done != done && txs.done != txs.sub) {
+    while (txs.mac_done != done && txs.done != txs.sub) {
         uint8_t id = txs.q[txs.done++ % TXQ_N];
         if (id < NCP_TX_N)
-            ncp.tx_free |= 1u << id;
+            txs.free |= 1u << id;
         else
-            ncp.ctl_free |= 1u << (id - NCP_TX_N);
-        ncp.tx_done++;
+            txs.ctl_free |= 1u << (id - NCP_TX_N);
+        txs.mac_done++;
     }
 }
 
@@ -114,7 +115,7 @@ void tx_dma_done(uint32_t idx)
     tx_feed_inline(); /* on the fast path: no call */
     NCP_PROF(5);
     if (txs.cyc[idx]) {
-        fp_record(FP_TX, txs.cyc[idx] + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), txs.len[idx] - PKT_HDR_BYTES);
+        fp_record(FP_TX, txs.cyc[idx] + dmaq.fp_acc + (ncp_rdcycle() - dmaq.fp_t0), txs.len[idx] - PKT_HDR_BYTES);
         txs.cyc[idx] = 0;
     }
 }
@@ -157,11 +158,11 @@ static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
 void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status)
 {
     struct pkt_hdr h;
-    int i = frame_alloc(&ncp.ctl_free, NCP_CTL_N);
+    int i = frame_alloc(&txs.ctl_free, NCP_CTL_N);
 
     if (i < 0 || txs.ready - txs.done >= TXQ_N) {
         if (i >= 0)
-            ncp.ctl_free |= 1u << i;
+            txs.ctl_free |= 1u << i;
         ncp_sat_inc(&ncp.c.ctl_drops); /* the transport recovers a lost ACK or NACK */
         return;
     }

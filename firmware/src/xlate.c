@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "dmaq.h"
 #include "ncp.h"
+#include "rx.h"
 #include "xlate.h"
 
 #define LOG2(x) ((uint8_t)__builtin_ctz(x))
@@ -270,9 +271,8 @@ int32_t xlate_fill(uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch, c
     unsigned way;
 
     miss_resolve(&misses, cache, pid, line); /* accepted or not, the next miss may post again */
-    ncp.parked_wake = 1;
-    if (ncp.resume_peers)
-        ncp_work.resume = 1; /* rx_send_resumes: the peers waiting on a MISS resend now */
+    ncp_work.parked_wake = 1;
+    rx_on_fill();
     memo_clear(); /* the fill may evict a memoised line */
     if (line > (0xFFFFFFFFu >> cfg[cache].line_log2))
         return NIC_ST_BAD_CMD;

@@ -4,9 +4,9 @@
  * figures and fails only if an operation does not complete correctly.
  * Run: build/bin/nicrun --nodes 2 build/fw/fw_ncp_bench_fast.img
  *
- * Like fw_ncp_rdma, the image plays the host (endpoint state written directly, send queue
- * entries + req_on_doorbell, completions through the CQ hook). Before any traffic both nodes
- * install every cache line the run needs (xlate_fill), so no lookup misses. Virtual pages alias
+ * Like fw_ncp_rdma, the image plays the host (INIT and EP_OPEN as ncp_test.h does them, send queue
+ * entries + their doorbell, completions through the CQ hook). Before any traffic both nodes
+ * install every cache line the run needs (ncp_test_fill), so no lookup misses. Virtual pages alias
  * the one pinned host page. Node 0 streams operations of 64 KiB (16 segments of 4 KiB) to node 1,
  * OPS_IN_FLIGHT at a time, in phases:
  *   warm-up   4 aligned writes (not reported)
@@ -14,7 +14,7 @@
  *   B         16 unaligned RDMA writes (local +1000, remote +100): two DMA pieces per packet
  *   C         16 aligned RDMA reads: node 1 sends the read responses, node 0 receives them
  * Each node prints, per phase, for the packets it sent (FP_TX) and received (FP_RX): median, max
- * and mean cycles per packet (samples: firmware/src/ncp.h, struct ncp_fp), plus stand-alone ACK
+ * and mean cycles per packet (samples: firmware/src/ncp_test.h, struct ncp_test_fp), plus stand-alone ACK
  * frames, and the core's busy cycles (not in wfi) per packet delivered over the phase (this one
  * includes the loop's polling, duplicates and retransmissions: when the receiver is slower than
  * the link its MAC ring overflows and go-back-N resends). Node 1 follows the phases by counting
@@ -23,12 +23,8 @@
 #include <string.h>
 
 #include "fwtest_util.h"
-#include "cmd.h"
-#include "dmaq.h"
-#include "loop.h"
-#include "ncp.h"
-#include "requester.h"
-#include "xlate.h"
+#include "hal.h"
+#include "ncp_test.h"
 
 #define VA_SRC 0x10000000ull /* node 0, pid 1: 64 pages (one VMH line) aliasing the host page */
 #define VA_DST 0x20000000ull /* node 1, pid 1: the same (buffer 5 covers them) */
@@ -51,7 +47,7 @@ static uint32_t busy, idle;
 
 int ncp_test_on_event(const struct nic_event *ev)
 {
-    ncp.ev_ci = ncp.ev_n;
+    ncp_test_events_consumed();
     FWT_CHECK(ev->type != NIC_EV_MISS, 20, "a lookup missed");
     return 1;
 }
@@ -69,7 +65,7 @@ int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *c)
 
 static void fill(uint8_t cache, uint32_t line)
 {
-    uint32_t L = xlate_line_bytes(cache);
+    uint32_t L = ncp_test_line_bytes(cache);
     memset(image, 0, sizeof image);
     if (cache == NIC_CACHE_VMH) {
         struct nic_vmh_entry *e = (struct nic_vmh_entry *)(void *)image;
@@ -104,9 +100,8 @@ static void fill(uint8_t cache, uint32_t line)
                 e[i].ep = EP;
             }
     }
-    struct lkc *c = &ncp_cache[cache];
-    int32_t st = NCP_LOOKUP_STATIC ? xlate_static_load(cache, PID, line, image)
-                                   : xlate_fill(cache, PID, line, lkc_epoch(c, PID), image);
+    int32_t st = NCP_LOOKUP_STATIC ? ncp_test_static_load(cache, PID, line, image)
+                                   : ncp_test_fill(cache, PID, line, ncp_test_epoch(cache, PID), image);
     FWT_CHECK(st == NIC_ST_OK, 22, "fill");
 }
 
@@ -115,7 +110,7 @@ static uint32_t sq_pi;
 static void post(uint8_t op, uint32_t len, uint64_t laddr, uint64_t roff, uint32_t wr)
 {
     volatile struct nic_sq_entry *s = (volatile struct nic_sq_entry *)(uintptr_t)(
-        NIC_SRAM_SENDQ_BASE + EP * NIC_SENDQ_STRIDE + (sq_pi % NCP_SQ_N) * sizeof(struct nic_sq_entry));
+        NIC_SRAM_SENDQ_BASE + EP * NIC_SENDQ_STRIDE + (sq_pi % ncp_test_sq_entries()) * sizeof(struct nic_sq_entry));
     struct nic_sq_entry e;
     memset(&e, 0, sizeof e);
     e.op = op;
@@ -131,7 +126,7 @@ static void post(uint8_t op, uint32_t len, uint64_t laddr, uint64_t roff, uint32
     e.wr_id_lo = wr;
     e.lbuf = LBUF;
     memcpy((void *)s, &e, sizeof e);
-    req_on_doorbell(EP, NIC_DB_SQ_PI, ++sq_pi);
+    ncp_test_sq_doorbell(EP, ++sq_pi);
 }
 
 /* One pass of the loop; the time asleep is idle, the rest busy. A pass that completed an
@@ -150,10 +145,7 @@ static void step(void)
 
 static void reset_stats(void)
 {
-#if NCP_PROFILE
-    memset(ncp_prof, 0, sizeof ncp_prof);
-#endif
-    memset(ncp.fp, 0, sizeof ncp.fp);
+    ncp_test_fp_reset();
     busy = idle = 0;
 }
 
@@ -164,28 +156,26 @@ static int cmp16(const void *a, const void *b)
 
 static void report(const char *phase)
 {
-    static const char *const name[FP__N] = {"send", "receive", "ack"};
-    static uint16_t tmp[NCP_FP_RING];
-    uint32_t pk = ncp.fp[FP_TX].n + ncp.fp[FP_RX].n;
+    static const char *const name[NCP_TEST_FP__N] = {"send", "receive", "ack"};
+    static struct ncp_test_fp fp;
+    uint16_t *tmp = fp.s;
+    uint32_t pk = ncp_test_fp_count(NCP_TEST_FP_TX) + ncp_test_fp_count(NCP_TEST_FP_RX), pr[3];
 
-    for (unsigned k = 0; k < FP__N; k++) {
-        const struct ncp_fp *f = &ncp.fp[k];
+    for (unsigned k = 0; k < NCP_TEST_FP__N; k++) {
+        const struct ncp_test_fp *f = &fp;
+        ncp_test_fp(k, &fp);
         if (!f->n)
             continue;
-        uint32_t m = f->n < NCP_FP_RING ? f->n : NCP_FP_RING;
-        memcpy(tmp, f->s, m * sizeof tmp[0]);
+        uint32_t m = f->n < NCP_TEST_FP_RING ? f->n : NCP_TEST_FP_RING;
         qsort(tmp, m, sizeof tmp[0], cmp16);
         printf("node %lu phase %s: %-7s %4lu %s: median %4u max %4lu mean %4lu cycles/%s\n", (unsigned long)me,
-               phase, name[k], (unsigned long)f->n, k == FP_ACK ? "frames " : "packets", tmp[m / 2],
-               (unsigned long)f->max, (unsigned long)(f->sum / f->n), k == FP_ACK ? "ACK" : "packet");
+               phase, name[k], (unsigned long)f->n, k == NCP_TEST_FP_ACK ? "frames " : "packets", tmp[m / 2],
+               (unsigned long)f->max, (unsigned long)(f->sum / f->n), k == NCP_TEST_FP_ACK ? "ACK" : "packet");
     }
-#if NCP_PROFILE
-    for (unsigned i = 0; i < 16; i++)
-        if (ncp_prof[i][2])
+    for (unsigned i = 0; ncp_test_prof(i, pr); i++) /* a build with -DNCP_PROFILE=1 */
+        if (pr[2])
             printf("node %lu profile %u: %lu cycles %lu instructions (%lu)\n", (unsigned long)me, i,
-                   (unsigned long)(ncp_prof[i][0] / ncp_prof[i][2]), (unsigned long)(ncp_prof[i][1] / ncp_prof[i][2]),
-                   (unsigned long)ncp_prof[i][2]);
-#endif
+                   (unsigned long)(pr[0] / pr[2]), (unsigned long)(pr[1] / pr[2]), (unsigned long)pr[2]);
     if (pk)
         printf("node %lu phase %s: core busy %lu cycles/packet (busy %lu, asleep %lu)\n", (unsigned long)me, phase,
                (unsigned long)(busy / pk), (unsigned long)busy, (unsigned long)idle);
@@ -220,9 +210,12 @@ static void initiator(void)
     reset_stats();
     stream(NIC_OP_RDMA_READ, PHASE_OPS, 0, 0);
     report("C (aligned read)");
+    struct xport_stats st;
+    struct nic_stats s;
+    ncp_test_peer_stats(1, &st);
+    ncp_test_stats(&s);
     printf("node 0: retransmits %lu timeouts %lu nacks received %lu (a receiver slower than the link drops frames)\n",
-           (unsigned long)ncp.peer[1].x.st.retransmits, (unsigned long)ncp.peer[1].x.st.timeouts,
-           (unsigned long)ncp.c.s.nacks_received);
+           (unsigned long)st.retransmits, (unsigned long)st.timeouts, (unsigned long)s.nacks_received);
 }
 
 /* Target: follows the phases by the packets it delivered (A, B) and sent (C). */
@@ -231,32 +224,35 @@ static void target(void)
     const uint32_t n = PHASE_OPS * PKTS_PER_OP;
     uint32_t t = hal_now();
 
-    while (ncp.fp[FP_RX].n < WARM_OPS * PKTS_PER_OP) {
+    while (ncp_test_fp_count(NCP_TEST_FP_RX) < WARM_OPS * PKTS_PER_OP) {
         FWT_CHECK(hal_now() - t < 100000000u, 40, "warm-up");
         step();
     }
     reset_stats();
-    while (ncp.fp[FP_RX].n < n) {
+    while (ncp_test_fp_count(NCP_TEST_FP_RX) < n) {
         FWT_CHECK(hal_now() - t < 100000000u, 41, "phase A");
         step();
     }
     report("A (aligned write)");
     reset_stats();
-    while (ncp.fp[FP_RX].n < n) {
+    while (ncp_test_fp_count(NCP_TEST_FP_RX) < n) {
         FWT_CHECK(hal_now() - t < 100000000u, 42, "phase B");
         step();
     }
     report("B (unaligned write)");
     reset_stats();
-    while (ncp.fp[FP_TX].n < n) {
+    while (ncp_test_fp_count(NCP_TEST_FP_TX) < n) {
         FWT_CHECK(hal_now() - t < 100000000u, 43, "phase C");
         step();
     }
     report("C (aligned read)");
-    uint32_t last = hal_now(), rx = ncp.c.s.rx_packets;
+    static struct nic_stats s;
+    ncp_test_stats(&s);
+    uint32_t last = hal_now(), rx = s.rx_packets;
     while (hal_now() - last < QUIET) { /* the initiator's last ACKs */
-        if (ncp.c.s.rx_packets != rx) {
-            rx = ncp.c.s.rx_packets;
+        ncp_test_stats(&s);
+        if (s.rx_packets != rx) {
+            rx = s.rx_packets;
             last = hal_now();
         }
         ncp_run_once();
@@ -270,22 +266,15 @@ int main(void)
     FWT_CHECK(FWT_ARGS->magic == FWTEST_ARGS_MAGIC && FWT_ARGS->nodes >= 2, 1, "harness arguments");
     host_pa = fwt_u64(FWT_ARGS->host_buf_lo, FWT_ARGS->host_buf_hi);
     ncp_boot();
-    me = ncp.me;
-    ncp.nodes = (uint16_t)FWT_ARGS->nodes;
-    ncp.inited = 1;
-    ncp.ev_pa = host_pa;
-    ncp.ev_log2 = 6;
-    ncp.ep[EP].state = EP_IDLE;
-    ncp.ep[EP].pid = PID;
-    ncp.ep[EP].cq_pa = host_pa;
-    ncp.ep[EP].cq_log2 = 4;
-    ncp.ep[EP].cur = -1;
-    uint32_t vmh_per_line = xlate_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry);
+    me = ncp_test_node();
+    ncp_test_init((uint16_t)FWT_ARGS->nodes, host_pa, 6);
+    ncp_test_ep_open(EP, PID, host_pa, 4);
+    uint32_t vmh_per_line = ncp_test_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry);
     uint64_t base = me == 0 ? VA_SRC : VA_DST;
     for (uint32_t p = 0; p < 64u; p += vmh_per_line)
         fill(NIC_CACHE_VMH, (uint32_t)((base >> 12) + p) / vmh_per_line);
-    fill(NIC_CACHE_CBH, BUF / (xlate_line_bytes(NIC_CACHE_CBH) / sizeof(struct nic_cbh_entry)));
-    fill(NIC_CACHE_PCH, PID / (xlate_line_bytes(NIC_CACHE_PCH) / sizeof(struct nic_pch_entry)));
+    fill(NIC_CACHE_CBH, BUF / (ncp_test_line_bytes(NIC_CACHE_CBH) / sizeof(struct nic_cbh_entry)));
+    fill(NIC_CACHE_PCH, PID / (ncp_test_line_bytes(NIC_CACHE_PCH) / sizeof(struct nic_pch_entry)));
     if (me == 0)
         initiator();
     else if (me == 1)

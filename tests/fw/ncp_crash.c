@@ -9,12 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cmd.h"
-#include "dmaq.h"
-#include "loop.h"
-#include "ncp.h"
-#include "requester.h"
-#include "xlate.h"
+#include "hal.h"
+#include "ncp_test.h"
 
 uint32_t ncp_crash_bad_load(void);
 
@@ -25,11 +21,14 @@ __attribute__((noinline)) uint32_t ncp_crash_bad_load(void)
 
 int main(void)
 {
+    static struct nic_stats s;
+
     ncp_boot();
-    printf("fw_ncp_crash: node %u runs the NCP; node 1 crashes after 24 received packets\n", (unsigned)ncp.me);
+    printf("fw_ncp_crash: node %u runs the NCP; node 1 crashes after 24 received packets\n", (unsigned)ncp_test_node());
     for (;;) {
         ncp_run_once();
-        if (ncp.me == 1 && ncp.c.s.rx_packets >= 24)
+        ncp_test_stats(&s);
+        if (ncp_test_node() == 1 && s.rx_packets >= 24)
             printf("fw_ncp_crash: read %lu\n", (unsigned long)ncp_crash_bad_load());
         hal_sleep();
     }

@@ -49,14 +49,14 @@ static const struct nic_cqe *xfer(uint8_t op, uint32_t len, uint64_t laddr, uint
 
 static void initiator(void)
 {
-    uint32_t err0 = ncp.c.dma_errors;
+    uint32_t err0 = fwh_counters().dma_errors;
 
     FWT_CHECK(xfer(NIC_OP_RDMA_WRITE, 3 * 4096, VA_SRC + 9 * 4096, 0, 2)->status == NIC_ST_HOST_ERROR, 12,
               "W2: a write whose middle segment cannot be loaded fails HOST_ERROR");
     FWT_CHECK(xfer(NIC_OP_RDMA_WRITE, 1024, VA_SRC + 512, 2048, 0)->status == NIC_ST_OK, 13, "W0");
     FWT_CHECK(xfer(NIC_OP_RDMA_WRITE, 1024, VA_SRC + BAD_SRC * 4096, 0, 1)->status == NIC_ST_HOST_ERROR, 14,
               "W1: a write that cannot be loaded fails HOST_ERROR");
-    FWT_CHECK(ncp.c.dma_errors - err0 >= 2, 15, "the DMA errors were counted");
+    FWT_CHECK(fwh_counters().dma_errors - err0 >= 2, 15, "the DMA errors were counted");
     FWT_CHECK(xfer(NIC_OP_RDMA_READ, 3 * 4096, VA_SRC + 3 * 4096, 19 * 4096, 12)->status == NIC_ST_HOST_ERROR, 16,
               "R2: a read whose responder cannot load a middle segment fails HOST_ERROR");
     FWT_CHECK(xfer(NIC_OP_RDMA_READ, 1024, VA_SRC + 2048, 1024, 10)->status == NIC_ST_OK, 17, "R0");
@@ -69,27 +69,28 @@ static void initiator(void)
             printf("node 0: byte %lu is 0x%02x, expected 0x%02x\n", (unsigned long)j, page[j], want);
         FWT_CHECK(page[j] == want, 19, "node 0's page: no stale frame bytes written by a failed read");
     }
-    printf("node 0: verified; dma_errors %lu\n", (unsigned long)ncp.c.dma_errors);
+    printf("node 0: verified; dma_errors %lu\n", (unsigned long)fwh_counters().dma_errors);
 }
 
 static void target(void)
 {
-    uint32_t start = hal_now(), last = hal_now(), rx = 0, served, gen0 = ncp.resp_gen;
+    struct ncp_test_resp r;
+    ncp_test_responder(&r);
+    uint32_t start = hal_now(), last = hal_now(), rx = 0, served, gen0 = r.started;
 
     for (;;) {
         FWT_CHECK(hal_now() - start < 10u * LIMIT, 40, "target did not finish");
         fwh_step(5000u);
-        if (ncp.c.s.rx_packets != rx) {
-            rx = ncp.c.s.rx_packets;
+        if (fwh_stats().rx_packets != rx) {
+            rx = fwh_stats().rx_packets;
             last = hal_now();
         }
-        served = ncp.resp_gen - gen0; /* responses started (one id each) */
-        for (uint32_t i = 0; i < NCP_RESP; i++)
-            served += ncp.resp[i].state ? 1000u : 0u;
+        ncp_test_responder(&r);
+        served = r.started - gen0 + 1000u * r.active; /* responses started, those still served */
         if (served == 3 && hal_now() - last > QUIET)
             break; /* the three read responses were served and acknowledged, and the link is quiet */
     }
-    FWT_CHECK(ncp.c.dma_errors >= 2, 41, "the responder's DMA errors were counted");
+    FWT_CHECK(fwh_counters().dma_errors >= 2, 41, "the responder's DMA errors were counted");
     fwh_read_host_page(page);
     for (uint32_t j = 0; j < 4096; j++) {
         uint8_t want = j >= 2048 && j < 3072 ? fwtest_pattern(j - 2048 + 512, 0) : fwtest_pattern(j, 0);
@@ -97,7 +98,7 @@ static void target(void)
             printf("node 1: byte %lu is 0x%02x, expected 0x%02x\n", (unsigned long)j, page[j], want);
         FWT_CHECK(page[j] == want, 42, "node 1's page: no stale frame bytes written by a failed write");
     }
-    printf("node 1: verified; dma_errors %lu\n", (unsigned long)ncp.c.dma_errors);
+    printf("node 1: verified; dma_errors %lu\n", (unsigned long)fwh_counters().dma_errors);
 }
 
 int main(void)

@@ -1,12 +1,13 @@
 /*
  * ncp_fwhost.h - the host's part for NCP test images that install every cache line before any
  * traffic (no miss service): what INIT and EP_OPEN would set, whole VMH/CBH/PCH lines installed
- * as FILL (or STATIC_LOAD) would after its DMA, send queue entries rung through req_on_doorbell,
+ * as FILL (or STATIC_LOAD) would after its DMA, send queue entries rung as a doorbell would,
  * completions taken from the CQ hook with the time they came. One process (FWH_PID) with one
  * endpoint (FWH_EP) per node; its virtual pages alias the one host page nicrun pins, or map to a
  * frame with no memory behind it (a host bus error on DMA).
  *
- * Header-only, for one image each (it defines the NCP's test hooks).
+ * Header-only, for one image each (it defines the NCP's test hooks). The NCP only through
+ * firmware/src/ncp_test.h.
  */
 #ifndef NCP_FWHOST_H
 #define NCP_FWHOST_H
@@ -14,14 +15,9 @@
 #include <string.h>
 
 #include "fwtest_util.h"
-#include "cmd.h"
-#include "conn.h"
-#include "ops.h"
-#include "dmaq.h"
-#include "loop.h"
-#include "ncp.h"
-#include "requester.h"
-#include "xlate.h"
+#include "hal.h"
+#include "ncp_test.h"
+#include "ncp_util.h"
 
 #define FWH_PID 1u
 #define FWH_EP 1u
@@ -40,7 +36,7 @@ static uint32_t fwh_cqe_at[FWH_NCQE], fwh_ncqe;
 
 int ncp_test_on_event(const struct nic_event *ev)
 {
-    ncp.ev_ci = ncp.ev_n; /* consumed at once */
+    ncp_test_events_consumed(); /* consumed at once */
     FWT_CHECK(ev->type != NIC_EV_MISS, 90, "a lookup missed (every line was installed)");
     return 1;
 }
@@ -53,6 +49,42 @@ int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *c)
     return 1;
 }
 
+/* What the tests check, read now through ncp_test.h. */
+static inline struct nic_stats fwh_stats(void)
+{
+    struct nic_stats s;
+    ncp_test_stats(&s);
+    return s;
+}
+
+static inline struct ncp_test_counters fwh_counters(void)
+{
+    struct ncp_test_counters c;
+    ncp_test_counters(&c);
+    return c;
+}
+
+static inline struct xport_stats fwh_peer(uint32_t peer)
+{
+    struct xport_stats st;
+    ncp_test_peer_stats(peer, &st);
+    return st;
+}
+
+static inline struct ncp_test_op fwh_op(uint32_t slot)
+{
+    struct ncp_test_op o;
+    ncp_test_op(slot, &o);
+    return o;
+}
+
+static inline struct ncp_test_resp fwh_resp(void)
+{
+    struct ncp_test_resp r;
+    ncp_test_responder(&r);
+    return r;
+}
+
 /* Boots the NCP and sets what the driver's INIT and EP_OPEN would. */
 static void fwh_boot(void)
 {
@@ -60,23 +92,15 @@ static void fwh_boot(void)
     fwh_host_pa = fwt_u64(FWT_ARGS->host_buf_lo, FWT_ARGS->host_buf_hi);
     fwh_nomem_pa = fwt_u64(FWT_ARGS->nomem_lo, FWT_ARGS->nomem_hi);
     ncp_boot();
-    fwh_me = ncp.me;
-    ncp.nodes = (uint16_t)FWT_ARGS->nodes;
-    ncp.inited = 1;
-    ncp.ev_pa = fwh_host_pa;
-    ncp.ev_log2 = 6;
-    ncp.ev_ci = 0;
-    ncp.ep[FWH_EP].state = EP_IDLE;
-    ncp.ep[FWH_EP].pid = FWH_PID;
-    ncp.ep[FWH_EP].cq_pa = fwh_host_pa;
-    ncp.ep[FWH_EP].cq_log2 = 4;
-    ncp.ep[FWH_EP].cur = -1;
+    fwh_me = ncp_test_node();
+    ncp_test_init((uint16_t)FWT_ARGS->nodes, fwh_host_pa, 6);
+    ncp_test_ep_open(FWH_EP, FWH_PID, fwh_host_pa, 4);
 }
 
 static void fwh_install(uint8_t cache, uint32_t line)
 {
-    int32_t st = NCP_LOOKUP_STATIC ? xlate_static_load(cache, FWH_PID, line, fwh_image)
-                                   : xlate_fill(cache, FWH_PID, line, lkc_epoch(&ncp_cache[cache], FWH_PID), fwh_image);
+    int32_t st = NCP_LOOKUP_STATIC ? ncp_test_static_load(cache, FWH_PID, line, fwh_image)
+                                   : ncp_test_fill(cache, FWH_PID, line, ncp_test_epoch(cache, FWH_PID), fwh_image);
     FWT_CHECK(st == NIC_ST_OK, 93, "fill");
 }
 
@@ -84,7 +108,7 @@ static void fwh_install(uint8_t cache, uint32_t line)
  * rights, except page index `bad` of the line (if < the line's pages), which maps to no memory. */
 static void fwh_install_vmh(uint64_t va, uint32_t bad)
 {
-    uint32_t n = xlate_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry);
+    uint32_t n = ncp_test_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry);
     struct nic_vmh_entry *e = (struct nic_vmh_entry *)(void *)fwh_image;
 
     FWT_CHECK(n * sizeof *e <= sizeof fwh_image && (uint32_t)(va >> 12) % n == 0, 94, "VMH line");
@@ -114,7 +138,7 @@ static void fwh_install_buffer(uint32_t buf, uint64_t va, uint32_t len)
     c[FWH_LBUF].len_hi = 1u << 12; /* [0, 2^44) */
     c[FWH_LBUF].owner_pid = FWH_PID;
     fwh_install(NIC_CACHE_CBH, 0);
-    uint32_t pl = xlate_line_bytes(NIC_CACHE_PCH) / sizeof *p; /* pids per PCH line */
+    uint32_t pl = ncp_test_line_bytes(NIC_CACHE_PCH) / sizeof *p; /* pids per PCH line */
     memset(fwh_image, 0, sizeof fwh_image);
     p[FWH_PID % pl].flags = NIC_ENTRY_VALID;
     p[FWH_PID % pl].ep = FWH_EP;
@@ -126,7 +150,7 @@ static void fwh_post(uint8_t op, uint32_t len, uint64_t laddr, uint16_t rnode, u
                      uint32_t wr)
 {
     volatile struct nic_sq_entry *s = (volatile struct nic_sq_entry *)(uintptr_t)(
-        NIC_SRAM_SENDQ_BASE + FWH_EP * NIC_SENDQ_STRIDE + (fwh_sq_pi % NCP_SQ_N) * sizeof(struct nic_sq_entry));
+        NIC_SRAM_SENDQ_BASE + FWH_EP * NIC_SENDQ_STRIDE + (fwh_sq_pi % ncp_test_sq_entries()) * sizeof(struct nic_sq_entry));
     struct nic_sq_entry e;
 
     memset(&e, 0, sizeof e);
@@ -144,7 +168,7 @@ static void fwh_post(uint8_t op, uint32_t len, uint64_t laddr, uint16_t rnode, u
     e.wr_id_lo = wr;
     e.lbuf = FWH_LBUF;
     memcpy((void *)s, &e, sizeof e);
-    req_on_doorbell(FWH_EP, NIC_DB_SQ_PI, ++fwh_sq_pi);
+    ncp_test_sq_doorbell(FWH_EP, ++fwh_sq_pi);
 }
 
 /* One pass of the NCP, then sleep until an event or at most `wake` cycles. */
@@ -176,9 +200,8 @@ static void fwh_run_for(uint32_t cycles)
 /* The host page as it is now, by DMA into buf (4 KiB). */
 static void fwh_read_host_page(uint8_t *buf)
 {
-    dmaq_post(HAL_SRAM_OFF(buf), fwh_host_pa, 4096, 0, DK_NONE, 0, 0);
-    uint32_t target = ncp.dq_head;
-    for (uint32_t spin = 0; seq_lt(ncp.dq_done, target); spin++) {
+    uint32_t ticket = ncp_test_dma_from_host(buf, fwh_host_pa, 4096);
+    for (uint32_t spin = 0; !ncp_test_dma_passed(ticket); spin++) {
         FWT_CHECK(spin < 1000000u, 95, "host page DMA");
         ncp_run_once();
     }

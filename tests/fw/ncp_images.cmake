@@ -1,6 +1,9 @@
-# NCP firmware-level test images (firmware project): the real NCP library with a test main.
+# NCP firmware-level test images (firmware project): the real NCP library with a test main that
+# reaches the NCP through firmware/src/ncp_test.h only (implemented by testapi.c, never in ncp.img).
+add_library(ncp_testapi STATIC ${NIC_SOURCE_DIR}/firmware/src/testapi.c)
+target_link_libraries(ncp_testapi PUBLIC ncp_core)
 ncp_image(fw_ncp_rdma ${NIC_SOURCE_DIR}/tests/fw/ncp_rdma.c)
-target_link_libraries(fw_ncp_rdma PRIVATE ncp_core)
+target_link_libraries(fw_ncp_rdma PRIVATE ncp_testapi)
 target_include_directories(fw_ncp_rdma PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
 
@@ -11,17 +14,17 @@ target_include_directories(fw_ncp_bench_lkc PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
 # Benchmark: fast-path cycles per packet, send and receive, every lookup hitting (docs/firmware.md).
 ncp_image(fw_ncp_bench_fast ${NIC_SOURCE_DIR}/tests/fw/ncp_bench_fast.c)
-target_link_libraries(fw_ncp_bench_fast PRIVATE ncp_core)
+target_link_libraries(fw_ncp_bench_fast PRIVATE ncp_testapi)
 target_include_directories(fw_ncp_bench_fast PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
 # Error paths with every cache line installed first (tests/fw/ncp_fwhost.h): host DMA errors while
 # loading packet data (docs/firmware.md "Host DMA errors"), and the initiator's read timeout.
 foreach(t dma_errors read_timeout stale void)
   ncp_image(fw_ncp_${t} ${NIC_SOURCE_DIR}/tests/fw/ncp_${t}.c)
-  target_link_libraries(fw_ncp_${t} PRIVATE ncp_core)
+  target_link_libraries(fw_ncp_${t} PRIVATE ncp_testapi)
   target_include_directories(fw_ncp_${t} PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 endforeach()
 
 # A real NCP that crashes mid-run on node 1 (issue 17: nicsim explains a halted NCP).
 ncp_image(fw_ncp_crash ${NIC_SOURCE_DIR}/tests/fw/ncp_crash.c)
-target_link_libraries(fw_ncp_crash PRIVATE ncp_core)
+target_link_libraries(fw_ncp_crash PRIVATE ncp_testapi)

@@ -1,10 +1,10 @@
 /*
  * fw_ncp_rdma: the real NCP (firmware/src, linked as a library) on two NICs of the cluster, with
  * this image playing the host's part until the driver (host-driver/) can load and serve the NCP:
- * it opens an endpoint and registers memory by writing the NCP's state as EP_OPEN would, posts
- * send queue entries into the endpoint's send queue in SRAM and rings it (req_on_doorbell, the
- * path a doorbell takes), serves miss events after a delay by installing cache lines
- * (xlate_fill, what a FILL command does after its DMA), and takes completions from the CQ hook.
+ * it initialises the NCP and opens an endpoint as INIT and EP_OPEN would, posts send queue entries
+ * into the endpoint's send queue in SRAM and rings it (ncp_test_sq_doorbell, the path a doorbell
+ * takes), serves miss events after a delay by installing cache lines (ncp_test_fill, what a FILL
+ * command does after its DMA), and takes completions from the CQ hook (firmware/src/ncp_test.h).
  *
  * Host memory: nicrun pins one page per node. Virtual pages of pid 1 alias it (VMH entries of
  * several pages point to the same physical page), so a 12 KiB write has three 4 KiB segments,
@@ -23,12 +23,9 @@
 #include <string.h>
 
 #include "fwtest_util.h"
-#include "cmd.h"
-#include "dmaq.h"
-#include "loop.h"
-#include "ncp.h"
-#include "requester.h"
-#include "xlate.h"
+#include "hal.h"
+#include "ncp_test.h"
+#include "ncp_util.h"
 
 #define VA_SRC 0x10000000ull /* node 0, pid 1: 5 pages aliasing the host page */
 #define VA_DST 0x20000000ull /* node 1, pid 1: 4 pages aliasing the host page (buffer 5) */
@@ -45,6 +42,20 @@ static uint32_t me;
 static uint8_t image[1024] __attribute__((aligned(16)));
 static uint8_t check_buf[4096] __attribute__((aligned(16)));
 
+static struct nic_stats stats(void)
+{
+    struct nic_stats s;
+    ncp_test_stats(&s);
+    return s;
+}
+
+static struct xport_stats peer_stats(uint32_t peer)
+{
+    struct xport_stats st;
+    ncp_test_peer_stats(peer, &st);
+    return st;
+}
+
 /* ---- the host's miss thread ---- */
 struct pending_fill {
     uint8_t used, cache;
@@ -57,7 +68,7 @@ static uint32_t misses_seen, events_seen;
 int ncp_test_on_event(const struct nic_event *ev)
 {
     events_seen++;
-    ncp.ev_ci = ncp.ev_n; /* consumed at once */
+    ncp_test_events_consumed(); /* consumed at once */
     if (ev->type != NIC_EV_MISS)
         return 1;
     misses_seen++;
@@ -72,7 +83,7 @@ int ncp_test_on_event(const struct nic_event *ev)
 
 static void build_line(uint8_t cache, uint16_t pid, uint32_t line)
 {
-    uint32_t L = xlate_line_bytes(cache);
+    uint32_t L = ncp_test_line_bytes(cache);
     memset(image, 0, sizeof image);
     if (cache == NIC_CACHE_VMH) {
         struct nic_vmh_entry *e = (struct nic_vmh_entry *)(void *)image;
@@ -120,7 +131,7 @@ static void serve_fills(void)
         struct pending_fill *f = &fills[i];
         if (f->used && (int32_t)(hal_now() - f->due) >= 0) {
             build_line(f->cache, f->pid, f->line);
-            int32_t st = xlate_fill(f->cache, f->pid, f->line, f->epoch, image);
+            int32_t st = ncp_test_fill(f->cache, f->pid, f->line, f->epoch, image);
             FWT_CHECK(st == NIC_ST_OK, 20, "fill refused");
             f->used = 0;
         }
@@ -143,7 +154,7 @@ static uint32_t sq_pi;
 static void post(uint8_t op, uint8_t flags, uint32_t len, uint64_t laddr, uint64_t roff, uint32_t rkey, uint32_t wr)
 {
     volatile struct nic_sq_entry *s = (volatile struct nic_sq_entry *)(uintptr_t)(
-        NIC_SRAM_SENDQ_BASE + EP * NIC_SENDQ_STRIDE + (sq_pi % NCP_SQ_N) * sizeof(struct nic_sq_entry));
+        NIC_SRAM_SENDQ_BASE + EP * NIC_SENDQ_STRIDE + (sq_pi % ncp_test_sq_entries()) * sizeof(struct nic_sq_entry));
     struct nic_sq_entry e;
     memset(&e, 0, sizeof e);
     e.op = op;
@@ -159,7 +170,7 @@ static void post(uint8_t op, uint8_t flags, uint32_t len, uint64_t laddr, uint64
     e.wr_id_lo = wr;
     e.lbuf = LBUF;
     memcpy((void *)s, &e, sizeof e);
-    req_on_doorbell(EP, NIC_DB_SQ_PI, ++sq_pi);
+    ncp_test_sq_doorbell(EP, ++sq_pi);
 }
 
 static void run_until(uint32_t n_cqe, uint32_t code)
@@ -176,9 +187,8 @@ static void run_until(uint32_t n_cqe, uint32_t code)
 
 static void read_host_page(void)
 {
-    dmaq_post(HAL_SRAM_OFF(check_buf), host_pa, sizeof check_buf, 0, DK_NONE, 0, 0);
-    uint32_t target = ncp.dq_head;
-    for (uint32_t spin = 0; seq_lt(ncp.dq_done, target); spin++) {
+    uint32_t ticket = ncp_test_dma_from_host(check_buf, host_pa, sizeof check_buf);
+    for (uint32_t spin = 0; !ncp_test_dma_passed(ticket); spin++) {
         FWT_CHECK(spin < 1000000u, 30, "check DMA");
         ncp_run_once();
     }
@@ -186,13 +196,15 @@ static void read_host_page(void)
 
 static void report_fast_path(void)
 {
-    static const char *const name[FP__N] = {"send", "receive", "ack"};
-    for (unsigned k = 0; k < FP_ACK; k++)
-        if (ncp.fp[k].n)
+    static const char *const name[NCP_TEST_FP__N] = {"send", "receive", "ack"};
+    static struct ncp_test_fp f;
+    for (unsigned k = 0; k < NCP_TEST_FP_ACK; k++) {
+        ncp_test_fp(k, &f);
+        if (f.n)
             printf("node %lu: %s fast path %lu cycles/packet mean, %lu max (%lu packets, %lu B average)\n",
-                   (unsigned long)me, name[k], (unsigned long)(ncp.fp[k].sum / ncp.fp[k].n),
-                   (unsigned long)ncp.fp[k].max, (unsigned long)ncp.fp[k].n,
-                   (unsigned long)(ncp.fp[k].bytes / ncp.fp[k].n));
+                   (unsigned long)me, name[k], (unsigned long)(f.sum / f.n), (unsigned long)f.max,
+                   (unsigned long)f.n, (unsigned long)(f.bytes / f.n));
+    }
 }
 
 static void initiator(void)
@@ -213,7 +225,7 @@ static void initiator(void)
             FWT_CHECK(cqes[i].bytes == 3 * 4096, 12, "write completion bytes");
     }
     /* item 11: one refused op = one refused_ops, however many NACKs (duplicates, resends) came */
-    FWT_CHECK(ncp.c.s.refused_ops == 2 && ncp.c.s.local_denied == 0 && ncp.c.s.protection_errors == 0, 18,
+    FWT_CHECK(stats().refused_ops == 2 && stats().local_denied == 0 && stats().protection_errors == 0, 18,
               "refusal counters at the initiator");
     post(NIC_OP_RDMA_READ, NIC_WR_SIGNALED, 4096, VA_SRC, 0, KEY, 5);
     run_until(5, 13);
@@ -222,28 +234,31 @@ static void initiator(void)
     for (uint32_t j = 0; j < 4096; j++)
         FWT_CHECK(check_buf[j] == fwtest_pattern((j + 900) % 4096, 0), 15, "bytes written then read back");
     if (!NCP_LOOKUP_STATIC && NCP_NACK) /* the target's misses came back as NACKs, no timeout paid */
-        FWT_CHECK(ncp.c.s.nacks_received > 2 && ncp.peer[1].x.st.nacks_retry > 0 &&
-                      (FWT_ARGS->faults || ncp.peer[1].x.st.resumes > 0),
+        FWT_CHECK(stats().nacks_received > 2 && peer_stats(1).nacks_retry > 0 &&
+                      (FWT_ARGS->faults || peer_stats(1).resumes > 0),
                   16, "miss NACKs, and (on a clean link) RESUME after the fills");
     if (!NCP_LOOKUP_STATIC && !NCP_NACK) /* seed-faithful: the sender found out by timing out */
-        FWT_CHECK(ncp.peer[1].x.st.timeouts > 0 && ncp.peer[1].x.st.nacks_retry == 0, 17, "miss timeouts");
+        FWT_CHECK(peer_stats(1).timeouts > 0 && peer_stats(1).nacks_retry == 0, 17, "miss timeouts");
     printf("node 0: write+read verified; retransmits %lu timeouts %lu nacks rx %lu resumes %lu misses %lu\n",
-           (unsigned long)ncp.peer[1].x.st.retransmits, (unsigned long)ncp.peer[1].x.st.timeouts,
-           (unsigned long)ncp.c.s.nacks_received, (unsigned long)ncp.peer[1].x.st.resumes, (unsigned long)misses_seen);
+           (unsigned long)peer_stats(1).retransmits, (unsigned long)peer_stats(1).timeouts,
+           (unsigned long)stats().nacks_received, (unsigned long)peer_stats(1).resumes, (unsigned long)misses_seen);
 }
 
 static void target(void)
 {
-    uint32_t start = hal_now(), last = hal_now(), rx = 0;
+    struct ncp_test_resp r;
+    ncp_test_responder(&r);
+    uint32_t start = hal_now(), last = hal_now(), rx = 0, started0 = r.started;
     for (;;) {
         FWT_CHECK(hal_now() - start < 150000000u, 40, "target did not finish");
         ncp_run_once();
         serve_fills();
-        if (ncp.c.s.rx_packets != rx) {
-            rx = ncp.c.s.rx_packets;
+        if (stats().rx_packets != rx) {
+            rx = stats().rx_packets;
             last = hal_now();
         }
-        if (ncp.c.s.protection_errors >= 2 && !ncp.resp[0].state && ncp.resp[0].id && hal_now() - last > QUIET)
+        ncp_test_responder(&r);
+        if (stats().protection_errors >= 2 && r.started != started0 && !r.active && hal_now() - last > QUIET)
             break;
         hal_timer_at(hal_now() + 5000u);
         hal_sleep();
@@ -252,15 +267,15 @@ static void target(void)
     for (uint32_t j = 0; j < 4096; j++)
         FWT_CHECK(check_buf[j] == fwtest_pattern((j + 900) % 4096, 0), 41, "bytes the write delivered");
     if (!NCP_LOOKUP_STATIC)
-        FWT_CHECK(ncp.c.s.drops_miss > 0 && misses_seen >= 3, 42, "receive-path misses");
+        FWT_CHECK(stats().drops_miss > 0 && misses_seen >= 3, 42, "receive-path misses");
     /* item 11: protection_errors = packets refused here: at least one per refused write (a resend
      * that raced with the NACK is refused, and counted, again) */
-    FWT_CHECK(ncp.c.s.protection_errors >= 2, 43, "protection_errors: one per refused packet");
-    FWT_CHECK(ncp.c.s.refused_ops == 0, 44, "no op of the target refused");
+    FWT_CHECK(stats().protection_errors >= 2, 43, "protection_errors: one per refused packet");
+    FWT_CHECK(stats().refused_ops == 0, 44, "no op of the target refused");
     printf("node 1: verified; drops_miss %lu nacks sent %lu protection %lu dup %lu bad %lu\n",
-           (unsigned long)ncp.c.s.drops_miss, (unsigned long)ncp.c.s.nacks_sent,
-           (unsigned long)ncp.c.s.protection_errors, (unsigned long)ncp.c.s.dup_packets,
-           (unsigned long)ncp.c.s.drops_bad);
+           (unsigned long)stats().drops_miss, (unsigned long)stats().nacks_sent,
+           (unsigned long)stats().protection_errors, (unsigned long)stats().dup_packets,
+           (unsigned long)stats().drops_bad);
 }
 
 int main(void)
@@ -269,35 +284,30 @@ int main(void)
     host_pa = fwt_u64(FWT_ARGS->host_buf_lo, FWT_ARGS->host_buf_hi);
     uint32_t nodes = FWT_ARGS->nodes;
     ncp_boot();
-    me = ncp.me;
+    me = ncp_test_node();
     /* what the driver's INIT and EP_OPEN would do */
-    ncp.nodes = (uint16_t)nodes;
-    ncp.inited = 1;
-    ncp.ev_pa = host_pa;
-    ncp.ev_log2 = 6;
-    ncp.ev_ci = 0;
-    ncp.ep[EP].state = EP_IDLE;
-    ncp.ep[EP].pid = PID;
-    ncp.ep[EP].cq_pa = host_pa;
-    ncp.ep[EP].cq_log2 = 4;
-    ncp.ep[EP].cur = -1;
+    ncp_test_init((uint16_t)nodes, host_pa, 6);
+    ncp_test_ep_open(EP, PID, host_pa, 4);
     if (NCP_LOOKUP_STATIC) { /* registration preloads the full tables (STATIC_LOAD) */
         uint64_t base = me == 0 ? VA_SRC : VA_DST;
-        uint32_t vl = (uint32_t)(base >> 12) / (xlate_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry));
+        uint32_t vl = (uint32_t)(base >> 12) / (ncp_test_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry));
         build_line(NIC_CACHE_VMH, PID, vl);
-        FWT_CHECK(xlate_static_load(NIC_CACHE_VMH, PID, vl, image) == NIC_ST_OK, 50, "static VMH load");
+        FWT_CHECK(ncp_test_static_load(NIC_CACHE_VMH, PID, vl, image) == NIC_ST_OK, 50, "static VMH load");
         build_line(NIC_CACHE_CBH, PID, 0);
-        FWT_CHECK(xlate_static_load(NIC_CACHE_CBH, PID, 0, image) == NIC_ST_OK, 51, "static CBH load");
+        FWT_CHECK(ncp_test_static_load(NIC_CACHE_CBH, PID, 0, image) == NIC_ST_OK, 51, "static CBH load");
         build_line(NIC_CACHE_PCH, PID, 0);
-        FWT_CHECK(xlate_static_load(NIC_CACHE_PCH, PID, 0, image) == NIC_ST_OK, 52, "static PCH load");
+        FWT_CHECK(ncp_test_static_load(NIC_CACHE_PCH, PID, 0, image) == NIC_ST_OK, 52, "static PCH load");
         /* the table is full once every way of the line's bucket holds another line: NO_RESOURCES */
-        uint32_t sets = ncp_cache[NIC_CACHE_CBH].cfg->sets_log2, ways = 1u << ncp_cache[NIC_CACHE_CBH].cfg->ways_log2;
+        struct nic_cache_geom g[NIC_CACHE__COUNT];
+        ncp_test_geom(g);
+        uint32_t ways = g[NIC_CACHE_CBH].ways,
+                 sets = (uint32_t)__builtin_ctz(g[NIC_CACHE_CBH].entries / (g[NIC_CACHE_CBH].line * ways));
         int32_t st = NIC_ST_OK;
         for (uint32_t k = 1; k <= ways && st == NIC_ST_OK; k++)
-            st = xlate_static_load(NIC_CACHE_CBH, PID, k << sets, image);
+            st = ncp_test_static_load(NIC_CACHE_CBH, PID, k << sets, image);
         FWT_CHECK(st == NIC_ST_NO_RESOURCES, 53, "static table full");
         for (uint32_t k = 1; k < ways; k++)
-            xlate_invalidate(NIC_CACHE_CBH, PID, k << sets, 1);
+            ncp_test_invalidate(NIC_CACHE_CBH, PID, k << sets, 1);
     }
     if (me == 0)
         initiator();

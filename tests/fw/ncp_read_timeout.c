@@ -3,7 +3,7 @@
  * NIC_ST_UNREACHABLE instead of staying outstanding (docs/firmware.md "Read timeout").
  *
  * Two nodes, every cache line installed first (ncp_fwhost.h); node 0 reads from node 1's buffer 5.
- * T = ncp_read_timeout() (78.6 ms).
+ * T = ncp_test_read_timeout() (78.6 ms).
  *
  * 1. The responder hangs. R1 reads 256 KiB (64 segments, twice the window); once node 1 has sent
  *    40 segments (so node 0 acknowledged the request and data flows), node 1 stops running its NCP
@@ -29,16 +29,18 @@
 #define RX_OFF 9000000u /* 45 ms */
 #define QUIET 400000u
 
-static uint32_t to; /* ncp_read_timeout() */
+static uint32_t to; /* ncp_test_read_timeout() */
 static uint8_t page[4096] __attribute__((aligned(16)));
 
-/* The read awaiting its responses (its request acknowledged), if any. */
-static const struct ncp_op *awaiting_read(void)
+/* A read awaits its responses (its request acknowledged). */
+static int awaiting_read(void)
 {
-    for (uint32_t i = 0; i < NCP_OPS; i++)
-        if (ncp.op[i].state == OP_ACTIVE && ncp.op[i].kind == NIC_OP_RDMA_READ && ncp.op[i].awaiting)
-            return &ncp.op[i];
-    return NULL;
+    for (uint32_t i = 0; i < ncp_test_op_slots(); i++) {
+        struct ncp_test_op o = fwh_op(i);
+        if (o.live && o.kind == NIC_OP_RDMA_READ && o.awaiting)
+            return 1;
+    }
+    return 0;
 }
 
 static void mac_rx(int on)
@@ -49,13 +51,13 @@ static void mac_rx(int on)
 static void initiator(void)
 {
     /* 1: the responder hangs in the middle of R1's response */
-    uint32_t start = hal_now(), last = start, rx = ncp.c.s.rx_packets;
+    uint32_t start = hal_now(), last = start, rx = fwh_stats().rx_packets;
     fwh_post(NIC_OP_RDMA_READ, 64u * SEG, VA_SRC, 1, BUF, 0, 1);
     while (fwh_ncqe < 1) {
         FWT_CHECK(hal_now() - start < 4u * to, 10, "R1 never completed: the hung responder's read stays outstanding");
         fwh_step(5000u);
-        if (ncp.c.s.rx_packets != rx) {
-            rx = ncp.c.s.rx_packets;
+        if (fwh_stats().rx_packets != rx) {
+            rx = fwh_stats().rx_packets;
             last = hal_now();
         }
     }
@@ -63,15 +65,15 @@ static void initiator(void)
     printf("node 0: R1 completed status %ld bytes %lu, %lu cycles after the last frame (T = %lu)\n",
            (long)fwh_cqe[0].status, (unsigned long)fwh_cqe[0].bytes, (unsigned long)waited, (unsigned long)to);
     FWT_CHECK(fwh_cqe[0].status == NIC_ST_UNREACHABLE, 11, "R1 status");
-    printf("node 0: %lu frames received\n", (unsigned long)ncp.c.s.rx_packets);
-    FWT_CHECK(ncp.c.s.rx_packets >= 32u && ncp.c.s.rx_packets < 64u, 12, "R1 got part of its responses");
+    printf("node 0: %lu frames received\n", (unsigned long)fwh_stats().rx_packets);
+    FWT_CHECK(fwh_stats().rx_packets >= 32u && fwh_stats().rx_packets < 64u, 12, "R1 got part of its responses");
     FWT_CHECK(waited + 10000u >= to && waited <= to + to / 4u + 10000u, 13, "R1 failed after T, within T / 4");
-    FWT_CHECK(ncp.c.read_timeouts == 1, 14, "one read timeout counted");
+    FWT_CHECK(fwh_counters().read_timeouts == 1, 14, "one read timeout counted");
     /* node 1 comes back (1.3 T after it stopped): the rest of R1's response is discarded */
-    uint32_t bad = ncp.c.s.stale_resps;
+    uint32_t bad = fwh_stats().stale_resps;
     fwh_run_for(to / 2u);
-    FWT_CHECK(ncp.c.s.stale_resps > bad && fwh_ncqe == 1, 15, "R1's late responses discarded, no second completion");
-    printf("node 0: %lu late responses of R1 discarded\n", (unsigned long)(ncp.c.s.stale_resps - bad));
+    FWT_CHECK(fwh_stats().stale_resps > bad && fwh_ncqe == 1, 15, "R1's late responses discarded, no second completion");
+    printf("node 0: %lu late responses of R1 discarded\n", (unsigned long)(fwh_stats().stale_resps - bad));
     fwh_post(NIC_OP_RDMA_READ, SEG, VA_SRC + SEG, 1, BUF, 5u * SEG, 2);
     fwh_run_until_cqes(2, to, 16);
     FWT_CHECK(fwh_cqe[1].status == NIC_ST_OK && fwh_cqe[1].bytes == SEG, 17, "R2 after the responder came back");
@@ -80,7 +82,7 @@ static void initiator(void)
         FWT_CHECK(page[j] == fwtest_pattern(j, 1), 18, "node 0's page holds what it read from node 1");
 
     /* 2: the responder gives up on us: its next packet's RESYNC fails R3 at once */
-    uint32_t resyncs = ncp.peer[1].x.st.resyncs;
+    uint32_t resyncs = fwh_peer(1).resyncs;
     start = hal_now();
     fwh_post(NIC_OP_RDMA_READ, 16u * SEG, VA_SRC, 1, BUF, 0, 3);
     while (!awaiting_read()) {
@@ -97,8 +99,8 @@ static void initiator(void)
     printf("node 0: R3 completed status %ld bytes %lu, %lu cycles after the receiver went off\n",
            (long)fwh_cqe[2].status, (unsigned long)fwh_cqe[2].bytes, (unsigned long)(fwh_cqe_at[2] - off));
     FWT_CHECK(fwh_cqe[2].status == NIC_ST_UNREACHABLE, 23, "R3 status");
-    FWT_CHECK(fwh_cqe_at[2] - off < to && ncp.c.read_timeouts == 1, 24, "R3 failed by the void responses, before T");
-    FWT_CHECK(ncp.peer[1].x.st.resyncs > resyncs, 25, "node 1 resynchronised");
+    FWT_CHECK(fwh_cqe_at[2] - off < to && fwh_counters().read_timeouts == 1, 24, "R3 failed by the void responses, before T");
+    FWT_CHECK(fwh_peer(1).resyncs > resyncs, 25, "node 1 resynchronised");
     fwh_run_for(QUIET); /* the rest of node 1's void responses are acknowledged */
 }
 
@@ -114,7 +116,7 @@ static void hang(uint32_t ticks)
     }
     hal_init(HAL_EV_ALL);
     hal_raise_events(HAL_EV_ALL); /* what happened meanwhile: every source is polled */
-    ncp_work.tick = 1;
+    ncp_test_timers_rescan();
 }
 
 static void target(void)
@@ -125,29 +127,27 @@ static void target(void)
     for (;;) {
         FWT_CHECK(hal_now() - start < 8u * to, 40, "target did not finish");
         fwh_step(5000u);
-        if (!hung && ncp.resp[0].state && ncp.resp[0].sent >= 40u * SEG) {
+        struct ncp_test_resp r = fwh_resp();
+        if (!hung && r.active && r.sent >= 40u * SEG) {
             printf("node 1: hangs for 1.3 T\n");
             hang(to + to * 3u / 10u);
             hung = 1;
         }
-        if (ncp.c.s.rx_packets != rx) {
-            rx = ncp.c.s.rx_packets;
+        if (fwh_stats().rx_packets != rx) {
+            rx = fwh_stats().rx_packets;
             last = hal_now();
         }
-        uint32_t used = 0;
-        for (uint32_t i = 0; i < NCP_RESP; i++)
-            used += ncp.resp[i].state != RESP_FREE;
-        if (ncp.c.giveups && !used && hal_now() - last > QUIET)
+        if (fwh_counters().giveups && !fwh_resp().active && hal_now() - last > QUIET)
             break; /* gave up, sent the lost segments of R3 again, and they were acknowledged */
     }
-    FWT_CHECK(hung && ncp.c.giveups == 1, 41, "one give-up, after the hang");
-    printf("node 1: done; giveups %lu timeouts %lu\n", (unsigned long)ncp.c.giveups, (unsigned long)ncp.c.s.timeouts);
+    FWT_CHECK(hung && fwh_counters().giveups == 1, 41, "one give-up, after the hang");
+    printf("node 1: done; giveups %lu timeouts %lu\n", (unsigned long)fwh_counters().giveups, (unsigned long)fwh_stats().timeouts);
 }
 
 int main(void)
 {
     fwh_boot();
-    to = ncp_read_timeout();
+    to = ncp_test_read_timeout();
     fwh_install_vmh(fwh_me == 0 ? VA_SRC : VA_DST, ~0u);
     fwh_install_buffer(BUF, fwh_me == 0 ? VA_SRC : VA_DST, 64u * SEG);
     if (fwh_me == 0)

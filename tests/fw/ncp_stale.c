@@ -25,27 +25,27 @@ static uint8_t page[4096] __attribute__((aligned(16)));
 
 static void initiator(void)
 {
-    uint32_t start = hal_now(), rx0 = ncp.c.s.rx_packets;
+    uint32_t start = hal_now(), rx0 = fwh_stats().rx_packets;
 
     fwh_post(NIC_OP_RDMA_READ, 64u * SEG, VA_SRC, 1, BUF, 0, 1);
-    while (ncp.c.s.rx_packets - rx0 < 30u) {
+    while (fwh_stats().rx_packets - rx0 < 30u) {
         FWT_CHECK(hal_now() - start < 20000000u, 10, "R1's responses flow");
         ncp_run_once();
     }
-    uint32_t r1 = ncp.op[0].id;
-    FWT_CHECK(ncp.op[0].state == OP_ACTIVE && ncp.op[0].kind == NIC_OP_RDMA_READ, 11, "R1 in slot 0");
-    ops_flush_ep(FWH_EP); /* what EP_CLOSE does */
+    struct ncp_test_op op0 = fwh_op(0);
+    uint32_t r1 = op0.id;
+    FWT_CHECK(op0.live && op0.kind == NIC_OP_RDMA_READ, 11, "R1 in slot 0");
+    ncp_test_ep_flush(FWH_EP); /* what EP_CLOSE does */
     FWT_CHECK(fwh_ncqe == 1 && fwh_cqe[0].status == NIC_ST_FLUSHED, 12, "R1 flushed");
     /* 127 more uses of the slot (operations that completed meanwhile) */
     for (uint32_t i = 0; i < 127u; i++) {
-        struct ncp_op *o = op_alloc();
-        FWT_CHECK(o == &ncp.op[0] && o->id != r1, 13, "a new id for every use of the slot");
-        o->state = OP_FREE;
+        uint32_t slot = ~0u, id = r1;
+        FWT_CHECK(ncp_test_op_cycle(&slot, &id) && slot == 0 && id != r1, 13, "a new id for every use of the slot");
     }
-    uint32_t stale0 = ncp.c.s.stale_resps;
+    uint32_t stale0 = fwh_stats().stale_resps;
     fwh_post(NIC_OP_RDMA_READ, 64u * SEG, VA_SRC, 1, BUF, 0, 2);
     fwh_run_until_cqes(2, 40000000u, 14);
-    uint32_t stale_at_r2 = ncp.c.s.stale_resps - stale0;
+    uint32_t stale_at_r2 = fwh_stats().stale_resps - stale0;
     printf("node 0: R2 completed status %ld bytes %lu; late R1 segments discarded before it: %lu\n",
            (long)fwh_cqe[1].status, (unsigned long)fwh_cqe[1].bytes, (unsigned long)stale_at_r2);
     FWT_CHECK(fwh_cqe[1].status == NIC_ST_OK && fwh_cqe[1].bytes == 64u * SEG, 15, "R2 SUCCESS");
@@ -54,7 +54,7 @@ static void initiator(void)
     for (uint32_t j = 0; j < 4096; j++)
         FWT_CHECK(page[j] == fwtest_pattern(j, 1), 18, "node 0's page holds what it read from node 1");
     fwh_run_for(QUIET);
-    FWT_CHECK(ncp.c.s.stale_resps - stale0 == stale_at_r2 && fwh_ncqe == 2, 17,
+    FWT_CHECK(fwh_stats().stale_resps - stale0 == stale_at_r2 && fwh_ncqe == 2, 17,
               "nothing of R2 came after its completion");
 }
 
@@ -69,29 +69,28 @@ static void hang(uint32_t ticks)
     }
     hal_init(HAL_EV_ALL);
     hal_raise_events(HAL_EV_ALL);
-    ncp_work.tick = 1;
+    ncp_test_timers_rescan();
 }
 
 static void target(void)
 {
-    uint32_t start = hal_now(), last = 0, rx = 0, gen0 = ncp.resp_gen;
+    uint32_t start = hal_now(), last = 0, rx = 0, gen0 = fwh_resp().started;
     int hung = 0;
 
     for (;;) {
         FWT_CHECK(hal_now() - start < 100000000u, 40, "target did not finish");
         fwh_step(5000u);
-        if (!hung && ncp.resp[0].state && ncp.resp[0].sent >= 40u * SEG) {
+        struct ncp_test_resp r = fwh_resp();
+        if (!hung && r.active && r.sent >= 40u * SEG) {
             hang(HANG);
             hung = 1;
         }
-        if (ncp.c.s.rx_packets != rx) {
-            rx = ncp.c.s.rx_packets;
+        if (fwh_stats().rx_packets != rx) {
+            rx = fwh_stats().rx_packets;
             last = hal_now();
         }
-        uint32_t used = 0;
-        for (uint32_t i = 0; i < NCP_RESP; i++)
-            used += ncp.resp[i].state != RESP_FREE;
-        if (ncp.resp_gen - gen0 == 2u && !used && hal_now() - last > QUIET)
+        r = fwh_resp();
+        if (r.started - gen0 == 2u && !r.active && hal_now() - last > QUIET)
             break; /* both responses served and acknowledged, the link quiet */
     }
     FWT_CHECK(hung, 41, "node 1 hung in R1's response");

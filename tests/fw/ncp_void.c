@@ -27,25 +27,25 @@ static void mac_rx(int on)
 
 static void initiator(void)
 {
-    uint32_t start = hal_now(), n = xlate_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry);
+    uint32_t start = hal_now(), n = ncp_test_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry);
 
     fwh_run_for(20000u); /* node 1's receiver is off by now */
     fwh_post(NIC_OP_RDMA_WRITE, 32u * SEG, VA_SRC, 1, BUF, 0, 1);
-    while (!(ncp.op[0].state == OP_ACTIVE && ncp.op[0].sent == 32u * SEG)) {
+    while (!(fwh_op(0).live && fwh_op(0).sent == 32u * SEG)) {
         FWT_CHECK(hal_now() - start < RX_OFF, 10, "W1 sent while node 1's receiver is off");
         ncp_run_once();
     }
     /* deregistration: the line goes, and comes back without a valid page */
-    xlate_invalidate(NIC_CACHE_VMH, FWH_PID, (uint32_t)(VA_SRC >> 12) / n, 1);
+    ncp_test_invalidate(NIC_CACHE_VMH, FWH_PID, (uint32_t)(VA_SRC >> 12) / n, 1);
     memset(fwh_image, 0, sizeof fwh_image);
     fwh_install(NIC_CACHE_VMH, (uint32_t)(VA_SRC >> 12) / n);
     fwh_run_until_cqes(1, 40000000u, 11);
     printf("node 0: W1 completed status %ld bytes %lu; void_fails %lu local_denied %lu retransmits %lu\n",
-           (long)fwh_cqe[0].status, (unsigned long)fwh_cqe[0].bytes, (unsigned long)ncp.c.s.void_fails,
-           (unsigned long)ncp.c.s.local_denied, (unsigned long)ncp.c.s.retransmits);
+           (long)fwh_cqe[0].status, (unsigned long)fwh_cqe[0].bytes, (unsigned long)fwh_stats().void_fails,
+           (unsigned long)fwh_stats().local_denied, (unsigned long)fwh_stats().retransmits);
     FWT_CHECK(fwh_cqe[0].status == NIC_ST_BAD_HANDLE, 12, "W1 fails: its resends carried no data");
     FWT_CHECK(fwh_cqe[0].bytes == 0, 14, "a failed write claims no bytes");
-    FWT_CHECK(ncp.c.s.void_fails == 1 && ncp.c.s.local_denied >= 1, 13, "counted");
+    FWT_CHECK(fwh_stats().void_fails == 1 && fwh_stats().local_denied >= 1, 13, "counted");
     fwh_run_for(QUIET);
 }
 
@@ -60,8 +60,8 @@ static void target(void)
     for (;;) {
         FWT_CHECK(hal_now() - start < 60000000u, 40, "target did not finish");
         fwh_step(5000u);
-        if (ncp.c.s.rx_packets != rx) {
-            rx = ncp.c.s.rx_packets;
+        if (fwh_stats().rx_packets != rx) {
+            rx = fwh_stats().rx_packets;
             last = hal_now();
         }
         if (rx >= 32u && hal_now() - last > QUIET)

@@ -1,0 +1,28 @@
+# The firmware test images reach the NCP through firmware/src/ncp_test.h only (issue 11): none of
+# tests/fw's sources includes another firmware/src header or names the NCP's state (ncp., ncp_work.,
+# ncp_cache[) directly. Run: cmake -DDIR=tests/fw -P check_test_api.cmake
+file(GLOB srcs ${DIR}/*.c ${DIR}/*.h)
+file(GLOB private RELATIVE ${DIR}/../../firmware/src ${DIR}/../../firmware/src/*.h)
+list(REMOVE_ITEM private ncp_test.h)
+set(bad "")
+foreach(f ${srcs})
+  file(STRINGS ${f} lines)
+  set(n 0)
+  foreach(l IN LISTS lines)
+    math(EXPR n "${n} + 1")
+    foreach(h ${private})
+      if(l MATCHES "#include \"${h}\"")
+        string(APPEND bad "${f}:${n}: includes firmware/src/${h}\n")
+      endif()
+    endforeach()
+    string(REGEX REPLACE "ncp\\.(h|img|elf|bin|hex|map)([^a-z_]|$)" "" code "${l}") # file names
+    if(code MATCHES "(^|[^A-Za-z0-9_.>])(ncp|ncp_work)\\.[a-z_]+" OR code MATCHES "ncp_cache\\[")
+      string(APPEND bad "${f}:${n}: names the NCP's state: ${l}\n")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH srcs nsrcs)
+if(bad)
+  message(FATAL_ERROR "test images past ncp_test.h:\n${bad}")
+endif()
+message(STATUS "${nsrcs} test sources use the NCP through ncp_test.h only")

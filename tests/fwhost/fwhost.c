@@ -172,6 +172,7 @@ static void drain_events(uint32_t *n)
         if (e.type == NIC_EV_CMD_DONE) {
             assert_true(fwh.cmd_status[e.a % 256] == 1); /* answered once */
             fwh.cmd_status[e.a % 256] = e.status;
+            fwh.answered++;
             if (fwh.n_done < 64)
                 fwh.done_order[fwh.n_done++] = e.a;
         } else if (e.type == NIC_EV_MISS) {
@@ -209,6 +210,7 @@ uint32_t fwh_cmd_post(struct nic_cmd *c)
 {
     uint32_t seq = fwh.cmd_pi, slot = seq % fwh.info.cmd_entries;
 
+    assert_true(fwh.cmd_pi - fwh.answered < fwh.info.cmd_entries); /* as the driver: a free slot */
     c->seq = seq;
     fwh.cmd_status[seq % 256] = 1;
     memcpy(fh_sram(fwh.info.cmd_ring + slot * (uint32_t)sizeof *c), c, sizeof *c);

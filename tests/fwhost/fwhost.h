@@ -45,7 +45,8 @@ struct fwh {
     int32_t cmd_status[256]; /* by seq: the CMD_DONE status (1: not answered yet) */
     int auto_fill;           /* answer MISS events with FILLs (default 1) */
     int hold_events;         /* 1: the driver does not read the event ring */
-    uint32_t done_order[64], n_done; /* CMD_DONE seqs in the order they came */
+    uint32_t done_order[64], n_done; /* CMD_DONE seqs in the order they came (the first 64) */
+    uint32_t answered;       /* CMD_DONE events read */
     uint32_t misses;         /* MISS events seen */
     struct nic_event last_miss;
     uint32_t cq_ci[NIC_SENDQ_SLOTS], sq_pi[NIC_SENDQ_SLOTS];

@@ -20,6 +20,13 @@
 #include "requester.h"
 #include "xlate.h"
 
+/* This module's counters (gathered by cmd_counters for STATS). */
+static struct {
+    uint32_t close_busy;
+    uint32_t doorbell_bad;
+    uint32_t events_held;
+} cmd_cnt;
+
 enum cmd_state { CMD_IDLE, CMD_WAIT_DMA, CMD_WAIT_DRAIN, CMD_ANSWER };
 static const char *const cmd_state_name[] __attribute__((unused)) = {"IDLE", "WAIT_DMA", "WAIT_DRAIN", "ANSWER"};
 
@@ -32,6 +39,7 @@ struct ncp_queues {
 static struct ncp_queues q __attribute__((section(".queues"), aligned(64)));
 static uint8_t cmd_image[1024] __attribute__((aligned(16)));  /* FILL / STATIC_LOAD line image */
 static struct nic_stats cmd_stats_buf __attribute__((aligned(16)));
+static struct ncp_counters cmd_counters_buf; /* gathered with them, not reported */
 static uint8_t stage[NCP_STAGE_N][32] __attribute__((aligned(16)));
 static uint32_t stage_ticket[NCP_STAGE_N];
 
@@ -112,7 +120,7 @@ int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t ep
     struct nic_event *e;
 
     if (!ncp.inited || evr.n - evr.ci >= size || !dmaq_room(1) || !(e = stage_slot())) {
-        ncp_sat_inc(&ncp.c.s.events_held);
+        ncp_sat_inc(&cmd_cnt.events_held);
         return 0;
     }
     memset(e, 0, sizeof *e);
@@ -139,7 +147,7 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
 {
     if (off == NIC_DB_CMD_PI) {
         if (data - cs.ci > NCP_CMD_N) { /* more than the ring holds: a driver bug, not trusted */
-            ncp_sat_inc(&ncp.c.s.doorbell_bad);
+            ncp_sat_inc(&cmd_cnt.doorbell_bad);
             return;
         }
         cs.pi = data;
@@ -148,9 +156,9 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
         if (seq_le(data, evr.n) && seq_le(evr.ci, data))
             evr.ci = data;
         else
-            ncp_sat_inc(&ncp.c.s.doorbell_bad);
+            ncp_sat_inc(&cmd_cnt.doorbell_bad);
     } else {
-        ncp_sat_inc(&ncp.c.s.doorbell_bad);
+        ncp_sat_inc(&cmd_cnt.doorbell_bad);
     }
 }
 
@@ -161,11 +169,11 @@ static uint32_t close_nxt[NCP_MAX_PEERS];
 /* Every packet sent before the close left its window: acknowledged, or dropped by a give-up. */
 static int close_quiet(void)
 {
-    struct ncp_ep *ep = &ncp.ep[close_ep];
+    struct ncp_ep *ep = &ep_tab[close_ep];
 
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-        if (seq_lt(ncp.peer[p].x.una, close_nxt[p])) {
-            ncp_sat_inc(&ncp.c.s.close_busy);
+        if (seq_lt(conn_peer[p].x.una, close_nxt[p])) {
+            ncp_sat_inc(&cmd_cnt.close_busy);
             return 0;
         }
     ep->closing = 0;
@@ -206,7 +214,7 @@ static void cmd_start(const struct nic_cmd *c)
         cmd_answer(NIC_ST_OK);
         break;
     case NIC_CMD_EP_OPEN: {
-        if (c->ep == 0 || c->ep >= NCP_EPS || ncp.ep[c->ep].state != EP_CLOSED || ncp.ep[c->ep].closing ||
+        if (c->ep == 0 || c->ep >= NCP_EPS || ep_tab[c->ep].state != EP_CLOSED || ep_tab[c->ep].closing ||
             c->c < 1 || c->c > 16) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
@@ -216,7 +224,7 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     }
     case NIC_CMD_EP_CLOSE: {
-        struct ncp_ep *ep = c->ep && c->ep < NCP_EPS ? &ncp.ep[c->ep] : NULL;
+        struct ncp_ep *ep = c->ep && c->ep < NCP_EPS ? &ep_tab[c->ep] : NULL;
         if (!ep || (ep->state == EP_CLOSED && !ep->closing)) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
@@ -235,7 +243,7 @@ static void cmd_start(const struct nic_cmd *c)
             ops_flush_ep((uint8_t)c->ep);
             close_ep = c->ep;
             for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-                close_nxt[p] = ncp.peer[p].x.nxt;
+                close_nxt[p] = conn_peer[p].x.nxt;
         }
         cs.armed = 0;
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
@@ -265,10 +273,7 @@ static void cmd_start(const struct nic_cmd *c)
             cmd_answer(NIC_ST_NO_RESOURCES);
             break;
         }
-        cmd_stats_buf = ncp.c.s;
-        xlate_stats(cmd_stats_buf.cache);
-        xlate_miss_stats(&cmd_stats_buf);
-        hal_db_counts(&cmd_stats_buf.db_dropped, &cmd_stats_buf.db_coalesced);
+        ncp_counters_gather(&cmd_stats_buf, &cmd_counters_buf);
         dmaq_post(HAL_SRAM_OFF(&cmd_stats_buf), ab, sizeof cmd_stats_buf, 1, DK_CMD, 0, 0);
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
         break;
@@ -342,4 +347,13 @@ void cmd_poll(void)
 {
     cmd_step();
     ncp_work.cmd = cs.state != CMD_IDLE || cs.ci != cs.pi; /* polled again while a command is open */
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void cmd_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)k;
+    ncp_sat_add(&s->close_busy, cmd_cnt.close_busy);
+    ncp_sat_add(&s->doorbell_bad, cmd_cnt.doorbell_bad);
+    ncp_sat_add(&s->events_held, cmd_cnt.events_held);
 }

@@ -6,6 +6,9 @@
 
 #include "ncp.h"
 
+/* The connections, one per peer (owned by conn.c; every role reads its peer's). */
+extern struct ncp_peer conn_peer[NCP_MAX_PEERS];
+
 /* Connection ISNs and tokens from the fabric secret (boot and INIT: resets every connection). */
 void ncp_secure(const uint32_t k[4]);
 /* ACK frames to the peers that owe one and whose data is in host memory. */

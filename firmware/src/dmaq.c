@@ -10,6 +10,11 @@
 #include "rx.h"
 #include "tx.h"
 
+/* This module's counters (gathered by dmaq_counters for STATS). */
+static struct {
+    uint32_t dma_errors;
+} dmaq_cnt;
+
 struct dmaq_state dmaq;
 
 uint32_t dmaq_barrier_ticket(void)
@@ -53,7 +58,7 @@ void dmaq_complete(void)
         struct dma_req r = {.kind = rp->kind, .a = rp->a, .b = rp->b};
         dmaq.done++;
         if (err) {
-            ncp_sat_inc(&ncp.c.dma_errors);
+            ncp_sat_inc(&dmaq_cnt.dma_errors);
             dmaq.err_seen = 1; /* sticks to the next continuation of the group */
         }
         if (r.kind == DK_NONE) {
@@ -87,4 +92,11 @@ void dmaq_complete(void)
         dmaq.fp_acc = 0;
     }
     dmaq_pump();
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void dmaq_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)s;
+    ncp_sat_add(&k->dma_errors, dmaq_cnt.dma_errors);
 }

@@ -62,6 +62,26 @@ void ncp_trace_state(const char *what, uint32_t idx, const char *from, const cha
 }
 #endif
 
+void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k)
+{
+    memset(s, 0, sizeof *s);
+    memset(k, 0, sizeof *k);
+    cmd_counters(s, k);
+    cpl_counters(s, k);
+    conn_counters(s, k);
+    dmaq_counters(s, k);
+    ops_counters(s, k);
+    req_counters(s, k);
+    rsp_counters(s, k);
+    rx_counters(s, k);
+    seg_counters(s, k);
+    tx_counters(s, k);
+    xlate_counters(s, k);
+    xlate_stats(s->cache);
+    xlate_miss_stats(s);
+    hal_db_counts(&s->db_dropped, &s->db_coalesced);
+}
+
 void ncp_boot(void)
 {
     int bad = hal_check_blocks();
@@ -77,8 +97,9 @@ void ncp_boot(void)
     tx_init();
     rx_init();
     cmd_init();
-    for (uint32_t e = 0; e < NCP_EPS; e++)
-        ncp.ep[e].cur = -1;
+    req_init();
+    ops_init();
+    resp_init();
     hal_init(HAL_EV_ALL);
     hal_raise_events(HAL_EV_ALL); /* the first pass polls every source */
     hal_fw_state(1);

@@ -62,10 +62,13 @@
 #define NCP_MISS_EXPIRE 2000000u /* 10 ms: re-post a miss the host did not answer */
 
 /* ---- counters (struct nic_stats is what STATS reports) ---- */
+/*
+ * Each module keeps its own counters (a static struct X_cnt) and adds them into the statistics
+ * with X_counters(s, k); ncp_counters_gather (loop.c) calls every one of them for STATS. struct
+ * nic_stats is what STATS reports; struct ncp_counters the NCP's own counters besides.
+ */
 struct ncp_counters {
-    struct nic_stats s;
-    uint32_t drop_reason[PKT__ERRS];
-    uint32_t bad_desc, sq_overrun, dma_errors, dmaq_full, ctl_drops, resp_full, miss_full;
+    uint32_t bad_desc, dma_errors, ctl_drops, resp_full, miss_full;
     uint32_t giveups; /* connections that reached the retry limit (s.timeouts: every timeout) */
     uint32_t resumes_sent; /* RESUME NACKs: a fill arrived, peers told MISS may resend now */
     uint32_t resp_queued;  /* read requests queued: every response slot busy (responder.c) */
@@ -224,15 +227,24 @@ struct ncp {
     uint16_t me, nodes;
     uint8_t inited, shutdown;
     uint32_t now;
-    struct ncp_ep ep[NCP_EPS];
-    struct ncp_op op[NCP_OPS];
-    struct ncp_resp resp[NCP_RESP];
-    struct ncp_peer peer[NCP_MAX_PEERS];
-    struct ncp_counters c;
     struct ncp_fp fp[FP__N];
 };
 
 extern struct ncp ncp;
+
+/* Every module's counters (loop.c); s and k zeroed first. */
+void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k);
+void cmd_counters(struct nic_stats *s, struct ncp_counters *k);
+void cpl_counters(struct nic_stats *s, struct ncp_counters *k);
+void conn_counters(struct nic_stats *s, struct ncp_counters *k);
+void dmaq_counters(struct nic_stats *s, struct ncp_counters *k);
+void ops_counters(struct nic_stats *s, struct ncp_counters *k);
+void req_counters(struct nic_stats *s, struct ncp_counters *k);
+void rsp_counters(struct nic_stats *s, struct ncp_counters *k);
+void rx_counters(struct nic_stats *s, struct ncp_counters *k);
+void seg_counters(struct nic_stats *s, struct ncp_counters *k);
+void tx_counters(struct nic_stats *s, struct ncp_counters *k);
+void xlate_counters(struct nic_stats *s, struct ncp_counters *k);
 extern const struct xport_cfg ncp_xcfg;
 
 /*

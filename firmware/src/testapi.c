@@ -101,21 +101,20 @@ int ncp_test_dma_passed(uint32_t ticket)
 
 void ncp_test_stats(struct nic_stats *s)
 {
-    *s = ncp.c.s; /* as STATS gathers them (cmd.c) */
-    xlate_stats(s->cache);
-    xlate_miss_stats(s);
-    hal_db_counts(&s->db_dropped, &s->db_coalesced);
+    struct ncp_counters k;
+
+    ncp_counters_gather(s, &k); /* as STATS does (cmd.c) */
 }
 
 void ncp_test_counters(struct ncp_test_counters *c)
 {
-    const struct ncp_counters *k = &ncp.c;
+    struct nic_stats s;
+    struct ncp_counters kc, *k = &kc;
 
+    ncp_counters_gather(&s, k);
     *c = (struct ncp_test_counters){
         .bad_desc = k->bad_desc,
-        .sq_overrun = k->sq_overrun,
         .dma_errors = k->dma_errors,
-        .dmaq_full = k->dmaq_full,
         .ctl_drops = k->ctl_drops,
         .resp_full = k->resp_full,
         .miss_full = k->miss_full,
@@ -128,7 +127,7 @@ void ncp_test_counters(struct ncp_test_counters *c)
 
 void ncp_test_peer_stats(uint32_t peer, struct xport_stats *st)
 {
-    *st = ncp.peer[peer].x.st;
+    *st = conn_peer[peer].x.st;
 }
 
 uint32_t ncp_test_fp_count(unsigned k)
@@ -176,7 +175,7 @@ uint32_t ncp_test_op_slots(void)
 
 int ncp_test_op(uint32_t slot, struct ncp_test_op *o)
 {
-    const struct ncp_op *p = &ncp.op[slot];
+    const struct ncp_op *p = &op_tab[slot];
 
     *o = (struct ncp_test_op){.live = p->state == OP_ACTIVE,
                               .kind = p->kind,
@@ -194,7 +193,7 @@ int ncp_test_op_cycle(uint32_t *slot, uint32_t *id)
 
     if (!o)
         return 0;
-    *slot = (uint32_t)(o - ncp.op);
+    *slot = (uint32_t)(o - op_tab);
     *id = o->id;
     o->state = OP_FREE;
     return 1;
@@ -205,9 +204,9 @@ void ncp_test_responder(struct ncp_test_resp *r)
     r->started = resp_generation();
     r->active = r->sent = 0;
     for (uint32_t i = 0; i < NCP_RESP; i++)
-        if (ncp.resp[i].state != RESP_FREE) {
+        if (resp_tab[i].state != RESP_FREE) {
             r->active++;
-            r->sent += ncp.resp[i].sent;
+            r->sent += resp_tab[i].sent;
         }
 }
 

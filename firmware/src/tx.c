@@ -6,10 +6,18 @@
 #include <string.h>
 
 #include "completer.h"
+#include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "tx.h"
+
+/* This module's counters (gathered by tx_counters for STATS). */
+static struct {
+    uint32_t nacks_sent;
+    uint32_t tx_packets;
+    uint32_t ctl_drops;
+} tx_cnt;
 
 uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
 static uint8_t ctl_frame[NCP_CTL_N][64] __attribute__((section(".pktbuf"), aligned(16)));
@@ -86,7 +94,7 @@ static inline __attribute__((always_inline)) void tx_feed_inline(void)
         } else {
             hal_mac_tx_submit(ctl_frame[id - NCP_TX_N], PKT_HDR_BYTES);
         }
-        ncp_sat_inc(&ncp.c.s.tx_packets);
+        ncp_sat_inc(&tx_cnt.tx_packets);
         txs.sub++;
     }
 }
@@ -149,7 +157,7 @@ void tx_dma_failed(uint32_t f)
 
 static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
 {
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     *h = (struct pkt_hdr){.dst = peer, .src = ncp.me, .type = type, .ack = pp->ack_val};
     if (pp->ack_val == pp->x.expected)
         pp->x.ack_pending = 0; /* piggy-backed */
@@ -163,18 +171,26 @@ void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t
     if (i < 0 || txs.ready - txs.done >= TXQ_N) {
         if (i >= 0)
             txs.ctl_free |= 1u << i;
-        ncp_sat_inc(&ncp.c.ctl_drops); /* the transport recovers a lost ACK or NACK */
+        ncp_sat_inc(&tx_cnt.ctl_drops); /* the transport recovers a lost ACK or NACK */
         return;
     }
     hdr_common(&h, peer, type);
-    h.token = ncp.peer[peer].tx_token;
+    h.token = conn_peer[peer].tx_token;
     h.reason = reason;
     h.seq = seq;
     h.op = op;
     h.status = status;
     PKT_ENCODE(ctl_frame[i], &h);
     if (type == PKT_NACK)
-        ncp_sat_inc(&ncp.c.s.nacks_sent);
+        ncp_sat_inc(&tx_cnt.nacks_sent);
     txs.q[txs.ready++ % TXQ_N] = (uint8_t)(NCP_TX_N + i);
     tx_reap();
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void tx_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->nacks_sent, tx_cnt.nacks_sent);
+    ncp_sat_add(&s->tx_packets, tx_cnt.tx_packets);
+    ncp_sat_add(&k->ctl_drops, tx_cnt.ctl_drops);
 }

@@ -21,6 +21,11 @@
 #include "rx.h"
 #include "xlate.h"
 
+/* This module's counters (gathered by xlate_counters for STATS). */
+static struct {
+    uint32_t miss_full;
+} xlate_cnt;
+
 #define LOG2(x) ((uint8_t)__builtin_ctz(x))
 
 #define EPOCH_LOG2 7u
@@ -120,7 +125,7 @@ static void miss(uint8_t cache, uint16_t pid, uint32_t line, unsigned path)
     case MISS_ADD_MERGED:
         break;
     case MISS_ADD_FULL:
-        ncp_sat_inc(&ncp.c.miss_full);
+        ncp_sat_inc(&xlate_cnt.miss_full);
         break;
     }
 }
@@ -299,4 +304,11 @@ void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n)
 {
     memo_clear();
     lkc_invalidate(&ncp_cache[cache], pid, line, n);
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void xlate_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)s;
+    ncp_sat_add(&k->miss_full, xlate_cnt.miss_full);
 }

@@ -73,8 +73,8 @@ void hal_timer_off(void)
 void hal_mac_rx_init(volatile uint32_t *ring, uint32_t log2n, const uint8_t *bufs, uint32_t buf_size)
 {
     for (uint32_t i = 0; i < (1u << log2n); i++) {
-        ring[i * 4] = HAL_SRAM_OFF(bufs + i * buf_size);
-        ring[i * 4 + 1] = 0;
+        ring[i * NIC_RXDESC_WORDS + NIC_RXDESC_BUF_IDX] = HAL_SRAM_OFF(bufs + i * buf_size);
+        ring[i * NIC_RXDESC_WORDS + NIC_RXDESC_STATUS_IDX] = 0;
     }
     nic_wr(NIC_MAC_BASE, NIC_MAC_RX_RING, HAL_SRAM_OFF((const void *)ring));
     nic_wr(NIC_MAC_BASE, NIC_MAC_RX_CFG,

@@ -14,8 +14,21 @@
 #include "nic_memmap.h"
 #include "nic_mmio.h"
 
+/*
+ * The seam: on the core the register operations below are static inline. The host-native build
+ * (NCP_HOST: tests/fwhost) declares the same operations extern and implements them with a fake NIC
+ * (tests/fwhost/fake_hal.c); SRAM offsets there are relative to the fake's SRAM array and
+ * round-trip through HAL_SRAM_PTR for the firmware's own buffers too.
+ */
+#ifdef NCP_HOST
+uint32_t hal_host_sram_off(const volatile void *p);
+void *hal_host_sram_ptr(uint32_t off);
+#define HAL_SRAM_OFF(p) hal_host_sram_off(p)
+#define HAL_SRAM_PTR(off) hal_host_sram_ptr(off)
+#else
 #define HAL_SRAM_OFF(p) ((uint32_t)(uintptr_t)(p) - NIC_SRAM_BASE)
 #define HAL_SRAM_PTR(off) ((void *)(uintptr_t)(NIC_SRAM_BASE + (off)))
+#endif
 
 /* Interrupt sources the NCP waits on (intc bits). */
 #define HAL_EV_DMA NIC_INTC_PENDING_DMA_MASK
@@ -35,23 +48,32 @@ void hal_init(uint32_t events);
 uint32_t hal_take_events(void);
 
 /* Sets intc sources pending again: a bottom half that left work behind (budget) gets another pass. */
+#ifndef NCP_HOST
 static inline void hal_raise_events(uint32_t events)
 {
     nic_wr(NIC_INTC_BASE, NIC_INTC_RAISE, events);
 }
+#else
+void hal_raise_events(uint32_t events);
+#endif
 
 /* Sleeps in wfi until an enabled source or the timer is pending (MIE stays 0: no trap). */
 void hal_sleep(void);
 
 /* Time: mtime low word (cycles); a timer wake-up at `deadline` (wrap-safe, 32-bit). */
+#ifndef NCP_HOST
 static inline uint32_t hal_now(void)
 {
     return nic_rd(NIC_TIMER_BASE, NIC_TIMER_MTIME_LO);
 }
+#else
+uint32_t hal_now(void);
+#endif
 void hal_timer_at(uint32_t deadline);
 void hal_timer_off(void);
 
 /* DMA engine. */
+#ifndef NCP_HOST
 static inline uint32_t hal_dma_free(void)
 {
     return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_REQ_FREE);
@@ -65,7 +87,12 @@ static inline void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len
            nic_bits(NIC_DMA_REQ_SUBMIT_LEN, len) | nic_bits(NIC_DMA_REQ_SUBMIT_TO_HOST, to_host ? 1 : 0) |
                nic_bits(NIC_DMA_REQ_SUBMIT_TAG, tag));
 }
+#else
+uint32_t hal_dma_free(void);
+void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host, uint8_t tag);
+#endif
 /* Completions waiting; hal_dma_pop_head pops one (only when the count said there is one). */
+#ifndef NCP_HOST
 static inline uint32_t hal_dma_cpl_count(void)
 {
     return nic_field(nic_rd(NIC_DMA_BASE, NIC_DMA_STATUS), NIC_DMA_STATUS_CPL_COUNT);
@@ -77,9 +104,14 @@ static inline void hal_dma_pop_head(uint8_t *tag, uint8_t *err)
     *tag = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_TAG);
     *err = (uint8_t)nic_field(c, NIC_DMA_CPL_HEAD_ERR);
 }
+#else
+uint32_t hal_dma_cpl_count(void);
+void hal_dma_pop_head(uint8_t *tag, uint8_t *err);
+#endif
 
 /* MAC. */
 void hal_mac_rx_init(volatile uint32_t *ring, uint32_t log2n, const uint8_t *bufs, uint32_t buf_size);
+#ifndef NCP_HOST
 static inline uint32_t hal_mac_rx_head(void)
 {
     return nic_rd(NIC_MAC_BASE, NIC_MAC_RX_HEAD);
@@ -101,12 +133,20 @@ static inline uint16_t hal_mac_tx_done(void)
 {
     return (uint16_t)nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_STATUS), NIC_MAC_TX_STATUS_DONE);
 }
+#else
+uint32_t hal_mac_rx_head(void);
+void hal_mac_rx_release(uint32_t tail);
+uint32_t hal_mac_tx_free(void);
+void hal_mac_tx_submit(const void *frame, uint32_t len);
+uint16_t hal_mac_tx_done(void);
+#endif
 uint16_t hal_node_id(void);
 
 /* Doorbells: 1 with page/offset/data of the oldest, or 0. */
 int hal_db_pop(uint32_t *page, uint32_t *offset, uint32_t *data);
 
 /* Host interrupt causes (NIC_HOSTIF_IRQ_RAISE_*_MASK). */
+#ifndef NCP_HOST
 static inline void hal_host_irq(uint32_t causes)
 {
     nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_IRQ_RAISE, causes);
@@ -130,5 +170,11 @@ static inline void hal_fw_state(uint32_t state)
 {
     nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_FW_STATE, nic_bits(NIC_HOSTIF_FW_STATE_STATE, state));
 }
+#else
+void hal_host_irq(uint32_t causes);
+void hal_publish_info(uint32_t info_off, uint32_t version);
+void hal_db_counts(uint32_t *dropped, uint32_t *coalesced);
+void hal_fw_state(uint32_t state);
+#endif
 
 #endif /* NCP_HAL_H */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "ncp_rt.h"
+#include "nic_regs.h"
 
 #undef errno
 extern int errno;
@@ -114,5 +115,5 @@ void _exit(int code)
         ncp_test_pass();
     else
         ncp_test_fail((uint32_t)code);
-    ncp_halt(3, (uint32_t)code);
+    ncp_halt(NIC_HOSTIF_FW_STATE_STATE_SHUTDOWN, (uint32_t)code);
 }

@@ -71,7 +71,7 @@ void ncp_fatal(const char *why, uint32_t code)
         ncp_test_fail(0x7F0000u | (code & 0xFFFFu));
         nic_wr(NIC_HOSTIF_BASE, NIC_HOSTIF_IRQ_RAISE, NIC_HOSTIF_IRQ_RAISE_ERROR_MASK);
     }
-    ncp_halt(2, code);
+    ncp_halt(NIC_HOSTIF_FW_STATE_STATE_HALTED, code);
 }
 
 void ncp_halt(uint32_t state, uint32_t code)

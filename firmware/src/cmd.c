@@ -20,6 +20,13 @@
 #include "requester.h"
 #include "xlate.h"
 
+/* This module's counters (gathered by cmd_counters for STATS). */
+static struct {
+    uint32_t close_busy;
+    uint32_t doorbell_bad;
+    uint32_t events_held;
+} cmd_cnt;
+
 enum cmd_state { CMD_IDLE, CMD_WAIT_DMA, CMD_WAIT_DRAIN, CMD_ANSWER };
 static const char *const cmd_state_name[] __attribute__((unused)) = {"IDLE", "WAIT_DMA", "WAIT_DRAIN", "ANSWER"};
 
@@ -32,8 +39,16 @@ struct ncp_queues {
 static struct ncp_queues q __attribute__((section(".queues"), aligned(64)));
 static uint8_t cmd_image[1024] __attribute__((aligned(16)));  /* FILL / STATIC_LOAD line image */
 static struct nic_stats cmd_stats_buf __attribute__((aligned(16)));
+static struct ncp_counters cmd_counters_buf; /* gathered with them, not reported */
 static uint8_t stage[NCP_STAGE_N][32] __attribute__((aligned(16)));
 static uint32_t stage_ticket[NCP_STAGE_N];
+
+/* The event ring in host memory (INIT) and the staging slots' allocation count. */
+static struct {
+    uint64_t pa;
+    uint32_t log2, n, ci;
+} evr;
+static uint32_t stage_next;
 
 static struct {
     uint8_t state;
@@ -70,12 +85,24 @@ void cmd_init(void)
     NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_IDLE);
 }
 
+void ev_ring_set(uint64_t pa, uint32_t log2)
+{
+    evr.pa = pa;
+    evr.log2 = log2;
+    evr.n = evr.ci = 0;
+}
+
+uint32_t ev_produced(void)
+{
+    return evr.n;
+}
+
 void *stage_slot(void)
 {
-    uint32_t i = ncp.stage_next % NCP_STAGE_N;
-    if (ncp.stage_next >= NCP_STAGE_N && !dmaq_passed(stage_ticket[i]))
+    uint32_t i = stage_next % NCP_STAGE_N;
+    if (stage_next >= NCP_STAGE_N && !dmaq_passed(stage_ticket[i]))
         return NULL;
-    ncp.stage_next++;
+    stage_next++;
     stage_ticket[i] = dmaq_barrier_ticket() + 1u; /* the DMA the caller posts next */
     return stage[i];
 }
@@ -89,25 +116,25 @@ __attribute__((weak)) int ncp_test_on_event(const struct nic_event *ev)
 int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
             uint32_t a)
 {
-    uint32_t size = 1u << ncp.ev_log2;
+    uint32_t size = 1u << evr.log2;
     struct nic_event *e;
 
-    if (!ncp.inited || ncp.ev_n - ncp.ev_ci >= size || !dmaq_room(1) || !(e = stage_slot())) {
-        ncp_sat_inc(&ncp.c.s.events_held);
+    if (!ncp.inited || evr.n - evr.ci >= size || !dmaq_room(1) || !(e = stage_slot())) {
+        ncp_sat_inc(&cmd_cnt.events_held);
         return 0;
     }
     memset(e, 0, sizeof *e);
     e->type = type;
     e->cache = cache;
     e->path = path;
-    e->phase = (uint8_t)(((ncp.ev_n >> ncp.ev_log2) & 1u) ^ 1u);
+    e->phase = (uint8_t)(((evr.n >> evr.log2) & 1u) ^ 1u);
     e->pid = pid;
     e->epoch = epoch;
     e->key = key;
     e->status = status;
     e->a = a;
-    uint64_t pa = ncp.ev_pa + (uint64_t)(ncp.ev_n & (size - 1u)) * sizeof *e;
-    ncp.ev_n++;
+    uint64_t pa = evr.pa + (uint64_t)(evr.n & (size - 1u)) * sizeof *e;
+    evr.n++;
     if (ncp_test_on_event(e)) {
         return 1;
     }
@@ -120,18 +147,18 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
 {
     if (off == NIC_DB_CMD_PI) {
         if (data - cs.ci > NCP_CMD_N) { /* more than the ring holds: a driver bug, not trusted */
-            ncp_sat_inc(&ncp.c.s.doorbell_bad);
+            ncp_sat_inc(&cmd_cnt.doorbell_bad);
             return;
         }
         cs.pi = data;
         ncp_work.cmd = 1; /* cmd_poll takes it */
     } else if (off == NIC_DB_EV_CI) {
-        if (seq_le(data, ncp.ev_n) && seq_le(ncp.ev_ci, data))
-            ncp.ev_ci = data;
+        if (seq_le(data, evr.n) && seq_le(evr.ci, data))
+            evr.ci = data;
         else
-            ncp_sat_inc(&ncp.c.s.doorbell_bad);
+            ncp_sat_inc(&cmd_cnt.doorbell_bad);
     } else {
-        ncp_sat_inc(&ncp.c.s.doorbell_bad);
+        ncp_sat_inc(&cmd_cnt.doorbell_bad);
     }
 }
 
@@ -142,11 +169,11 @@ static uint32_t close_nxt[NCP_MAX_PEERS];
 /* Every packet sent before the close left its window: acknowledged, or dropped by a give-up. */
 static int close_quiet(void)
 {
-    struct ncp_ep *ep = &ncp.ep[close_ep];
+    struct ncp_ep *ep = &ep_tab[close_ep];
 
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-        if (seq_lt(ncp.peer[p].x.una, close_nxt[p])) {
-            ncp_sat_inc(&ncp.c.s.close_busy);
+        if (seq_lt(conn_peer[p].x.una, close_nxt[p])) {
+            ncp_sat_inc(&cmd_cnt.close_busy);
             return 0;
         }
     ep->closing = 0;
@@ -178,9 +205,7 @@ static void cmd_start(const struct nic_cmd *c)
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
-        ncp.ev_pa = ab;
-        ncp.ev_log2 = c->c;
-        ncp.ev_n = ncp.ev_ci = 0;
+        ev_ring_set(ab, c->c);
         ncp.nodes = (uint16_t)(c->d >> 16);
         /* the fabric secret (64 bits in key, pid, epoch: nic_abi.h NIC_CMD_INIT) keys every
          * connection's ISN and token (docs/wire-protocol.md "Threat model") */
@@ -189,23 +214,17 @@ static void cmd_start(const struct nic_cmd *c)
         cmd_answer(NIC_ST_OK);
         break;
     case NIC_CMD_EP_OPEN: {
-        if (c->ep == 0 || c->ep >= NCP_EPS || ncp.ep[c->ep].state != EP_CLOSED || ncp.ep[c->ep].closing ||
+        if (c->ep == 0 || c->ep >= NCP_EPS || ep_tab[c->ep].state != EP_CLOSED || ep_tab[c->ep].closing ||
             c->c < 1 || c->c > 16) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
-        struct ncp_ep *ep = &ncp.ep[c->ep];
-        memset(ep, 0, sizeof *ep);
-        ep->pid = c->pid;
-        ep->cq_pa = ab;
-        ep->cq_log2 = (uint8_t)c->c;
-        ep->cur = -1;
-        NCP_SET_STATE(ep, ep_state_name, "ep", c->ep, EP_IDLE);
+        ep_open((uint8_t)c->ep, c->pid, ab, c->c);
         cmd_answer(NIC_ST_OK);
         break;
     }
     case NIC_CMD_EP_CLOSE: {
-        struct ncp_ep *ep = c->ep && c->ep < NCP_EPS ? &ncp.ep[c->ep] : NULL;
+        struct ncp_ep *ep = c->ep && c->ep < NCP_EPS ? &ep_tab[c->ep] : NULL;
         if (!ep || (ep->state == EP_CLOSED && !ep->closing)) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
@@ -224,7 +243,7 @@ static void cmd_start(const struct nic_cmd *c)
             ops_flush_ep((uint8_t)c->ep);
             close_ep = c->ep;
             for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-                close_nxt[p] = ncp.peer[p].x.nxt;
+                close_nxt[p] = conn_peer[p].x.nxt;
         }
         cs.armed = 0;
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
@@ -254,10 +273,7 @@ static void cmd_start(const struct nic_cmd *c)
             cmd_answer(NIC_ST_NO_RESOURCES);
             break;
         }
-        cmd_stats_buf = ncp.c.s;
-        xlate_stats(cmd_stats_buf.cache);
-        xlate_miss_stats(&cmd_stats_buf);
-        hal_db_counts(&cmd_stats_buf.db_dropped, &cmd_stats_buf.db_coalesced);
+        ncp_counters_gather(&cmd_stats_buf, &cmd_counters_buf);
         dmaq_post(HAL_SRAM_OFF(&cmd_stats_buf), ab, sizeof cmd_stats_buf, 1, DK_CMD, 0, 0);
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
         break;
@@ -321,7 +337,7 @@ static void cmd_step(void)
                 return;
             NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_IDLE);
             if (cs.cur.op == NIC_CMD_SHUTDOWN)
-                hal_fw_state(3);
+                hal_fw_state(NIC_HOSTIF_FW_STATE_STATE_SHUTDOWN);
             break;
         }
     }
@@ -331,4 +347,13 @@ void cmd_poll(void)
 {
     cmd_step();
     ncp_work.cmd = cs.state != CMD_IDLE || cs.ci != cs.pi; /* polled again while a command is open */
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void cmd_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)k;
+    ncp_sat_add(&s->close_busy, cmd_cnt.close_busy);
+    ncp_sat_add(&s->doorbell_bad, cmd_cnt.doorbell_bad);
+    ncp_sat_add(&s->events_held, cmd_cnt.events_held);
 }

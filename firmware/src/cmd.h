@@ -10,10 +10,17 @@ void cmd_init(void);
 void cmd_on_doorbell(uint32_t off, uint32_t data);
 void cmd_poll(void);
 void cmd_dma_done(uint8_t err);
+/* The event ring at `pa` of 2^log2 entries, empty (INIT). */
+void ev_ring_set(uint64_t pa, uint32_t log2);
+/* Events produced so far (the count the host acknowledges with an EV_CI doorbell). */
+uint32_t ev_produced(void);
 int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
             uint32_t a);
 /* A 32-byte staging slot for an event or completion entry about to be DMA'd, or NULL when every
  * slot's DMA is still in flight. */
 void *stage_slot(void);
+
+/* This module's counters into the statistics (ncp_counters_gather). */
+void cmd_counters(struct nic_stats *s, struct ncp_counters *k);
 
 #endif /* NCP_CMD_H */

@@ -16,11 +16,21 @@
 #include "timer.h"
 #include "tx.h"
 
+/* This module's counters (gathered by cpl_counters for STATS). */
+static struct {
+    uint32_t local_denied;
+    uint32_t nacks_ignored;
+    uint32_t nacks_received;
+    uint32_t nacks_stale;
+    uint32_t refused_ops;
+    uint32_t stale_resps;
+} cpl_cnt;
+
 void cpl_on_acked(ncp_cookie_t cookie)
 {
     /* tests in this order, not a switch: a write segment (the common case) pays one compare */
     if (CK_KIND(cookie) == CK_WRITE) {
-        struct ncp_op *o = &ncp.op[CK_IDX(cookie)];
+        struct ncp_op *o = &op_tab[CK_IDX(cookie)];
         if (op_live(o, CK_ID(cookie)) && o->kind == NIC_OP_RDMA_WRITE)
             op_progress(o, seg_bytes(o->len, CK_SEG(cookie) * NCP_MTU));
     } else if (CK_KIND(cookie) == CK_READRESP) {
@@ -64,7 +74,7 @@ static int32_t void_resp_status(int32_t st)
 
 int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
 {
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     struct ncp_op *o = op_by_id(h->op);
     uint32_t off = (uint32_t)h->off; /* < NIC_MAX_XFER: pkt_parse */
 
@@ -75,13 +85,13 @@ int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payl
         /* the operation is gone (flushed, failed, timed out: ops_read_check), or this is not its
          * response: the sequence number is consumed, the data discarded */
         xport_rx_accept(&pp->x);
-        ncp_sat_inc(&ncp.c.s.stale_resps);
+        ncp_sat_inc(&cpl_cnt.stale_resps);
         return 0;
     }
     if ((h->flags & PKT_F_VOID) || o->status != NIC_ST_OK) {
         xport_rx_accept(&pp->x);
         if (!(h->flags & PKT_F_VOID))
-            ncp_sat_inc(&ncp.c.s.stale_resps); /* data for a read that failed already: dropped */
+            ncp_sat_inc(&cpl_cnt.stale_resps); /* data for a read that failed already: dropped */
         if (h->flags & PKT_F_VOID)
             op_fail(o, void_resp_status(h->status));
         op_progress(o, (h->flags & PKT_F_VOID) ? seg_bytes(o->len, (uint32_t)h->off) : h->len);
@@ -102,7 +112,7 @@ int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payl
     }
     xport_rx_accept(&pp->x);
     if (res == XL_DENIED) {
-        ncp_sat_inc(&ncp.c.s.local_denied);
+        ncp_sat_inc(&cpl_cnt.local_denied);
         op_fail(o, NIC_ST_RIGHTS);
         op_progress(o, h->len);
         return 0;
@@ -123,7 +133,7 @@ __attribute__((noinline)) void cpl_read_data_done(uint32_t ridx, uint8_t err)
 
 void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 {
-    struct xport_peer *x = &ncp.peer[peer].x;
+    struct xport_peer *x = &conn_peer[peer].x;
     uint32_t first, n;
 
     if (h->type != PKT_NACK && !seq_lt(x->una, h->ack))
@@ -138,20 +148,20 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
         cpl_on_acked(xport_cookie(x, first + i));
     if (h->type != PKT_NACK)
         return;
-    ncp_sat_inc(&ncp.c.s.nacks_received);
+    ncp_sat_inc(&cpl_cnt.nacks_received);
     switch (h->reason) {
     case PKT_NACK_MISS:
         if (!xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now,
                                  ncp_xcfg.miss_hold ? ncp_xcfg.miss_hold : ncp_xcfg.nack_delay))
-            ncp_sat_inc(&ncp.c.s.nacks_ignored);
+            ncp_sat_inc(&cpl_cnt.nacks_ignored);
         break;
     case PKT_NACK_BUSY:
         if (!xport_on_nack_retry(x, &ncp_xcfg, h->seq, ncp.now, ncp_xcfg.nack_delay))
-            ncp_sat_inc(&ncp.c.s.nacks_ignored);
+            ncp_sat_inc(&cpl_cnt.nacks_ignored);
         break;
     case PKT_NACK_RESUME:
         if (!xport_on_resume(x, &ncp_xcfg, ncp.now))
-            ncp_sat_inc(&ncp.c.s.nacks_ignored);
+            ncp_sat_inc(&cpl_cnt.nacks_ignored);
         break;
     case PKT_NACK_PROTECTION:
     case PKT_NACK_MALFORMED: {
@@ -161,11 +171,11 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
         struct ncp_op *o = op_by_id(h->op);
         if (!o || !seq_in(h->seq, x->una, x->nxt) || (CK_KIND(ck) != CK_WRITE && CK_KIND(ck) != CK_READREQ) ||
             CK_ID(ck) != h->op || !xport_on_nack_refused(x, &ncp_xcfg, h->seq, ncp.now)) {
-            ncp_sat_inc(&ncp.c.s.nacks_stale);
+            ncp_sat_inc(&cpl_cnt.nacks_stale);
             break;
         }
         if (o->status == NIC_ST_OK)
-            ncp_sat_inc(&ncp.c.s.refused_ops);
+            ncp_sat_inc(&cpl_cnt.refused_ops);
         /* a refusal fails the op with an error status: whatever the NACK says, never OK */
         op_fail(o, h->reason == PKT_NACK_MALFORMED || h->status >= NIC_ST_OK ? NIC_ST_BAD_DESC : h->status);
         /* A refused read request gets no response, so nothing else would complete the read: finish
@@ -181,7 +191,7 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 
 void cpl_on_host_error(uint32_t peer, uint32_t seq)
 {
-    const struct xport_peer *x = &ncp.peer[peer].x;
+    const struct xport_peer *x = &conn_peer[peer].x;
 
     if (seq_le(x->una, seq) && seq_lt(seq, x->nxt)) {
         ncp_cookie_t ck = xport_cookie(x, seq);
@@ -190,4 +200,16 @@ void cpl_on_host_error(uint32_t peer, uint32_t seq)
         else if (CK_KIND(ck) == CK_READRESP)
             resp_fail(ck, NIC_ST_HOST_ERROR);
     }
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void cpl_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)k;
+    ncp_sat_add(&s->local_denied, cpl_cnt.local_denied);
+    ncp_sat_add(&s->nacks_ignored, cpl_cnt.nacks_ignored);
+    ncp_sat_add(&s->nacks_received, cpl_cnt.nacks_received);
+    ncp_sat_add(&s->nacks_stale, cpl_cnt.nacks_stale);
+    ncp_sat_add(&s->refused_ops, cpl_cnt.refused_ops);
+    ncp_sat_add(&s->stale_resps, cpl_cnt.stale_resps);
 }

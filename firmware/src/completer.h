@@ -4,6 +4,7 @@
 #ifndef NCP_COMPLETER_H
 #define NCP_COMPLETER_H
 
+#include "conn.h"
 #include "ncp.h"
 
 /* The ACK/NACK fields of a frame from `peer` (every type carries a cumulative ACK). */
@@ -11,7 +12,7 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h);
 /* cpl_on_ack_fields, with its common early exit inline: an ACK that acknowledges nothing new. */
 static inline void cpl_on_frame_ack(uint16_t peer, const struct pkt_hdr *h)
 {
-    if (h->type == PKT_NACK || seq_lt(ncp.peer[peer].x.una, h->ack))
+    if (h->type == PKT_NACK || seq_lt(conn_peer[peer].x.una, h->ack))
         cpl_on_ack_fields(peer, h);
 }
 /* The packet a cookie names was acknowledged. */
@@ -24,5 +25,8 @@ void cpl_on_host_error(uint32_t peer, uint32_t seq);
 int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx);
 /* The data of the read response in RX entry ridx is in host memory (or failed: err). */
 void cpl_read_data_done(uint32_t ridx, uint8_t err);
+
+/* This module's counters into the statistics (ncp_counters_gather). */
+void cpl_counters(struct nic_stats *s, struct ncp_counters *k);
 
 #endif /* NCP_COMPLETER_H */

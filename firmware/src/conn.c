@@ -10,7 +10,16 @@
 #include "conn.h"
 #include "ncp.h"
 #include "ncp_rt.h"
+#include "ops.h"
+#include "responder.h"
 #include "tx.h"
+
+/* This module's counters (gathered by conn_counters for STATS). */
+static struct {
+    uint32_t stall_giveups;
+    uint32_t timeouts;
+    uint32_t giveups;
+} conn_cnt;
 
 const struct xport_cfg ncp_xcfg = {
     .rto = NCP_RTO, .nack_delay = NCP_NACK_DELAY, .miss_hold = NCP_NACK ? NCP_MISS_HOLD : 0u, .backoff_max = 5,
@@ -37,18 +46,20 @@ uint32_t ncp_read_timeout(void)
  * connection: called at boot and by INIT (before any traffic).
  */
 enum { PRF_ISN = 1, PRF_TOKEN = 2, PRF_GEN = 3 };
+struct ncp_peer conn_peer[NCP_MAX_PEERS];
+static uint32_t secret[4]; /* the connection secrets' key (INIT: the fabric secret) */
 static uint64_t prf(uint32_t purpose, uint32_t a, uint32_t b)
 {
-    return xport_prf(ncp.secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
+    return xport_prf(secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
 }
 
 void ncp_secure(const uint32_t k[4])
 {
     uint16_t me = ncp.me;
 
-    memcpy(ncp.secret, k, sizeof ncp.secret);
+    memcpy(secret, k, sizeof secret);
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
-        struct ncp_peer *pp = &ncp.peer[p];
+        struct ncp_peer *pp = &conn_peer[p];
         uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me);
         xport_init(&pp->x, (uint32_t)prf(PRF_ISN, me, p), rx_isn);
         pp->ack_val = rx_isn;
@@ -60,8 +71,8 @@ void ncp_secure(const uint32_t k[4])
     }
     /* a different start per boot when the secret differs (the host's entropy): an op id of an
      * earlier incarnation of this node is unlikely to name a live op */
-    ncp.op_gen = (uint32_t)prf(PRF_GEN, me, 0);
-    ncp.resp_gen = (uint32_t)prf(PRF_GEN, me, 1);
+    ops_seed((uint32_t)prf(PRF_GEN, me, 0));
+    resp_seed((uint32_t)prf(PRF_GEN, me, 1));
 }
 
 void conn_flush_acks(void)
@@ -74,7 +85,7 @@ void conn_flush_acks(void)
     ncp_work.peer_ack &= ~m;
     for (; m; m &= m - 1) {
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        struct ncp_peer *pp = &ncp.peer[p];
+        struct ncp_peer *pp = &conn_peer[p];
         if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
             uint32_t t0 = ncp_rdcycle();
             pp->ack_val = pp->x.expected;
@@ -92,19 +103,19 @@ int conn_timer(uint32_t now, uint32_t *at)
 
     for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) { /* the others: una == nxt */
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        struct xport_peer *x = &ncp.peer[p].x;
+        struct xport_peer *x = &conn_peer[p].x;
         uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
         enum xport_tick_action t = xport_tick(x, &ncp_xcfg, now);
         if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
-            ncp_sat_inc(&ncp.c.s.timeouts);
+            ncp_sat_inc(&conn_cnt.timeouts);
         if (t == XP_TICK_GIVEUP) {
             uint32_t marks = 0;
             if (x->st.stall_giveups != stalls)
-                ncp_sat_inc(&ncp.c.s.stall_giveups); /* the no-progress bound, not the retry limit */
+                ncp_sat_inc(&conn_cnt.stall_giveups); /* the no-progress bound, not the retry limit */
             for (uint32_t s = x->una; s != x->nxt; s++)
                 cpl_on_giveup(xport_cookie(x, s), &marks);
             xport_giveup(x);
-            ncp_sat_inc(&ncp.c.giveups);
+            ncp_sat_inc(&conn_cnt.giveups);
         }
         if (x->una == x->nxt)
             ncp_work.peer_tx &= ~(1u << p); /* nothing in flight */
@@ -114,4 +125,12 @@ int conn_timer(uint32_t now, uint32_t *at)
         }
     }
     return armed;
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void conn_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->stall_giveups, conn_cnt.stall_giveups);
+    ncp_sat_add(&s->timeouts, conn_cnt.timeouts);
+    ncp_sat_add(&k->giveups, conn_cnt.giveups);
 }

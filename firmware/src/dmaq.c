@@ -10,26 +10,33 @@
 #include "rx.h"
 #include "tx.h"
 
+/* This module's counters (gathered by dmaq_counters for STATS). */
+static struct {
+    uint32_t dma_errors;
+} dmaq_cnt;
+
+struct dmaq_state dmaq;
+
 uint32_t dmaq_barrier_ticket(void)
 {
-    return ncp.dq_head;
+    return dmaq.head;
 }
 
 int dmaq_passed(uint32_t ticket)
 {
-    return seq_le(ticket, ncp.dq_done);
+    return seq_le(ticket, dmaq.done);
 }
 
-/* ncp.dma_credit: see dmaq_post (ncp.h). */
+/* dmaq.credit: see dmaq_post (ncp.h). */
 void dmaq_pump(void)
 {
-    while (ncp.dq_issued != ncp.dq_head) {
-        if (!ncp.dma_credit && !(ncp.dma_credit = hal_dma_free()))
+    while (dmaq.issued != dmaq.head) {
+        if (!dmaq.credit && !(dmaq.credit = hal_dma_free()))
             return;
-        ncp.dma_credit--;
-        const struct dma_req *r = &ncp.dq[ncp.dq_issued % NCP_DMAQ_N];
-        hal_dma_submit(r->sram, r->host, r->len, r->to_host, (uint8_t)ncp.dq_issued);
-        ncp.dq_issued++;
+        dmaq.credit--;
+        const struct dma_req *r = &dmaq.q[dmaq.issued % NCP_DMAQ_N];
+        hal_dma_submit(r->sram, r->host, r->len, r->to_host, (uint8_t)dmaq.issued);
+        dmaq.issued++;
     }
 }
 
@@ -46,21 +53,21 @@ void dmaq_complete(void)
     for (uint32_t budget = 0; budget < n; budget++) {
         uint32_t t0 = ncp_rdcycle();
         hal_dma_pop_head(&tag, &err);
-        NCP_ASSERT(NCP_MOD_HAL, 2, ncp.dq_done != ncp.dq_issued && tag == (uint8_t)ncp.dq_done);
-        const struct dma_req *rp = &ncp.dq[ncp.dq_done % NCP_DMAQ_N];
+        NCP_ASSERT(NCP_MOD_HAL, 2, dmaq.done != dmaq.issued && tag == (uint8_t)dmaq.done);
+        const struct dma_req *rp = &dmaq.q[dmaq.done % NCP_DMAQ_N];
         struct dma_req r = {.kind = rp->kind, .a = rp->a, .b = rp->b};
-        ncp.dq_done++;
+        dmaq.done++;
         if (err) {
-            ncp_sat_inc(&ncp.c.dma_errors);
-            ncp.dma_err_seen = 1; /* sticks to the next continuation of the group */
+            ncp_sat_inc(&dmaq_cnt.dma_errors);
+            dmaq.err_seen = 1; /* sticks to the next continuation of the group */
         }
         if (r.kind == DK_NONE) {
-            ncp.fp_acc += ncp_rdcycle() - t0; /* charged to the group's continuation */
+            dmaq.fp_acc += ncp_rdcycle() - t0; /* charged to the group's continuation */
             continue;
         }
-        ncp.fp_t0 = t0;
-        err = ncp.dma_err_seen;
-        ncp.dma_err_seen = 0;
+        dmaq.fp_t0 = t0;
+        err = dmaq.err_seen;
+        dmaq.err_seen = 0;
         switch (r.kind) {
         case DK_TX:
             if (__builtin_expect(err, 0))
@@ -82,7 +89,14 @@ void dmaq_complete(void)
         default:
             break;
         }
-        ncp.fp_acc = 0;
+        dmaq.fp_acc = 0;
     }
     dmaq_pump();
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void dmaq_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)s;
+    ncp_sat_add(&k->dma_errors, dmaq_cnt.dma_errors);
 }

@@ -62,6 +62,26 @@ void ncp_trace_state(const char *what, uint32_t idx, const char *from, const cha
 }
 #endif
 
+void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k)
+{
+    memset(s, 0, sizeof *s);
+    memset(k, 0, sizeof *k);
+    cmd_counters(s, k);
+    cpl_counters(s, k);
+    conn_counters(s, k);
+    dmaq_counters(s, k);
+    ops_counters(s, k);
+    req_counters(s, k);
+    rsp_counters(s, k);
+    rx_counters(s, k);
+    seg_counters(s, k);
+    tx_counters(s, k);
+    xlate_counters(s, k);
+    xlate_stats(s->cache);
+    xlate_miss_stats(s);
+    hal_db_counts(&s->db_dropped, &s->db_coalesced);
+}
+
 void ncp_boot(void)
 {
     int bad = hal_check_blocks();
@@ -77,11 +97,12 @@ void ncp_boot(void)
     tx_init();
     rx_init();
     cmd_init();
-    for (uint32_t e = 0; e < NCP_EPS; e++)
-        ncp.ep[e].cur = -1;
+    req_init();
+    ops_init();
+    resp_init();
     hal_init(HAL_EV_ALL);
     hal_raise_events(HAL_EV_ALL); /* the first pass polls every source */
-    hal_fw_state(1);
+    hal_fw_state(NIC_HOSTIF_FW_STATE_STATE_READY);
 }
 
 static void doorbells(void)
@@ -123,9 +144,9 @@ void ncp_run_once(void)
         seg_resend_poll();
     if (w->resp)
         resp_poll();
-    if (w->ep_ready | (ncp.parked_wake ? w->ep_parked : 0u))
+    if (w->ep_ready | (ncp_work.parked_wake ? w->ep_parked : 0u))
         req_poll();
-    ncp.parked_wake = 0; /* a fill wakes the endpoints parked before it, once */
+    ncp_work.parked_wake = 0; /* a fill wakes the endpoints parked before it, once */
     if (w->peer_ack)
         conn_flush_acks();
     if (w->misses_held)
@@ -134,6 +155,6 @@ void ncp_run_once(void)
         rx_send_resumes();
     if (w->ops_waiting)
         ops_poll();
-    if (ncp.dq_issued != ncp.dq_head)
+    if (dmaq_backlog())
         dmaq_pump();
 }

@@ -62,13 +62,16 @@
 #define NCP_MISS_EXPIRE 2000000u /* 10 ms: re-post a miss the host did not answer */
 
 /* ---- counters (struct nic_stats is what STATS reports) ---- */
+/*
+ * Each module keeps its own counters (a static struct X_cnt) and adds them into the statistics
+ * with X_counters(s, k); ncp_counters_gather (loop.c) calls every one of them for STATS. struct
+ * nic_stats is what STATS reports; struct ncp_counters the NCP's own counters besides.
+ */
 struct ncp_counters {
-    struct nic_stats s;
-    uint32_t drop_reason[PKT__ERRS];
-    uint32_t bad_desc, sq_overrun, dma_errors, dmaq_full, ctl_drops, resp_full, miss_full;
+    uint32_t bad_desc, dma_errors, ctl_drops, resp_full, miss_full;
     uint32_t giveups; /* connections that reached the retry limit (s.timeouts: every timeout) */
     uint32_t resumes_sent; /* RESUME NACKs: a fill arrived, peers told MISS may resend now */
-    uint32_t resp_queued;  /* read requests queued: every response slot busy (ncp.rreq) */
+    uint32_t resp_queued;  /* read requests queued: every response slot busy (responder.c) */
     uint32_t read_timeouts; /* initiator reads failed UNREACHABLE: the responder went silent */
 };
 
@@ -186,28 +189,23 @@ static inline int resp_live(const struct ncp_resp *r, uint32_t id)
 }
 
 /*
- * Read requests accepted while every response slot is busy, served in arrival order as slots
- * free up. Refusing them instead (NACK BUSY) deadlocked two nodes reading from each other: each
- * one's refused request held, by go-back-N, the responses queued behind it, which were what would
- * free the other's slots. NCP_RREQ_N >= NCP_OPS: one initiator's reads never meet a refusal.
- */
-#define NCP_RREQ_N 64u
-struct ncp_rreq {
-    uint16_t peer, pid;
-    uint32_t op, len;
-    uint64_t va;
-};
-
-/*
  * Operation ids (initiator ops, on the wire in `op`) and response ids (responder side, in cookies
  * only): index in the low NCP_ID_SHIFT bits, a 26-bit generation above, drawn from one counter per
- * table (ncp.op_gen, ncp.resp_gen; random start at INIT), so an id comes back only after 2^26
+ * table (ops.c op_gen, responder.c resp_gen; random start at INIT: ops_seed, resp_seed), so an id comes back only after 2^26
  * allocations of its table: at least seconds of traffic (an allocation takes a send queue entry or
  * a read request), far beyond the longest a packet of the old op can still arrive (a give-up,
  * 72.2 ms, plus the read timeout, 78.6 ms, plus the switch's queues). docs/wire-protocol.md.
  */
 #define NCP_ID_SHIFT 6u
-#define NCP_ID_IDX(id) ((id) & ((1u << NCP_ID_SHIFT) - 1u))
+/* The one encoding of ids: slot `idx` of generation `gen`, and back. */
+static inline uint32_t ncp_id_make(uint32_t idx, uint32_t gen)
+{
+    return idx | gen << NCP_ID_SHIFT;
+}
+static inline uint32_t ncp_id_idx(uint32_t id)
+{
+    return id & ((1u << NCP_ID_SHIFT) - 1u);
+}
 /*
  * Cookies in the transport window: what to rebuild a packet from (no data kept). 64 bits: the full
  * op / response id in the high word (a resend whose slot was reused by another op finds another
@@ -216,11 +214,10 @@ struct ncp_rreq {
 typedef xport_cookie_t ncp_cookie_t;
 #define CK_KIND(c) ((uint32_t)(c) >> 29)
 #define CK_ID(c) ((uint32_t)((c) >> 32))
-#define CK_IDX(c) NCP_ID_IDX(CK_ID(c))
+#define CK_IDX(c) ncp_id_idx(CK_ID(c))
 #define CK_SEG(c) ((uint32_t)(c) & 0xFFFFu)
 #define CK_MAKE(k, id, s) ((uint64_t)(uint32_t)(id) << 32 | (uint32_t)(k) << 29 | (uint32_t)(s))
 _Static_assert(NCP_OPS <= 64 && NCP_RESP <= 64, "id index is 6 bits");
-_Static_assert(NCP_RREQ_N >= NCP_OPS && (NCP_RREQ_N & (NCP_RREQ_N - 1u)) == 0, "read request queue");
 enum { CK_WRITE = 1, CK_READREQ = 2, CK_READRESP = 3 };
 
 struct ncp_peer {
@@ -233,67 +230,18 @@ struct ncp_peer {
     uint8_t rx_err;        /* a receive DMA failed: ack_val stays before it until it is resent */
 };
 
-/* ---- DMA continuations ---- */
-enum dma_kind {
-    DK_NONE,       /* a piece of a multi-request transfer */
-    DK_TX,         /* a = TX frame index: data in, transmit */
-    DK_RX,         /* a = RX ring index, b = peer: data written to the host */
-    DK_RXRESP,     /* a = RX ring index, b = op | peer << 16: read response data written */
-    DK_EVENT,      /* a = host irq causes to raise */
-    DK_CQE,        /* completion written */
-    DK_CMD,        /* the current command's DMA finished */
-    DK_BARRIER,    /* marker (no data) */
-};
-
-struct dma_req {
-    uint32_t sram;
-    uint64_t host;
-    uint32_t len;
-    uint8_t to_host, kind;
-    uint16_t b;
-    uint32_t a;
-};
-
 /* ---- global state ---- */
 struct ncp {
     uint16_t me, nodes;
     uint8_t inited, shutdown;
     uint32_t now;
-    uint32_t op_gen, resp_gen; /* id generations (NCP_ID_SHIFT) */
-    uint32_t secret[4];        /* connection secrets' key (ncp_secure: INIT, docs/wire-protocol.md) */
-    struct ncp_ep ep[NCP_EPS];
-    struct ncp_op op[NCP_OPS];
-    struct ncp_resp resp[NCP_RESP];
-    struct ncp_rreq rreq[NCP_RREQ_N]; /* queued read requests: [rreq_head, rreq_tail) */
-    uint32_t rreq_head, rreq_tail;
-    struct ncp_peer peer[NCP_MAX_PEERS];
-    /* event ring (host memory) */
-    uint64_t ev_pa;
-    uint32_t ev_log2, ev_n, ev_ci;
-    /* RX */
-    uint32_t rx_next;                 /* next RX entry to process */
-    uint32_t rx_tail;                 /* entries returned to the MAC */
-    uint8_t rx_busy[1u << NCP_RX_LOG2]; /* DMAs pending on the entry's buffer */
-    /* TX frames: free bitmaps (tx.c), and the MAC's count of frames sent as last seen */
-    uint32_t tx_free, ctl_free;
-    uint16_t tx_done;
-    /* DMA queue */
-    struct dma_req dq[NCP_DMAQ_N];
-    uint32_t dq_head, dq_issued, dq_done;
-    uint32_t dma_credit; /* engine submit slots known free: a lower bound (only the NCP takes
-                          * slots, the engine frees them on its own), re-read when used up */
-    uint8_t dma_err_seen;
-    /* staging slots for events and completions */
-    uint32_t stage_next;
-    uint32_t parked_wake; /* a fill arrived: parked endpoints / responses retry */
-    uint32_t resume_peers; /* peers sent a MISS NACK since the last fill (they wait for RESUME) */
-    struct ncp_counters c;
-    /* fast-path accounting: cycles of DMA completions popped since the last continuation */
-    uint32_t fp_acc, fp_t0;
     struct ncp_fp fp[FP__N];
 };
 
 extern struct ncp ncp;
+
+/* Every module's counters (loop.c); s and k zeroed first. */
+void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k);
 extern const struct xport_cfg ncp_xcfg;
 
 /*
@@ -317,7 +265,7 @@ struct ncp_work {
     uint8_t cmd;
     uint8_t misses_held;
     uint8_t resume; /* a fill arrived while peers wait on a MISS NACK: rx_send_resumes */
-    uint8_t reserved;
+    uint8_t parked_wake; /* a fill arrived: the endpoints parked before it retry (once) */
     uint32_t ep_ready, ep_parked, resp, peer_tx, peer_ack;
     uint32_t ops_waiting;
 };

@@ -73,9 +73,7 @@ void ncp_test_stats(struct nic_stats *s);
 /* The NCP's own counters that STATS does not report. */
 struct ncp_test_counters {
     uint32_t bad_desc;      /* malformed send queue entries */
-    uint32_t sq_overrun;    /* doorbells beyond the send queue's size */
     uint32_t dma_errors;    /* DMA requests that completed with an error */
-    uint32_t dmaq_full;     /* work deferred: the DMA queue was full */
     uint32_t ctl_drops;     /* control frames not sent: no control buffer */
     uint32_t resp_full;     /* read requests refused: response slots and queue full */
     uint32_t miss_full;     /* misses not recorded: miss table full */

@@ -27,20 +27,35 @@
 #include "dmaq.h"
 #include "ncp.h"
 #include "ops.h"
+#include "requester.h"
 #include "timer.h"
+
+/* This module's counters (gathered by ops_counters for STATS). */
+static struct {
+    uint32_t retire_waits;
+    uint32_t read_timeouts;
+} ops_cnt;
 
 const char *const op_state_name[OP__STATES] = {"FREE", "ACTIVE"};
 
-/* A new id for slot `idx`: the next generation of the table's counter (ncp.h, NCP_ID_SHIFT). */
+struct ncp_op op_tab[NCP_OPS];
+static uint32_t op_gen; /* the generation of the last id (ncp.h: ids) */
+
+void ops_seed(uint32_t gen)
+{
+    op_gen = gen;
+}
+
+/* A new id for slot `idx`: the next generation of the table's counter (ncp.h, ncp_id_make). */
 static uint32_t op_new_id(uint32_t idx)
 {
-    return idx | ++ncp.op_gen << NCP_ID_SHIFT;
+    return ncp_id_make(idx, ++op_gen);
 }
 
 struct ncp_op *op_alloc(void)
 {
     for (uint32_t i = 0; i < NCP_OPS; i++) {
-        struct ncp_op *o = &ncp.op[i];
+        struct ncp_op *o = &op_tab[i];
         if (o->state == OP_FREE) {
             memset(o, 0, sizeof *o);
             o->id = op_new_id(i);
@@ -79,9 +94,15 @@ struct ncp_res {
 };
 static struct ncp_res res[NCP_EPS][NCP_SQ_N];
 
+void ops_init(void)
+{
+    memset(op_tab, 0, sizeof op_tab);
+    memset(res, 0, sizeof res);
+}
+
 static int ep_retire(uint8_t epi)
 {
-    struct ncp_ep *ep = &ncp.ep[epi];
+    struct ncp_ep *ep = &ep_tab[epi];
 
     while (ep->sq_done != ep->sq_ci) {
         struct ncp_res *r = &res[epi][ep->sq_done % NCP_SQ_N];
@@ -112,7 +133,7 @@ static int ep_retire(uint8_t epi)
 /* The operation's result into its slot's record; the operation is free. */
 static void op_record(struct ncp_op *o)
 {
-    struct ncp_ep *ep = &ncp.ep[o->ep];
+    struct ncp_ep *ep = &ep_tab[o->ep];
     struct ncp_res *r = &res[o->ep][o->req % NCP_SQ_N];
 
     r->wr_id = o->wr_id;
@@ -123,11 +144,11 @@ static void op_record(struct ncp_op *o)
     r->kind = o->kind;
     r->flags = o->flags;
     r->done = 1;
-    if (ep->cur == (int16_t)(o - ncp.op))
+    if (ep->cur == (int16_t)(o - op_tab))
         ep->cur = -1;
     if (o->req != ep->sq_done)
-        ncp_sat_inc(&ncp.c.s.retire_waits);
-    NCP_SET_STATE(o, op_state_name, "op", o - ncp.op, OP_FREE);
+        ncp_sat_inc(&ops_cnt.retire_waits);
+    NCP_SET_STATE(o, op_state_name, "op", o - op_tab, OP_FREE);
 }
 
 void op_finish(struct ncp_op *o)
@@ -147,8 +168,8 @@ static struct {
 
 static void seen_now(uint32_t p)
 {
-    seen[p].expected = ncp.peer[p].x.expected;
-    seen[p].una = ncp.peer[p].x.una;
+    seen[p].expected = conn_peer[p].x.expected;
+    seen[p].una = conn_peer[p].x.una;
     seen[p].at = ncp.now;
 }
 
@@ -184,18 +205,18 @@ static void ops_read_check(void)
     uint32_t n = 0, to = ncp_read_timeout(), next = ncp.now + to / 4u;
 
     for (uint32_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
-        const struct xport_peer *x = &ncp.peer[p].x;
+        const struct xport_peer *x = &conn_peer[p].x;
         if (x->expected != seen[p].expected || x->una != seen[p].una)
             seen_now(p);
     }
     for (uint32_t i = 0; i < NCP_OPS; i++) {
-        struct ncp_op *o = &ncp.op[i];
+        struct ncp_op *o = &op_tab[i];
         if (o->state != OP_ACTIVE || !o->awaiting)
             continue; /* free, completing, a write, or a read whose request is in the window */
         uint32_t due = seen[o->rnode].at + to;
         if (seq_le(due, ncp.now)) {
-            if (ncp.peer[o->rnode].rx_dma_pending == 0) {
-                ncp_sat_inc(&ncp.c.read_timeouts);
+            if (conn_peer[o->rnode].rx_dma_pending == 0) {
+                ncp_sat_inc(&ops_cnt.read_timeouts);
                 op_fail(o, NIC_ST_UNREACHABLE);
                 op_progress(o, o->len - o->done);
                 continue;
@@ -244,10 +265,10 @@ void op_finish_early(struct ncp_op *o, int32_t status)
  * is answered only when they are out, cmd.c). */
 void ops_flush_ep(uint8_t epi)
 {
-    struct ncp_ep *ep = &ncp.ep[epi];
+    struct ncp_ep *ep = &ep_tab[epi];
 
     for (uint32_t i = 0; i < NCP_OPS; i++) {
-        struct ncp_op *o = &ncp.op[i];
+        struct ncp_op *o = &op_tab[i];
         if (o->state == OP_ACTIVE && o->ep == epi) {
             if (o->status == NIC_ST_OK)
                 o->status = NIC_ST_FLUSHED;
@@ -262,7 +283,7 @@ void ops_flush_ep(uint8_t epi)
 /* Every request of the endpoint retired (its completions posted). */
 int ops_ep_retired(uint8_t epi)
 {
-    const struct ncp_ep *ep = &ncp.ep[epi];
+    const struct ncp_ep *ep = &ep_tab[epi];
     return ep->sq_done == ep->sq_pi || (!ep->closing && ep->sq_done == ep->sq_ci);
 }
 
@@ -275,7 +296,7 @@ __attribute__((weak)) int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *cqe)
 
 int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req)
 {
-    struct ncp_ep *ep = &ncp.ep[epi];
+    struct ncp_ep *ep = &ep_tab[epi];
     struct nic_cqe *q;
 
     if ((ep->state == EP_CLOSED && !ep->closing) || !dmaq_room(1) || !(q = stage_slot()))
@@ -295,4 +316,11 @@ int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_
         return 1;
     dmaq_post(HAL_SRAM_OFF(q), pa, sizeof *q, 1, DK_CQE, 0, 0);
     return 1;
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void ops_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->retire_waits, ops_cnt.retire_waits);
+    ncp_sat_add(&k->read_timeouts, ops_cnt.read_timeouts);
 }

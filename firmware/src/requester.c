@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -18,17 +19,46 @@
 #include "segment.h"
 #include "sqe.h"
 #include "timer.h"
+#include "tx.h"
 #include "xlate.h"
+
+/* This module's counters (gathered by req_counters for STATS). */
+static struct {
+    uint32_t doorbell_bad;
+    uint32_t local_refused;
+    uint32_t bad_desc;
+} req_cnt;
+
+struct ncp_ep ep_tab[NCP_EPS];
 
 const char *const ep_state_name[EP__STATES] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 
+void req_init(void)
+{
+    memset(ep_tab, 0, sizeof ep_tab);
+    for (uint32_t e = 0; e < NCP_EPS; e++)
+        ep_tab[e].cur = -1;
+}
+
+void ep_open(uint8_t epi, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2)
+{
+    struct ncp_ep *ep = &ep_tab[epi];
+
+    memset(ep, 0, sizeof *ep);
+    ep->pid = pid;
+    ep->cq_pa = cq_pa;
+    ep->cq_log2 = (uint8_t)cq_log2;
+    ep->cur = -1;
+    NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_IDLE);
+}
+
 void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 {
-    struct ncp_ep *ep = epi < NCP_EPS ? &ncp.ep[epi] : NULL;
+    struct ncp_ep *ep = epi < NCP_EPS ? &ep_tab[epi] : NULL;
 
     if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
         seq_lt(data, ep->sq_pi) || ncp.shutdown) {
-        ncp_sat_inc(&ncp.c.s.doorbell_bad); /* never trusted beyond this process's own queue */
+        ncp_sat_inc(&req_cnt.doorbell_bad); /* never trusted beyond this process's own queue */
         return;
     }
     ep->sq_pi = data;
@@ -80,7 +110,7 @@ static enum xl_result check_local(uint16_t pid, const struct nic_sq_entry *e, ui
  * entry stays queued: no free operation (1) or its local check missed (2: the endpoint parks). */
 static int take_entry(uint8_t epi)
 {
-    struct ncp_ep *ep = &ncp.ep[epi];
+    struct ncp_ep *ep = &ep_tab[epi];
     struct nic_sq_entry e;
     uint16_t rnode = 0;
     const volatile struct nic_sq_entry *slot = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
@@ -96,7 +126,7 @@ static int take_entry(uint8_t epi)
         if (r != XL_OK)
             return 2;
         if (st != NIC_ST_OK)
-            ncp_sat_inc(&ncp.c.s.local_refused);
+            ncp_sat_inc(&req_cnt.local_refused);
     }
     if (!(o = op_alloc()))
         return 1; /* all operations in use: the entry stays queued */
@@ -109,7 +139,7 @@ static int take_entry(uint8_t epi)
     o->lpid = ep->pid;
     if (st != NIC_ST_OK) {
         if (st == NIC_ST_BAD_DESC)
-            ncp_sat_inc(&ncp.c.bad_desc);
+            ncp_sat_inc(&req_cnt.bad_desc);
         op_finish_early(o, st);
         return 0;
     }
@@ -120,7 +150,7 @@ static int take_entry(uint8_t epi)
     o->rbuf = e.rbuf;
     o->rkey = e.rkey;
     o->rpid = e.rpid;
-    ep->cur = (int16_t)(o - ncp.op);
+    ep->cur = (int16_t)(o - op_tab);
     NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_ACTIVE);
     return 0;
 }
@@ -128,7 +158,7 @@ static int take_entry(uint8_t epi)
 /* After serve_ep: the endpoint's bits in struct ncp_work from its state. */
 static void ep_track(uint8_t e)
 {
-    const struct ncp_ep *ep = &ncp.ep[e];
+    const struct ncp_ep *ep = &ep_tab[e];
     uint32_t b = 1u << e;
 
     ncp_work.ep_ready &= ~b;
@@ -142,13 +172,13 @@ static void ep_track(uint8_t e)
 /* Sends what it can of the endpoint's current operation. Returns 1 if it made progress. */
 static int serve_ep(uint8_t epi)
 {
-    struct ncp_ep *ep = &ncp.ep[epi];
+    struct ncp_ep *ep = &ep_tab[epi];
     int progress = 0;
 
     if (ep->state == EP_CLOSED)
         return 0;
     if (ep->state == EP_PARKED) {
-        if (!ncp.parked_wake)
+        if (!ncp_work.parked_wake)
             return 0;
         NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_ACTIVE);
     }
@@ -172,8 +202,8 @@ static int serve_ep(uint8_t epi)
                                     entry ends the endpoint's turn, so a stream of them costs the
                                     others one entry per pass, not four (issue 18, item 7) */
         }
-        struct ncp_op *o = &ncp.op[ep->cur];
-        struct ncp_peer *pp = &ncp.peer[o->rnode];
+        struct ncp_op *o = &op_tab[ep->cur];
+        struct ncp_peer *pp = &conn_peer[o->rnode];
         if (o->status != NIC_ST_OK) {
             /* failed before all segments were sent (protection NACK, giveup): skip the rest */
             uint32_t rest = o->kind == NIC_OP_RDMA_WRITE ? o->len - o->sent : 0;
@@ -192,7 +222,7 @@ static int serve_ep(uint8_t epi)
             cookie = CK_MAKE(CK_WRITE, o->id, o->sent / NCP_MTU);
         enum build_result r = seg_send_new(o->rnode, cookie);
         if (r == B_WAIT) {
-            if (!ncp.tx_free || !dmaq_room(NCP_SEG_PIECES))
+            if (!txs.free || !dmaq_room(NCP_SEG_PIECES))
                 return progress; /* resources: retried when frames/DMA free up */
             /* translation miss: the request waits for its fill */
             NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
@@ -219,7 +249,7 @@ void req_poll(void)
 {
     /* endpoints with work (struct ncp_work), and the parked ones when a fill arrived; for the
      * others serve_ep would change nothing */
-    uint32_t m = ncp_work.ep_ready | (ncp.parked_wake ? ncp_work.ep_parked : 0u);
+    uint32_t m = ncp_work.ep_ready | (ncp_work.parked_wake ? ncp_work.ep_parked : 0u);
 
     for (m &= ~1u; m; m &= m - 1) {
         uint8_t e = (uint8_t)ncp_lowest_bit(m);
@@ -233,9 +263,17 @@ void req_poll(void)
 int req_timer(uint32_t now, uint32_t *at)
 {
     for (uint32_t m = ncp_work.ep_parked; m; m &= m - 1)
-        if (ncp.ep[ncp_lowest_bit(m)].state == EP_PARKED) {
+        if (ep_tab[ncp_lowest_bit(m)].state == EP_PARKED) {
             *at = now + NCP_RTO;
             return 1;
         }
     return 0;
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void req_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->doorbell_bad, req_cnt.doorbell_bad);
+    ncp_sat_add(&s->local_refused, req_cnt.local_refused);
+    ncp_sat_add(&k->bad_desc, req_cnt.bad_desc);
 }

@@ -9,6 +9,9 @@
  * segment built) ACKWAIT -> (every segment acknowledged) FREE; SENDING/ACKWAIT -> (give-up with
  * segments lost) SENDING, failed (void); a failed response sends void segments carrying its status.
  */
+#include <string.h>
+
+#include "conn.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "responder.h"
@@ -17,7 +20,48 @@
 #include "tx.h"
 #include "xlate.h"
 
+/* This module's counters (gathered by rsp_counters for STATS). */
+static struct {
+    uint32_t local_denied;
+    uint32_t resp_full;
+    uint32_t resp_queued;
+} rsp_cnt;
+
 const char *const resp_state_name[RESP__STATES] = {"FREE", "SENDING", "ACKWAIT"};
+
+/*
+ * Read requests accepted while every response slot is busy, served in arrival order as slots
+ * free up. Refusing them instead (NACK BUSY) deadlocked two nodes reading from each other: each
+ * one's refused request held, by go-back-N, the responses queued behind it, which were what would
+ * free the other's slots. NCP_RREQ_N >= NCP_OPS: one initiator's reads never meet a refusal.
+ */
+#define NCP_RREQ_N 64u
+struct ncp_rreq {
+    uint16_t peer, pid;
+    uint32_t op, len;
+    uint64_t va;
+};
+_Static_assert(NCP_RREQ_N >= NCP_OPS && (NCP_RREQ_N & (NCP_RREQ_N - 1u)) == 0, "read request queue");
+struct ncp_resp resp_tab[NCP_RESP];
+static struct ncp_rreq rreq[NCP_RREQ_N]; /* queued read requests: [rreq_head, rreq_tail) */
+static uint32_t rreq_head, rreq_tail;
+static uint32_t resp_gen; /* the generation of the last response id (ncp.h: ids) */
+
+void resp_init(void)
+{
+    memset(resp_tab, 0, sizeof resp_tab);
+    rreq_head = rreq_tail = 0;
+}
+
+uint32_t resp_generation(void)
+{
+    return resp_gen;
+}
+
+void resp_seed(uint32_t gen)
+{
+    resp_gen = gen;
+}
 
 /* Checks of a remote access against the target buffer; returns NIC_ST_OK or the violation. */
 static inline __attribute__((always_inline)) int32_t check_cbh(const struct pkt_hdr *h, uint32_t len, uint32_t right, enum xl_result *res,
@@ -39,7 +83,7 @@ static inline __attribute__((always_inline)) int32_t check_cbh(const struct pkt_
 /* Returns 1 when the RX buffer is now owned by a DMA (released by rx_dma_done). */
 int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
 {
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     enum xl_result res;
     uint64_t va = 0;
 
@@ -84,7 +128,7 @@ int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
     uint64_t va = 0;
 
     if (h->flags & PKT_F_VOID) { /* the initiator failed the read (refused before): no response */
-        xport_rx_accept(&ncp.peer[peer].x);
+        xport_rx_accept(&conn_peer[peer].x);
         return 0;
     }
     int32_t st = check_cbh(h, h->xlen, NIC_RIGHT_REMOTE_READ, &res, &va);
@@ -98,11 +142,11 @@ int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
         return 0;
     }
     if (!resp_start(peer, h->pid, h->op, va, h->xlen)) {
-        ncp_sat_inc(&ncp.c.resp_full);
+        ncp_sat_inc(&rsp_cnt.resp_full);
         tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
         return 0;
     }
-    xport_rx_accept(&ncp.peer[peer].x);
+    xport_rx_accept(&conn_peer[peer].x);
     return 0;
 }
 
@@ -110,20 +154,20 @@ int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
 
 int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len)
 {
-    if (ncp.rreq_head == ncp.rreq_tail && resp_alloc(peer, pid, op, va, len) != NCP_RESP)
+    if (rreq_head == rreq_tail && resp_alloc(peer, pid, op, va, len) != NCP_RESP)
         return 1;
-    if (ncp.rreq_tail - ncp.rreq_head >= NCP_RREQ_N)
+    if (rreq_tail - rreq_head >= NCP_RREQ_N)
         return 0;
-    ncp.rreq[ncp.rreq_tail++ % NCP_RREQ_N] = (struct ncp_rreq){peer, pid, op, len, va};
-    ncp_sat_inc(&ncp.c.resp_queued);
+    rreq[rreq_tail++ % NCP_RREQ_N] = (struct ncp_rreq){peer, pid, op, len, va};
+    ncp_sat_inc(&rsp_cnt.resp_queued);
     return 1;
 }
 
 /* A response slot was freed: the oldest queued request takes it. */
 static void resp_next(void)
 {
-    if (ncp.rreq_head != ncp.rreq_tail) {
-        const struct ncp_rreq *q = &ncp.rreq[ncp.rreq_head++ % NCP_RREQ_N];
+    if (rreq_head != rreq_tail) {
+        const struct ncp_rreq *q = &rreq[rreq_head++ % NCP_RREQ_N];
         resp_alloc(q->peer, q->pid, q->op, q->va, q->len);
     }
 }
@@ -131,11 +175,11 @@ static void resp_next(void)
 uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len)
 {
     for (uint32_t i = 0; i < NCP_RESP; i++) {
-        struct ncp_resp *r = &ncp.resp[i];
+        struct ncp_resp *r = &resp_tab[i];
         if (r->state == RESP_FREE) {
             NCP_SET_STATE(r, resp_state_name, "resp", i, RESP_SENDING);
             r->failed = 0;
-            r->id = i | ++ncp.resp_gen << NCP_ID_SHIFT; /* ncp.h: ids */
+            r->id = ncp_id_make(i, ++resp_gen); /* ncp.h: ids */
             r->peer = peer;
             r->pid = pid;
             r->op = op;
@@ -155,9 +199,9 @@ void resp_poll(void)
 {
     for (uint32_t m = ncp_work.resp; m; m &= m - 1) {
         uint32_t i = ncp_lowest_bit(m);
-        struct ncp_resp *r = &ncp.resp[i];
+        struct ncp_resp *r = &resp_tab[i];
         for (unsigned budget = 0; budget < 4 && r->state == RESP_SENDING; budget++) {
-            if (!xport_has_room(&ncp.peer[r->peer].x))
+            if (!xport_has_room(&conn_peer[r->peer].x))
                 break;
             ncp_cookie_t ck = CK_MAKE(CK_READRESP, r->id, r->sent / NCP_MTU);
             enum build_result b = seg_send_new(r->peer, ck);
@@ -168,7 +212,7 @@ void resp_poll(void)
                  * initiator's operation */
                 r->failed = 1;
                 r->fail_status = NIC_ST_RIGHTS;
-                ncp_sat_inc(&ncp.c.s.local_denied);
+                ncp_sat_inc(&rsp_cnt.local_denied);
                 if (seg_build(r->peer, ck, 0, 0) != B_SENT)
                     break;
             }
@@ -183,7 +227,7 @@ void resp_poll(void)
 
 void resp_acked(ncp_cookie_t cookie)
 {
-    struct ncp_resp *r = &ncp.resp[CK_IDX(cookie)];
+    struct ncp_resp *r = &resp_tab[CK_IDX(cookie)];
 
     if (resp_live(r, CK_ID(cookie))) {
         r->done += seg_bytes(r->len, CK_SEG(cookie) * NCP_MTU);
@@ -196,7 +240,7 @@ void resp_acked(ncp_cookie_t cookie)
 
 void resp_fail(ncp_cookie_t cookie, int32_t status)
 {
-    struct ncp_resp *r = &ncp.resp[CK_IDX(cookie)];
+    struct ncp_resp *r = &resp_tab[CK_IDX(cookie)];
 
     if (resp_live(r, CK_ID(cookie)) && !r->failed) {
         r->failed = 1;
@@ -219,7 +263,7 @@ _Static_assert(NCP_RESP <= 16, "resp_on_giveup marks");
 void resp_on_giveup(ncp_cookie_t cookie, uint32_t *marks)
 {
     uint32_t i = CK_IDX(cookie);
-    struct ncp_resp *r = &ncp.resp[i];
+    struct ncp_resp *r = &resp_tab[i];
     if (resp_live(r, CK_ID(cookie)) && !(*marks & 1u << i)) {
         *marks |= 1u << i; /* its first lost segment: the others follow it in the window */
         if (r->rewinds < NCP_RESP_REWINDS) {
@@ -236,4 +280,12 @@ void resp_on_giveup(ncp_cookie_t cookie, uint32_t *marks)
     }
     if (!(*marks & 1u << (16 + i)))
         resp_acked(cookie); /* not sent again: counted as done */
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void rsp_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->local_denied, rsp_cnt.local_denied);
+    ncp_sat_add(&k->resp_full, rsp_cnt.resp_full);
+    ncp_sat_add(&k->resp_queued, rsp_cnt.resp_queued);
 }

@@ -6,6 +6,10 @@
 
 #include "ncp.h"
 
+/* The response slots (owned by responder.c; the builder reads a response's fields to build its
+ * segments). */
+extern struct ncp_resp resp_tab[NCP_RESP];
+
 /*
  * The protection rule of a remote access: [off, off + len) of buffer `e` (its PCH and CBH entries
  * found) by `pid` with `key` for `right`. NIC_ST_OK or the violation the initiator is told. The
@@ -31,6 +35,12 @@ static inline __attribute__((always_inline)) int32_t rsp_access_check(const stru
  * frame's RX buffer is now owned by a DMA (rx_dma_done releases it). */
 int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx);
 int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h); /* 0: owns no RX buffer */
+/* Boot: every response slot FREE, no request queued. */
+void resp_init(void);
+/* The generation response ids start from (conn.c). */
+void resp_seed(uint32_t gen);
+/* The generation of the last response id: it advances by one per response started. */
+uint32_t resp_generation(void);
 /* A read request to serve: a response slot now, else the queue; 0 when both are full. */
 int resp_start(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
 uint32_t resp_alloc(uint16_t peer, uint16_t pid, uint32_t op, uint64_t va, uint32_t len);
@@ -43,5 +53,8 @@ void resp_acked(ncp_cookie_t cookie);
 void resp_fail(ncp_cookie_t cookie, int32_t status);
 /* A give-up dropped the window with segment cookie in it: see responder.c. */
 void resp_on_giveup(ncp_cookie_t cookie, uint32_t *marks);
+
+/* This module's counters into the statistics (ncp_counters_gather). */
+void rsp_counters(struct nic_stats *s, struct ncp_counters *k);
 
 #endif /* NCP_RESPONDER_H */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "completer.h"
+#include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -23,30 +24,48 @@
 #include "tx.h"
 #include "xlate.h"
 
+/* This module's counters (gathered by rx_counters for STATS). */
+static struct {
+    uint32_t auth_drops;
+    uint32_t drops_bad;
+    uint32_t drops_miss;
+    uint32_t dup_packets;
+    uint32_t protection_errors;
+    uint32_t resyncs_bad;
+    uint32_t rx_dma_errors;
+    uint32_t rx_packets;
+    uint32_t resumes_sent;
+    uint32_t drop_reason[PKT__ERRS]; /* drops_bad by reason (enum pkt_err) */
+} rx_cnt;
+
 #define RX_N (1u << NCP_RX_LOG2)
-static volatile uint32_t rx_ring[RX_N][4] __attribute__((section(".pktbuf"), aligned(16)));
+static volatile uint32_t rx_ring[RX_N][NIC_RXDESC_WORDS] __attribute__((section(".pktbuf"), aligned(16)));
 static uint8_t rx_buf[RX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
 struct rx_meta rx_meta[RX_N];
+static uint32_t rx_next;          /* next RX entry to process */
+static uint32_t rx_tail;          /* entries returned to the MAC */
+static uint8_t rx_busy[RX_N];     /* a DMA pending on the entry's buffer */
+static uint32_t resume_peers;     /* peers told MISS since the last fill (they wait for RESUME) */
 
 void rx_init(void)
 {
     hal_mac_rx_init(&rx_ring[0][0], NCP_RX_LOG2, &rx_buf[0][0], NCP_FRAME_BYTES);
-    ncp.rx_next = ncp.rx_tail = hal_mac_rx_head();
+    rx_next = rx_tail = hal_mac_rx_head();
 }
 
 static void drop_bad(enum pkt_err e)
 {
-    ncp_sat_inc(&ncp.c.s.drops_bad);
-    ncp_sat_inc(&ncp.c.drop_reason[e]);
+    ncp_sat_inc(&rx_cnt.drops_bad);
+    ncp_sat_inc(&rx_cnt.drop_reason[e]);
 }
 
 /* The packet missed a translation: drop it, and tell the sender unless seed-faithful. */
 void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
 {
-    ncp_sat_inc(&ncp.c.s.drops_miss);
+    ncp_sat_inc(&rx_cnt.drops_miss);
     if (NCP_NACK) {
         tx_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
-        ncp.resume_peers |= 1u << peer; /* told to wait: RESUME at the next fill */
+        resume_peers |= 1u << peer; /* told to wait: RESUME at the next fill */
     }
 }
 
@@ -56,16 +75,22 @@ void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
  * was for: a peer whose packet still misses gets another MISS (and waits for the next fill); a
  * lost RESUME costs the hold.
  */
+void rx_on_fill(void)
+{
+    if (resume_peers)
+        ncp_work.resume = 1; /* rx_send_resumes: the peers waiting on a MISS resend now */
+}
+
 void rx_send_resumes(void)
 {
-    uint32_t m = ncp.resume_peers;
+    uint32_t m = resume_peers;
 
-    ncp.resume_peers = 0;
+    resume_peers = 0;
     ncp_work.resume = 0;
     for (; m; m &= m - 1) {
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        tx_ctl(p, PKT_NACK, PKT_NACK_RESUME, ncp.peer[p].x.expected, 0, 0);
-        ncp_sat_inc(&ncp.c.resumes_sent);
+        tx_ctl(p, PKT_NACK, PKT_NACK_RESUME, conn_peer[p].x.expected, 0, 0);
+        ncp_sat_inc(&rx_cnt.resumes_sent);
     }
 }
 
@@ -78,7 +103,7 @@ void rx_send_resumes(void)
  */
 void rx_refuse(uint16_t peer, const struct pkt_hdr *h, int32_t status)
 {
-    ncp_sat_inc(&ncp.c.s.protection_errors); /* = PROTECTION NACKs sent (docs: "Counters") */
+    ncp_sat_inc(&rx_cnt.protection_errors); /* = PROTECTION NACKs sent (docs: "Counters") */
     tx_ctl(peer, PKT_NACK, PKT_NACK_PROTECTION, h->seq, h->op, status);
 }
 
@@ -132,26 +157,26 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
         drop_bad(e);
         return 0;
     }
-    if (hp->token != ncp.peer[hp->src].rx_token) {
+    if (hp->token != conn_peer[hp->src].rx_token) {
         /* not from the node its source names (forged or from a node without the fabric secret):
          * nothing of it is used, nothing answers it */
-        ncp_sat_inc(&ncp.c.s.auth_drops);
+        ncp_sat_inc(&rx_cnt.auth_drops);
         return 0;
     }
-    ncp_sat_inc(&ncp.c.s.rx_packets);
+    ncp_sat_inc(&rx_cnt.rx_packets);
     ncp_work.peer_ack |= 1u << hp->src; /* conn_flush_acks looks at this peer */
     cpl_on_frame_ack(hp->src, hp);
     NCP_PROF(7);
     if (!pkt_is_sequenced(hp->type))
         return 0;
-    struct xport_peer *x = &ncp.peer[hp->src].x;
+    struct xport_peer *x = &conn_peer[hp->src].x;
     uint32_t resyncs_bad = x->st.resyncs_bad;
     enum xport_rx_verdict v = xport_rx_classify(x, hp->seq, hp->flags, &rx_nack);
     if (x->st.resyncs_bad != resyncs_bad)
-        ncp_sat_inc(&ncp.c.s.resyncs_bad);
+        ncp_sat_inc(&rx_cnt.resyncs_bad);
     switch (v) {
     case XP_RX_DUP:
-        ncp_sat_inc(&ncp.c.s.dup_packets);
+        ncp_sat_inc(&rx_cnt.dup_packets);
         return 0;
     case XP_RX_GAP:
         if (rx_nack)
@@ -197,7 +222,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
         src >= NCP_MAX_PEERS || !pkt_write_ok(len, flags, buf, off, w[PKT_W_XLEN]))
         return 0;
     /* on_ack_fields: nothing new acknowledged; xport_rx_classify: the next expected packet */
-    struct ncp_peer *pp = &ncp.peer[src];
+    struct ncp_peer *pp = &conn_peer[src];
     uint32_t seq = w[PKT_W_SEQ];
     if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || !pp->x.synced ||
         seq != pp->x.expected)
@@ -213,7 +238,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !dmaq_direct() ||
         !xlate_vmh_hit((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 0))
         return 0;
-    ncp_sat_inc(&ncp.c.s.rx_packets);
+    ncp_sat_inc(&rx_cnt.rx_packets);
     ncp_sat_inc(&xlate_fast_hits.target);
     rx_meta[ridx].seq = seq;
     dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RX, ridx, (uint16_t)src);
@@ -225,11 +250,11 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
 
 static void release(void)
 {
-    uint32_t t = ncp.rx_tail;
-    while (t != ncp.rx_next && !ncp.rx_busy[t % RX_N])
+    uint32_t t = rx_tail;
+    while (t != rx_next && !rx_busy[t % RX_N])
         t++;
-    if (t != ncp.rx_tail) {
-        ncp.rx_tail = t;
+    if (t != rx_tail) {
+        rx_tail = t;
         hal_mac_rx_release(t);
     }
 }
@@ -238,17 +263,17 @@ void rx_poll(void)
 {
     uint32_t head = hal_mac_rx_head();
 
-    for (uint32_t budget = 0; ncp.rx_next != head && budget < RX_N; budget++) {
-        uint32_t i = ncp.rx_next % RX_N, t0 = ncp_rdcycle();
-        uint32_t len = nic_field(rx_ring[i][1], NIC_RXDESC_STATUS_LEN);
-        ncp.rx_busy[i] = (uint8_t)((NCP_FASTPATH && rx_fast(rx_buf[i], len, i)) || on_frame(rx_buf[i], len, i));
-        if (ncp.rx_busy[i]) { /* a data packet delivered: every lookup hit */
+    for (uint32_t budget = 0; rx_next != head && budget < RX_N; budget++) {
+        uint32_t i = rx_next % RX_N, t0 = ncp_rdcycle();
+        uint32_t len = nic_field(rx_ring[i][NIC_RXDESC_STATUS_IDX], NIC_RXDESC_STATUS_LEN);
+        rx_busy[i] = (uint8_t)((NCP_FASTPATH && rx_fast(rx_buf[i], len, i)) || on_frame(rx_buf[i], len, i));
+        if (rx_busy[i]) { /* a data packet delivered: every lookup hit */
             rx_meta[i].cyc = ncp_rdcycle() - t0;
             rx_meta[i].len = len - PKT_HDR_BYTES;
         }
-        ncp.rx_next++;
+        rx_next++;
     }
-    if (ncp.rx_next != head)
+    if (rx_next != head)
         hal_raise_events(HAL_EV_RX); /* budget: the rest in the next pass */
     release();
 }
@@ -264,7 +289,7 @@ void rx_poll(void)
 static __attribute__((noinline)) void rx_data_failed(struct ncp_peer *pp, uint32_t seq, uint8_t kind, uint8_t err)
 {
     if (err && kind == DK_RX) {
-        ncp_sat_inc(&ncp.c.s.rx_dma_errors);
+        ncp_sat_inc(&rx_cnt.rx_dma_errors);
         if (seq_lt(seq, pp->x.expected)) {
             pp->x.expected = seq;
             pp->x.nack_valid = 0;
@@ -281,13 +306,13 @@ static __attribute__((noinline)) void rx_data_failed(struct ncp_peer *pp, uint32
 
 void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
 {
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     uint32_t seq = rx_meta[ridx].seq;
 
     __asm__("" : "+r"(pp)); /* kept in a register, not recomputed (a multiply) per access */
     NCP_PROF_START();
-    NCP_ASSERT(NCP_MOD_RX, 1, ridx < RX_N && ncp.rx_busy[ridx] && pp->rx_dma_pending > 0);
-    ncp.rx_busy[ridx] = 0;
+    NCP_ASSERT(NCP_MOD_RX, 1, ridx < RX_N && rx_busy[ridx] && pp->rx_dma_pending > 0);
+    rx_busy[ridx] = 0;
     pp->rx_dma_pending--;
     /* DMAs complete in order: everything up to this packet is in host memory (unless a DMA
      * before it failed: then `expected` went back to that one, and nothing from there counts
@@ -304,5 +329,19 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
         cpl_read_data_done(ridx, err);
     release();
     NCP_PROF(11);
-    fp_record(FP_RX, rx_meta[ridx].cyc + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), rx_meta[ridx].len);
+    fp_record(FP_RX, rx_meta[ridx].cyc + dmaq.fp_acc + (ncp_rdcycle() - dmaq.fp_t0), rx_meta[ridx].len);
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void rx_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->auth_drops, rx_cnt.auth_drops);
+    ncp_sat_add(&s->drops_bad, rx_cnt.drops_bad);
+    ncp_sat_add(&s->drops_miss, rx_cnt.drops_miss);
+    ncp_sat_add(&s->dup_packets, rx_cnt.dup_packets);
+    ncp_sat_add(&s->protection_errors, rx_cnt.protection_errors);
+    ncp_sat_add(&s->resyncs_bad, rx_cnt.resyncs_bad);
+    ncp_sat_add(&s->rx_dma_errors, rx_cnt.rx_dma_errors);
+    ncp_sat_add(&s->rx_packets, rx_cnt.rx_packets);
+    ncp_sat_add(&k->resumes_sent, rx_cnt.resumes_sent);
 }

@@ -18,6 +18,8 @@ extern struct rx_meta rx_meta[1u << NCP_RX_LOG2];
 void rx_init(void);
 void rx_poll(void);
 void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err);
+/* A fill arrived: the peers told MISS since the last fill get a RESUME (rx_send_resumes). */
+void rx_on_fill(void);
 /* RESUME NACKs to the peers told MISS since the last fill. */
 void rx_send_resumes(void);
 /* The packet missed a translation: dropped, the sender told (unless seed-faithful). */
@@ -47,5 +49,7 @@ static inline enum xl_result rx_place(uint16_t pid, uint64_t va, uint32_t len, u
     return XL_OK;
 }
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void rx_counters(struct nic_stats *s, struct ncp_counters *k);
 
 #endif /* NCP_RX_H */

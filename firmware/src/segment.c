@@ -10,6 +10,7 @@
  * and a retransmission rebuilds the packet by translating and DMAing the bytes from host memory
  * again (docs/firmware.md, "Retransmission").
  */
+#include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -19,6 +20,13 @@
 #include "timer.h"
 #include "tx.h"
 #include "xlate.h"
+
+/* This module's counters (gathered by seg_counters for STATS). */
+static struct {
+    uint32_t local_denied;
+    uint32_t retransmits;
+    uint32_t void_fails;
+} seg_cnt;
 
 _Static_assert(PKT_WORDS, "the builder writes header words in place: little-endian core");
 _Static_assert(NCP_MTU >= 256, "segment numbers are 16-bit: MTU >= 256 for 16 MiB operations");
@@ -89,7 +97,7 @@ static inline __attribute__((always_inline)) enum build_result translate(uint16_
 /* Every case (segment.h). */
 enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uint32_t seq)
 {
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     struct piece pc[NCP_SEG_PIECES];
     uint32_t npc = 0, len = 0, seg = CK_SEG(cookie), idx = CK_IDX(cookie), type = 0, flags = 0;
     enum build_result r = B_SENT;
@@ -97,20 +105,20 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     uint32_t t0 = ncp_rdcycle();
 
     NCP_PROF_START();
-    if (!ncp.tx_free)
+    if (!txs.free)
         tx_collect();
-    if (!ncp.tx_free || !tx_room() || !dmaq_room(NCP_SEG_PIECES))
+    if (!txs.free || !tx_room() || !dmaq_room(NCP_SEG_PIECES))
         return B_WAIT;
     /* The header goes straight into the lowest free frame, taken only if the packet is sent (a
      * packet that waits leaves a partly written header in a free frame: harmless). */
-    uint32_t f = tx_frame_lowest(ncp.tx_free);
+    uint32_t f = tx_frame_lowest(txs.free);
     uint32_t *w = (uint32_t *)(void *)tx_frame[f];
     w[PKT_W_NODES] = pkt_w_nodes(peer, ncp.me);
     w[PKT_W_TOKEN] = pp->tx_token;
     NCP_PROF(0);
     switch (CK_KIND(cookie)) {
     case CK_WRITE: {
-        struct ncp_op *o = &ncp.op[idx];
+        struct ncp_op *o = &op_tab[idx];
         uint32_t off = seg * NCP_MTU;
         int live = op_live(o, CK_ID(cookie));
         len = seg_bytes(o->len, off);
@@ -129,7 +137,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         break;
     }
     case CK_READREQ: {
-        struct ncp_op *o = &ncp.op[idx];
+        struct ncp_op *o = &op_tab[idx];
         int live = op_live(o, CK_ID(cookie));
         if (!live || o->status != NIC_ST_OK)
             void_data = 1; /* refused, failed or flushed: keep the sequence, ask for nothing */
@@ -144,7 +152,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         break;
     }
     case CK_READRESP: {
-        struct ncp_resp *rs = &ncp.resp[idx];
+        struct ncp_resp *rs = &resp_tab[idx];
         uint32_t off = seg * NCP_MTU;
         len = seg_bytes(rs->len, off);
         type = PKT_READ_RESP;
@@ -175,10 +183,10 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         /* a retransmission after an invalidation (the source deregistered): the receiver skips
          * it, and the operation fails: a void segment never counts as delivered */
         void_data = 1;
-        ncp_sat_inc(&ncp.c.s.local_denied);
+        ncp_sat_inc(&seg_cnt.local_denied);
         if (CK_KIND(cookie) == CK_READRESP) {
             resp_fail(cookie, NIC_ST_RIGHTS);
-            w[PKT_W_STATUS] = (uint32_t)(int32_t)ncp.resp[idx].fail_status;
+            w[PKT_W_STATUS] = (uint32_t)(int32_t)resp_tab[idx].fail_status;
         }
     }
     if (void_data && CK_KIND(cookie) != CK_READRESP) {
@@ -188,7 +196,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         struct ncp_op *o = op_by_cookie(cookie);
         if (o && o->status == NIC_ST_OK) {
             op_fail(o, NIC_ST_BAD_HANDLE);
-            ncp_sat_inc(&ncp.c.s.void_fails);
+            ncp_sat_inc(&seg_cnt.void_fails);
         }
     }
     if (void_data) {
@@ -240,16 +248,16 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     uint64_t va, pa;
 
     NCP_PROF_START();
-    if (!ncp.tx_free || !tx_room() || !dmaq_room(NCP_SEG_PIECES) || !dmaq_direct())
+    if (!txs.free || !tx_room() || !dmaq_room(NCP_SEG_PIECES) || !dmaq_direct())
         return 0;
     /* The header goes straight into the lowest free frame, taken only if the packet is sent (a
      * packet that falls back leaves a partly written header in a free frame: harmless). The frame
      * aliases no other state (restrict): the compiler stores each header word as soon as it is
      * known and keeps nothing live for it. */
-    uint32_t f = tx_frame_lowest(ncp.tx_free);
+    uint32_t f = tx_frame_lowest(txs.free);
     uint32_t *restrict w = (uint32_t *)(void *)tx_frame[f];
     if (CK_KIND(cookie) == CK_WRITE) {
-        const struct ncp_op *o = &ncp.op[idx];
+        const struct ncp_op *o = &op_tab[idx];
         if (!op_live(o, CK_ID(cookie)) || o->status != NIC_ST_OK)
             return 0;
         len = seg_bytes(o->len, off);
@@ -260,7 +268,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
         right = NIC_RIGHT_LOCAL_READ;
         hdr_fill_write(w, o->id, o, off);
     } else if (CK_KIND(cookie) == CK_READRESP) {
-        const struct ncp_resp *rs = &ncp.resp[idx];
+        const struct ncp_resp *rs = &resp_tab[idx];
         if (!resp_live(rs, CK_ID(cookie)) || rs->failed)
             return 0;
         len = seg_bytes(rs->len, off);
@@ -277,7 +285,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
         return 0;
     /* committed: from here on as seg_build(). The peer's fields are read before xport_tx_push stores
      * into its window (the compiler would reload them after that store). */
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     __asm__("" : "+r"(pp)); /* opaque: kept in a register, not recomputed (a multiply) per access */
     struct xport_peer *x = &pp->x;
     uint32_t ack = pp->ack_val, una = x->una, piggy = ack == x->expected, w_nodes = pp->w_nodes;
@@ -304,7 +312,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
 
 enum build_result seg_send_new(uint16_t peer, ncp_cookie_t cookie)
 {
-    if (!ncp.tx_free)
+    if (!txs.free)
         tx_collect(); /* as seg_build() does first */
     if (NCP_FASTPATH && seg_build_fast(peer, cookie))
         return B_SENT;
@@ -320,13 +328,22 @@ void seg_resend_poll(void)
      * with packets in flight can have any */
     for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) {
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        struct xport_peer *x = &ncp.peer[p].x;
+        struct xport_peer *x = &conn_peer[p].x;
         for (unsigned budget = 0; budget < 8 && xport_rexmit_next(x, &seq, &cookie); budget++) {
             if (seg_build(p, cookie, 1, seq) == B_WAIT) {
                 x->rexmit = seq; /* not now: the cursor goes back */
                 break;
             }
-            ncp_sat_inc(&ncp.c.s.retransmits);
+            ncp_sat_inc(&seg_cnt.retransmits);
         }
     }
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void seg_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)k;
+    ncp_sat_add(&s->local_denied, seg_cnt.local_denied);
+    ncp_sat_add(&s->retransmits, seg_cnt.retransmits);
+    ncp_sat_add(&s->void_fails, seg_cnt.void_fails);
 }

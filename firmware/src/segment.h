@@ -20,4 +20,7 @@ enum build_result seg_send_new(uint16_t peer, ncp_cookie_t cookie);
 /* Retransmissions of the peers with packets in flight (go-back-N cursor). */
 void seg_resend_poll(void);
 
+/* This module's counters into the statistics (ncp_counters_gather). */
+void seg_counters(struct nic_stats *s, struct ncp_counters *k);
+
 #endif /* NCP_SEGMENT_H */

@@ -5,12 +5,14 @@
  */
 #include <string.h>
 
+#include "cmd.h"
 #include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
 #include "ncp_test.h"
 #include "ops.h"
 #include "requester.h"
+#include "responder.h"
 #include "timer.h"
 #include "xlate.h"
 
@@ -26,23 +28,14 @@ uint32_t ncp_test_node(void)
 
 void ncp_test_init(uint16_t nodes, uint64_t ev_pa, uint32_t ev_log2)
 {
-    ncp.ev_pa = ev_pa;
-    ncp.ev_log2 = ev_log2;
-    ncp.ev_n = ncp.ev_ci = 0;
+    ev_ring_set(ev_pa, ev_log2);
     ncp.nodes = nodes;
     ncp.inited = 1;
 }
 
 void ncp_test_ep_open(uint8_t ep, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2)
 {
-    struct ncp_ep *e = &ncp.ep[ep];
-
-    memset(e, 0, sizeof *e);
-    e->pid = pid;
-    e->cq_pa = cq_pa;
-    e->cq_log2 = (uint8_t)cq_log2;
-    e->cur = -1;
-    NCP_SET_STATE(e, ep_state_name, "ep", ep, EP_IDLE);
+    ep_open(ep, pid, cq_pa, cq_log2);
 }
 
 void ncp_test_ep_flush(uint8_t ep)
@@ -52,7 +45,7 @@ void ncp_test_ep_flush(uint8_t ep)
 
 void ncp_test_events_consumed(void)
 {
-    ncp.ev_ci = ncp.ev_n;
+    cmd_on_doorbell(NIC_DB_EV_CI, ev_produced()); /* as the host acknowledges them */
 }
 
 uint32_t ncp_test_sq_entries(void)
@@ -108,21 +101,20 @@ int ncp_test_dma_passed(uint32_t ticket)
 
 void ncp_test_stats(struct nic_stats *s)
 {
-    *s = ncp.c.s; /* as STATS gathers them (cmd.c) */
-    xlate_stats(s->cache);
-    xlate_miss_stats(s);
-    hal_db_counts(&s->db_dropped, &s->db_coalesced);
+    struct ncp_counters k;
+
+    ncp_counters_gather(s, &k); /* as STATS does (cmd.c) */
 }
 
 void ncp_test_counters(struct ncp_test_counters *c)
 {
-    const struct ncp_counters *k = &ncp.c;
+    struct nic_stats s;
+    struct ncp_counters kc, *k = &kc;
 
+    ncp_counters_gather(&s, k);
     *c = (struct ncp_test_counters){
         .bad_desc = k->bad_desc,
-        .sq_overrun = k->sq_overrun,
         .dma_errors = k->dma_errors,
-        .dmaq_full = k->dmaq_full,
         .ctl_drops = k->ctl_drops,
         .resp_full = k->resp_full,
         .miss_full = k->miss_full,
@@ -135,7 +127,7 @@ void ncp_test_counters(struct ncp_test_counters *c)
 
 void ncp_test_peer_stats(uint32_t peer, struct xport_stats *st)
 {
-    *st = ncp.peer[peer].x.st;
+    *st = conn_peer[peer].x.st;
 }
 
 uint32_t ncp_test_fp_count(unsigned k)
@@ -183,7 +175,7 @@ uint32_t ncp_test_op_slots(void)
 
 int ncp_test_op(uint32_t slot, struct ncp_test_op *o)
 {
-    const struct ncp_op *p = &ncp.op[slot];
+    const struct ncp_op *p = &op_tab[slot];
 
     *o = (struct ncp_test_op){.live = p->state == OP_ACTIVE,
                               .kind = p->kind,
@@ -200,7 +192,7 @@ uint32_t ncp_test_reads_awaiting(void)
     uint32_t n = 0;
 
     for (uint32_t i = 0; i < NCP_OPS; i++)
-        n += ncp.op[i].state == OP_ACTIVE && ncp.op[i].kind == NIC_OP_RDMA_READ && ncp.op[i].awaiting;
+        n += op_tab[i].state == OP_ACTIVE && op_tab[i].kind == NIC_OP_RDMA_READ && op_tab[i].awaiting;
     return n;
 }
 
@@ -210,20 +202,20 @@ int ncp_test_op_cycle(uint32_t *slot, uint32_t *id)
 
     if (!o)
         return 0;
-    *slot = (uint32_t)(o - ncp.op);
+    *slot = (uint32_t)(o - op_tab);
     *id = o->id;
-    NCP_SET_STATE(o, op_state_name, "op", *slot, OP_FREE);
+    o->state = OP_FREE;
     return 1;
 }
 
 void ncp_test_responder(struct ncp_test_resp *r)
 {
-    r->started = ncp.resp_gen;
+    r->started = resp_generation();
     r->active = r->sent = 0;
     for (uint32_t i = 0; i < NCP_RESP; i++)
-        if (ncp.resp[i].state != RESP_FREE) {
+        if (resp_tab[i].state != RESP_FREE) {
             r->active++;
-            r->sent += ncp.resp[i].sent;
+            r->sent += resp_tab[i].sent;
         }
 }
 

@@ -6,9 +6,18 @@
 #include <string.h>
 
 #include "completer.h"
+#include "conn.h"
+#include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "tx.h"
+
+/* This module's counters (gathered by tx_counters for STATS). */
+static struct {
+    uint32_t nacks_sent;
+    uint32_t tx_packets;
+    uint32_t ctl_drops;
+} tx_cnt;
 
 uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
 static uint8_t ctl_frame[NCP_CTL_N][64] __attribute__((section(".pktbuf"), aligned(16)));
@@ -18,10 +27,10 @@ _Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 3
 
 void tx_init(void)
 {
-    ncp.tx_free = (1u << NCP_TX_N) - 1u;
-    ncp.ctl_free = (1u << NCP_CTL_N) - 1u;
-    ncp.tx_done = hal_mac_tx_done();
     memset(&txs, 0, sizeof txs);
+    txs.free = (1u << NCP_TX_N) - 1u;
+    txs.ctl_free = (1u << NCP_CTL_N) - 1u;
+    txs.mac_done = hal_mac_tx_done();
 }
 
 const uint8_t tx_low_bit[256] = {
@@ -54,13 +63,13 @@ void tx_collect(void)
         return;
     uint16_t done = hal_mac_tx_done();
 
-    while (ncp.tx_done != done && txs.done != txs.sub) {
+    while (txs.mac_done != done && txs.done != txs.sub) {
         uint8_t id = txs.q[txs.done++ % TXQ_N];
         if (id < NCP_TX_N)
-            ncp.tx_free |= 1u << id;
+            txs.free |= 1u << id;
         else
-            ncp.ctl_free |= 1u << (id - NCP_TX_N);
-        ncp.tx_done++;
+            txs.ctl_free |= 1u << (id - NCP_TX_N);
+        txs.mac_done++;
     }
 }
 
@@ -85,7 +94,7 @@ static inline __attribute__((always_inline)) void tx_feed_inline(void)
         } else {
             hal_mac_tx_submit(ctl_frame[id - NCP_TX_N], PKT_HDR_BYTES);
         }
-        ncp_sat_inc(&ncp.c.s.tx_packets);
+        ncp_sat_inc(&tx_cnt.tx_packets);
         txs.sub++;
     }
 }
@@ -114,7 +123,7 @@ void tx_dma_done(uint32_t idx)
     tx_feed_inline(); /* on the fast path: no call */
     NCP_PROF(5);
     if (txs.cyc[idx]) {
-        fp_record(FP_TX, txs.cyc[idx] + ncp.fp_acc + (ncp_rdcycle() - ncp.fp_t0), txs.len[idx] - PKT_HDR_BYTES);
+        fp_record(FP_TX, txs.cyc[idx] + dmaq.fp_acc + (ncp_rdcycle() - dmaq.fp_t0), txs.len[idx] - PKT_HDR_BYTES);
         txs.cyc[idx] = 0;
     }
 }
@@ -148,7 +157,7 @@ void tx_dma_failed(uint32_t f)
 
 static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
 {
-    struct ncp_peer *pp = &ncp.peer[peer];
+    struct ncp_peer *pp = &conn_peer[peer];
     *h = (struct pkt_hdr){.dst = peer, .src = ncp.me, .type = type, .ack = pp->ack_val};
     if (pp->ack_val == pp->x.expected)
         pp->x.ack_pending = 0; /* piggy-backed */
@@ -157,23 +166,31 @@ static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
 void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status)
 {
     struct pkt_hdr h;
-    int i = frame_alloc(&ncp.ctl_free, NCP_CTL_N);
+    int i = frame_alloc(&txs.ctl_free, NCP_CTL_N);
 
     if (i < 0 || txs.ready - txs.done >= TXQ_N) {
         if (i >= 0)
-            ncp.ctl_free |= 1u << i;
-        ncp_sat_inc(&ncp.c.ctl_drops); /* the transport recovers a lost ACK or NACK */
+            txs.ctl_free |= 1u << i;
+        ncp_sat_inc(&tx_cnt.ctl_drops); /* the transport recovers a lost ACK or NACK */
         return;
     }
     hdr_common(&h, peer, type);
-    h.token = ncp.peer[peer].tx_token;
+    h.token = conn_peer[peer].tx_token;
     h.reason = reason;
     h.seq = seq;
     h.op = op;
     h.status = status;
     PKT_ENCODE(ctl_frame[i], &h);
     if (type == PKT_NACK)
-        ncp_sat_inc(&ncp.c.s.nacks_sent);
+        ncp_sat_inc(&tx_cnt.nacks_sent);
     txs.q[txs.ready++ % TXQ_N] = (uint8_t)(NCP_TX_N + i);
     tx_reap();
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void tx_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    ncp_sat_add(&s->nacks_sent, tx_cnt.nacks_sent);
+    ncp_sat_add(&s->tx_packets, tx_cnt.tx_packets);
+    ncp_sat_add(&k->ctl_drops, tx_cnt.ctl_drops);
 }

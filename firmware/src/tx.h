@@ -13,7 +13,9 @@
  * through the inlines below): ids < NCP_TX_N are data frames, others control frames.
  */
 struct tx_state {
+    uint32_t free, ctl_free;       /* free data / control frames (bitmaps) */
     uint32_t ready, sub, done;     /* frames appended >= submitted to the MAC >= freed */
+    uint16_t mac_done;             /* the MAC's count of frames sent, as last seen */
     uint32_t credit;               /* MAC submission slots known free: a lower bound (tx_feed) */
     uint8_t q[TXQ_N];              /* frame ids in MAC order */
     uint8_t data_ready[NCP_TX_N];  /* data DMA'd in: may go to the MAC */
@@ -45,7 +47,7 @@ static inline int tx_room(void)
  * in MAC order; it goes to the MAC once its data is in (tx_dma_done, tx_ready). */
 static inline void tx_frame_queue(uint32_t f, uint32_t len)
 {
-    ncp.tx_free &= ~(1u << f);
+    txs.free &= ~(1u << f);
     txs.len[f] = (uint16_t)len;
     txs.q[txs.ready++ % TXQ_N] = (uint8_t)f;
 }
@@ -59,5 +61,8 @@ void tx_dma_failed(uint32_t f);
 /* A control frame (ACK, NACK) to `peer`; dropped and counted when no control frame is free (the
  * transport recovers a lost ACK or NACK). */
 void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status);
+
+/* This module's counters into the statistics (ncp_counters_gather). */
+void tx_counters(struct nic_stats *s, struct ncp_counters *k);
 
 #endif /* NCP_TX_H */

@@ -9,7 +9,7 @@
  * room (xlate_post_held). Invalidation bumps the (cache, pid) epoch so a racing fill is rejected.
  *
  * Cache entry formats (packed to fit the memory budget, see docs/firmware.md):
- *   VMH: one word, ppn << 5 | rights >> 3 | valid  (27-bit ppn: 512 GiB of host memory)
+ *   VMH: one word per page (nic_vmh_word in nic_abi.h: ppn, rights, valid; 27-bit ppn: 512 GiB)
  *   CBH: struct nic_cbh_entry as the driver wrote it (8 words)
  *   PCH: one word, ep << 16 | valid
  */
@@ -18,7 +18,13 @@
 #include "cmd.h"
 #include "dmaq.h"
 #include "ncp.h"
+#include "rx.h"
 #include "xlate.h"
+
+/* This module's counters (gathered by xlate_counters for STATS). */
+static struct {
+    uint32_t miss_full;
+} xlate_cnt;
 
 #define LOG2(x) ((uint8_t)__builtin_ctz(x))
 
@@ -119,7 +125,7 @@ static void miss(uint8_t cache, uint16_t pid, uint32_t line, unsigned path)
     case MISS_ADD_MERGED:
         break;
     case MISS_ADD_FULL:
-        ncp_sat_inc(&ncp.c.miss_full);
+        ncp_sat_inc(&xlate_cnt.miss_full);
         break;
     }
 }
@@ -187,9 +193,9 @@ static __attribute__((noinline)) enum xl_result vmh_miss(uint16_t pid, uint64_t 
         return r;
     }
     uint32_t w = *e;
-    if (!(w & 1u) || !((w << 3) & right))
+    if (!nic_vmh_allows(w, right))
         return XL_DENIED;
-    *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
+    *pa = nic_vmh_pa(w, va);
     return XL_OK;
 }
 
@@ -202,9 +208,9 @@ enum xl_result xlate_vmh(uint16_t pid, uint64_t va, uint32_t right, unsigned pat
     if (!xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w, 0))
         return vmh_miss(pid, va, right, path, pa);
     ncp_sat_inc(&xlate_fast_hits.vmh);
-    if (!(w & 1u) || !((w << 3) & right))
+    if (!nic_vmh_allows(w, right))
         return XL_DENIED;
-    *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
+    *pa = nic_vmh_pa(w, va);
     return XL_OK;
 }
 
@@ -252,8 +258,7 @@ static void install(uint8_t cache, uint32_t *dst, const void *image)
     if (cache == NIC_CACHE_VMH) {
         const struct nic_vmh_entry *s = image;
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t ok = (s[i].flags & NIC_ENTRY_VALID) && s[i].ppn < (1u << 27);
-            dst[i] = ok ? s[i].ppn << 5 | (s[i].flags & 0xF0u) >> 3 | 1u : 0u;
+            dst[i] = nic_vmh_word(s[i].ppn, s[i].flags); /* nic_abi.h: the one encoding */
         }
     } else if (cache == NIC_CACHE_CBH) {
         memcpy(dst, image, n * sizeof(struct nic_cbh_entry));
@@ -270,9 +275,8 @@ int32_t xlate_fill(uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch, c
     unsigned way;
 
     miss_resolve(&misses, cache, pid, line); /* accepted or not, the next miss may post again */
-    ncp.parked_wake = 1;
-    if (ncp.resume_peers)
-        ncp_work.resume = 1; /* rx_send_resumes: the peers waiting on a MISS resend now */
+    ncp_work.parked_wake = 1;
+    rx_on_fill();
     memo_clear(); /* the fill may evict a memoised line */
     if (line > (0xFFFFFFFFu >> cfg[cache].line_log2))
         return NIC_ST_BAD_CMD;
@@ -299,4 +303,11 @@ void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n)
 {
     memo_clear();
     lkc_invalidate(&ncp_cache[cache], pid, line, n);
+}
+
+/* This module's counters into the statistics (loop.c, ncp_counters_gather). */
+void xlate_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)s;
+    ncp_sat_add(&k->miss_full, xlate_cnt.miss_full);
 }

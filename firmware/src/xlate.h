@@ -157,11 +157,14 @@ static inline __attribute__((always_inline)) int xlate_vmh_hit(uint16_t pid, uin
 
     if (va >> 44 || !xlate_vmh_word(pid, (uint32_t)(va >> 12), path, &w, outline))
         return 0;
-    if (!(w & 1u) || !((w << 3) & right))
+    if (!nic_vmh_allows(w, right))
         return 0;
     ncp_sat_inc(&xlate_fast_hits.vmh);
-    *pa = (uint64_t)(w >> 5) << 12 | (va & 0xFFFu);
+    *pa = nic_vmh_pa(w, va);
     return 1;
 }
+
+/* This module's counters into the statistics (ncp_counters_gather). */
+void xlate_counters(struct nic_stats *s, struct ncp_counters *k);
 
 #endif /* NCP_XLATE_H */

@@ -16,6 +16,9 @@
 
 #include <stdint.h>
 
+#include "nic_memmap.h" /* generated (linker/memmap.toml): the send queue window, doorbell pages */
+#include "nic_regs.h"   /* generated (hal/regmap/nic.toml): the doorbell page layout dbpage */
+
 #define NIC_ABI_VERSION_MAJOR 2u
 #define NIC_ABI_VERSION_MINOR 0u
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
@@ -113,6 +116,46 @@ struct nic_vmh_entry { /* one page */
 #define NIC_RIGHT_LOCAL_WRITE 0x20u  /* the NIC may write it for a local RDMA read destination */
 #define NIC_RIGHT_REMOTE_WRITE 0x40u /* a remote RDMA write may target it */
 #define NIC_RIGHT_REMOTE_READ 0x80u  /* a remote RDMA read may read it */
+#define NIC_RIGHTS_ALL (NIC_RIGHT_LOCAL_READ | NIC_RIGHT_LOCAL_WRITE | NIC_RIGHT_REMOTE_WRITE | NIC_RIGHT_REMOTE_READ)
+
+/* The VMH word: how the NCP keeps one struct nic_vmh_entry in its cache (one 32-bit word per page,
+ * to fit the NIC memory budget): valid in bit 0, the NIC_RIGHT_* bits (7:4 of flags) in bits 4:1,
+ * the physical page number in bits 31:5. A page whose number does not fit 27 bits (beyond 512 GiB)
+ * or an entry without NIC_ENTRY_VALID packs to 0: not mapped. The one encoder and decoder, for the
+ * NCP's cache fill and lookups and for every host-side model or test of them. */
+#define NIC_VMH_W_VALID 0x1u
+#define NIC_VMH_W_RIGHTS_SHIFT 3u /* NIC_RIGHT_* >> 3 */
+#define NIC_VMH_W_PPN_SHIFT 5u
+#define NIC_VMH_PPN_BITS 27u
+
+static inline uint32_t nic_vmh_word(uint32_t ppn, uint32_t flags)
+{
+    if (!(flags & NIC_ENTRY_VALID) || ppn >> NIC_VMH_PPN_BITS)
+        return 0u;
+    return ppn << NIC_VMH_W_PPN_SHIFT | (flags & NIC_RIGHTS_ALL) >> NIC_VMH_W_RIGHTS_SHIFT | NIC_VMH_W_VALID;
+}
+static inline uint32_t nic_vmh_valid(uint32_t w)
+{
+    return w & NIC_VMH_W_VALID;
+}
+static inline uint32_t nic_vmh_rights(uint32_t w) /* NIC_RIGHT_* */
+{
+    return (w << NIC_VMH_W_RIGHTS_SHIFT) & NIC_RIGHTS_ALL;
+}
+/* Nonzero when the word maps its page with one of the rights in `right` (NIC_RIGHT_*). */
+static inline uint32_t nic_vmh_allows(uint32_t w, uint32_t right)
+{
+    return (w & NIC_VMH_W_VALID) && ((w << NIC_VMH_W_RIGHTS_SHIFT) & right & NIC_RIGHTS_ALL);
+}
+static inline uint32_t nic_vmh_ppn(uint32_t w)
+{
+    return w >> NIC_VMH_W_PPN_SHIFT;
+}
+/* The physical address of `va` (its offset in the 4 KiB page) in the page the word maps. */
+static inline uint64_t nic_vmh_pa(uint32_t w, uint64_t va)
+{
+    return (uint64_t)(w >> NIC_VMH_W_PPN_SHIFT) << 12 | (va & 0xFFFu);
+}
 
 struct nic_cbh_entry { /* one registered buffer */
     uint32_t flags;    /* NIC_ENTRY_VALID | NIC_RIGHT_* */
@@ -221,12 +264,15 @@ struct nic_cqe {
     uint32_t reserved1[2];
 };
 
-/* ---- Doorbell page offsets (BAR4, page = endpoint; page 0 = the driver) ---- */
+/* ---- Doorbell pages (BAR4, NIC_BAR_DOORBELL_PAGE bytes each, page = endpoint; page 0 = the
+ * driver). The values come from the map (linker/memmap.toml, hal/regmap/nic.toml layout dbpage):
+ * these are the ABI's names for them. ---- */
 
-#define NIC_DB_SQ_BYTES 0x800u /* [0, 0x800): the endpoint's send queue (at most this many bytes) */
-#define NIC_DB_SQ_PI 0x800u    /* write: send queue producer count (endpoints) */
-#define NIC_DB_CMD_PI 0x804u   /* write: command ring producer count (page 0 only) */
-#define NIC_DB_EV_CI 0x808u    /* write: event ring consumer count (page 0 only) */
+#define NIC_DB_PAGE NIC_BAR_DOORBELL_PAGE  /* bytes per doorbell page: page p at BAR4 + p * NIC_DB_PAGE */
+#define NIC_DB_SQ_BYTES NIC_SENDQ_STRIDE   /* [0, NIC_DB_SQ_BYTES): the endpoint's send queue */
+#define NIC_DB_SQ_PI NIC_DBPAGE_SQ_PI      /* write: send queue producer count (endpoints) */
+#define NIC_DB_CMD_PI NIC_DBPAGE_CMD_PI    /* write: command ring producer count (page 0 only) */
+#define NIC_DB_EV_CI NIC_DBPAGE_EV_CI      /* write: event ring consumer count (page 0 only) */
 
 /* ---- Statistics (NIC_CMD_STATS), DMA'd to host memory ---- */
 

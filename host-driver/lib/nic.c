@@ -363,7 +363,7 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     d->slot_op[slot] = op;
     d->slot_wr_id[slot] = wr->wr_id;
     memcpy(w, &e, sizeof w);
-    page = (uint32_t)d->ep * 4096u;
+    page = (uint32_t)d->ep * NIC_DB_PAGE;
     for (unsigned i = 0; i < sizeof e / 4; i++)
         if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + slot * (uint32_t)sizeof e + 4 * i, w[i]))
             return NIC_EDEV;

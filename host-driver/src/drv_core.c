@@ -37,10 +37,6 @@ static int fail(char *err, size_t errlen, int code, const char *msg)
     return code;
 }
 
-/* The doorbell offsets of the ABI are the registers the doorbell block coalesces (nic.toml dbpage). */
-_Static_assert(NIC_DB_SQ_PI == NIC_DBPAGE_SQ_PI && NIC_DB_CMD_PI == NIC_DBPAGE_CMD_PI && NIC_DB_EV_CI == NIC_DBPAGE_EV_CI,
-               "nic_abi.h NIC_DB_* must match hal/regmap/nic.toml dbpage");
-
 void nicdrv_config_default(struct nicdrv_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -261,7 +257,7 @@ void nicdrv_intr(nicdrv_t *d, uint64_t raised_at)
         fail_all_waiters(d);
         return;
     }
-    if ((state & NIC_HOSTIF_FW_STATE_STATE_MASK) == 2)
+    if ((state & NIC_HOSTIF_FW_STATE_STATE_MASK) >> NIC_HOSTIF_FW_STATE_STATE_SHIFT == NIC_HOSTIF_FW_STATE_STATE_HALTED)
         fail_all_waiters(d);
     for (unsigned lap = 0; lap < 4; lap++) { /* bounded drain, then the next interrupt re-arms */
         if (!drain(d, raised_at))
@@ -423,10 +419,10 @@ static int wait_ready(nicdrv_t *d, char *err, size_t errlen)
         uint32_t st = 0;
         if (rd(d, NICDRV_BAR_REGS, REG(HOSTIF, FW_STATE), &st))
             return fail(err, errlen, NICDRV_EBUS, "hostif.fw_state: MMIO read failed");
-        switch (st & NIC_HOSTIF_FW_STATE_STATE_MASK) {
-        case 1:
+        switch ((st & NIC_HOSTIF_FW_STATE_STATE_MASK) >> NIC_HOSTIF_FW_STATE_STATE_SHIFT) {
+        case NIC_HOSTIF_FW_STATE_STATE_READY:
             return NICDRV_OK;
-        case 2:
+        case NIC_HOSTIF_FW_STATE_STATE_HALTED:
             snprintf(msg, sizeof msg, "firmware halted on a fatal trap (mcause 0x%06x)",
                      (unsigned)(st >> NIC_HOSTIF_FW_STATE_CODE_SHIFT));
             return fail(err, errlen, NICDRV_EFW, msg);

@@ -26,6 +26,7 @@
 
 #define CLOSE_RETRY_CYCLES 2000u /* 10 us between EP_CLOSEs answered BUSY */
 #define DRV_MAX_LINES 8192u /* VMH line records (pinning units) per driver */
+#define VMH_LINE_MAX (NICDRV_PAGE_SIZE / sizeof(struct nic_vmh_entry)) /* the longest servable VMH line (probe) */
 
 size_t drv_entry_size(unsigned cache)
 {
@@ -107,7 +108,7 @@ static struct drv_line *find_line(nicdrv_t *d, uint16_t pid, uint32_t line, bool
     if (!create || !free_l)
         return NULL;
     if (!free_l->pinned) {
-        free_l->pinned = calloc(NIC_DB_SQ_BYTES, 1); /* >= any servable VMH line (one page / 8 B) */
+        free_l->pinned = calloc(VMH_LINE_MAX, 1);
         if (!free_l->pinned)
             return NULL;
     }
@@ -214,7 +215,7 @@ static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
 static int build_vmh(nicdrv_t *d, struct drv_proc *p, uint16_t pid, uint32_t key, struct nic_vmh_entry *e)
 {
     uint32_t L = drv_line_entries(d, NIC_CACHE_VMH), need = 0;
-    uint32_t rights[NIC_DB_SQ_BYTES];
+    uint32_t rights[VMH_LINE_MAX];
     struct drv_line *l = NULL;
     int rc;
 

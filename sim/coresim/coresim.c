@@ -25,6 +25,7 @@
 #include "cs_elf.h"
 #include "cs_mem.h"
 #include "nic_memmap.h"
+#include "sim_exec.h"
 
 enum {
     EXIT_PASS = 0,
@@ -268,23 +269,6 @@ static int write_signature(struct sim *s, const struct cs_elf *e, const char *pa
     return 0;
 }
 
-static int exec_traced(char **argv)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
-    char *slash;
-    if (n <= 0) {
-        fprintf(stderr, "coresim: cannot locate coresim-trace for --vcd\n");
-        return EXIT_SETUP;
-    }
-    self[n] = '\0';
-    slash = strrchr(self, '/');
-    strcpy(slash ? slash + 1 : self, "coresim-trace");
-    execv(self, argv);
-    fprintf(stderr, "coresim: %s: %s (needed for --vcd)\n", self, strerror(errno));
-    return EXIT_SETUP;
-}
-
 /* ---- main --------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -377,8 +361,10 @@ int main(int argc, char **argv)
         return EXIT_SETUP;
     }
     path = argv[optind];
-    if (vcd_path && !core_model_is_traced())
-        return exec_traced(argv);
+    if (vcd_path && !core_model_is_traced()) {
+        sim_exec_twin("coresim", "coresim-trace", "--vcd", argv); /* returns only on failure */
+        return EXIT_SETUP;
+    }
 
     if (cs_elf_open(&elf, path, err, sizeof(err)) != 0) {
         fprintf(stderr, "coresim: %s\n", err);

@@ -31,6 +31,7 @@
 #include "nicsim.h"
 #include "evlog.h"
 #include "pcap.h"
+#include "sim_exec.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
 
@@ -640,19 +641,6 @@ static int write_csv(const char *path, const struct ns_world *w, const uint64_t 
 }
 
 /* ---- options ---- */
-static int exec_traced(char **argv)
-{
-    char self[PATH_MAX];
-    if (exe_dir(self, sizeof self - 16)) {
-        fprintf(stderr, "nicsim: cannot locate nicsim-trace for --fst\n");
-        return EXIT_SETUP;
-    }
-    strcat(self, "/nicsim-trace");
-    execv(self, argv);
-    fprintf(stderr, "nicsim: cannot run %s for --fst\n", self);
-    return EXIT_SETUP;
-}
-
 static int parse(int argc, char **argv, struct ns_opts *o)
 {
     enum {
@@ -875,8 +863,10 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if ((rc = parse(argc, argv, o)))
         return rc;
-    if (o->fst && !nic_model_traced())
-        return exec_traced(argv);
+    if (o->fst && !nic_model_traced()) {
+        sim_exec_twin("nicsim", "nicsim-trace", "--fst", argv); /* returns only on failure */
+        return EXIT_SETUP;
+    }
     for (unsigned i = 0; i < NWL; i++)
         if (!strcmp(workloads[i]->name, o->workload))
             wl = workloads[i];

@@ -29,6 +29,7 @@
 #include "nic_model.h"
 #include "nicdrv.h"
 #include "pcap.h"
+#include "sim_exec.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
 
@@ -93,25 +94,6 @@ static int parse_prob(const char *s, double *p)
     errno = 0;
     *p = strtod(s, &end);
     return errno || end == s || *end || *p < 0.0 || *p > 1.0 ? -1 : 0;
-}
-
-/* --fst: run the same command line with nicrun-trace, installed next to this binary. */
-static int exec_traced(char **argv)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
-    char *slash;
-
-    if (n <= 0) {
-        fprintf(stderr, "nicrun: cannot locate nicrun-trace for --fst\n");
-        return EXIT_SETUP;
-    }
-    self[n] = '\0';
-    slash = strrchr(self, '/');
-    strcpy(slash ? slash + 1 : self, "nicrun-trace");
-    execv(self, argv);
-    fprintf(stderr, "nicrun: %s: %s (needed for --fst)\n", self, strerror(errno));
-    return EXIT_SETUP;
 }
 
 static uint8_t *read_file(const char *path, size_t *len)
@@ -410,8 +392,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_SETUP;
     }
-    if (fst_path && !nic_model_traced())
-        return exec_traced(argv);
+    if (fst_path && !nic_model_traced()) { /* the same command line on nicrun-trace, built next to us */
+        sim_exec_twin("nicrun", "nicrun-trace", "--fst", argv); /* returns only on failure */
+        return EXIT_SETUP;
+    }
     if (fst_path && trace_node >= nodes) {
         fprintf(stderr, "nicrun: --trace-node %" PRIu64 " but only %" PRIu64 " nodes\n", trace_node, nodes);
         return EXIT_SETUP;

@@ -91,12 +91,18 @@ def main():
                 expect(F + "_WIDTH", width)
                 expect(F + "_LSB", lsb, in_h=False)
                 expect(F + "_MSB", msb, in_h=False)
+                for v in f.get("value", []):
+                    expect(f"{F}_{v['name'].upper()}", v["value"])
+    bars = {b["name"]: b for b in mm.get("host_bar", [])}
     for lay in regs.get("layout", []):
         L = "NIC_" + lay["name"].upper()
-        expect(L + "_SIZE", lay["size"])
+        size = bars[lay["bar_page"]]["page"] if "bar_page" in lay else lay["size"]
+        expect(L + "_SIZE", size)
+        expect(L + "_WORDS", size // 4)
         for w in lay["word"]:
             W = f"{L}_{w['name'].upper()}"
             expect(W, w["offset"])
+            expect(W + "_IDX", w["offset"] // 4)
             for f in w.get("field", []):
                 F = f"{W}_{f['name'].upper()}"
                 bits = [int(x) for x in f["bits"].split(":")]
@@ -107,6 +113,8 @@ def main():
                 expect(F + "_WIDTH", width)
                 expect(F + "_LSB", lsb, in_h=False)
                 expect(F + "_MSB", msb, in_h=False)
+                for v in f.get("value", []):
+                    expect(f"{F}_{v['name'].upper()}", v["value"])
     for key in ("imem", "sram", "mmio"):
         expect(f"NIC_{key.upper()}_BASE", mm[key]["base"])
         expect(f"NIC_{key.upper()}_SIZE", mm[key]["size"])
@@ -126,6 +134,10 @@ def main():
         expect(n + "_INDEX", b["index"])
         expect(n + "_CODE", b["code"])
         expect(n + "_SIZE", b["size"])
+        if "page" in b:
+            expect(n + "_PAGE", b["page"])
+            expect(n + "_PAGE_BITS", b["page"].bit_length() - 1)
+            expect(n + "_PAGES", b["size"] // b["page"])
 
     for label, got, want in (("nic_regs.h/nic_memmap.h", h, want_h), ("nic_regs.vh/nic_memmap.vh", vh, want_vh)):
         for name, value in sorted(want.items()):

@@ -206,12 +206,12 @@ static int db_take(struct tb_env *e, uint32_t *page, uint32_t *off, uint32_t *da
 int tb_doorbell_order(struct tb_env *e)
 {
     /* the driver's registers come first, then endpoints' (round-robin), then the FIFO (other offsets) */
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 5 * 0x1000 + NIC_DBPAGE_SQ_PI, 0x1005);
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 200 * 0x1000 + NIC_DBPAGE_SQ_PI, 0x1200); /* no endpoint: FIFO */
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 3 * 0x1000 + NIC_DBPAGE_SQ_PI, 0x1003);
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0 * 0x1000 + NIC_DBPAGE_EV_CI, 0x2001);
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0 * 0x1000 + NIC_DBPAGE_CMD_PI, 0x2000);
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 5 * 0x1000 + NIC_DBPAGE_CMD_PI, 0x1555); /* undefined: FIFO */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 5 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI, 0x1005);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 200 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI, 0x1200); /* no endpoint: FIFO */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 3 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI, 0x1003);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_EV_CI, 0x2001);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_CMD_PI, 0x2000);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 5 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_CMD_PI, 0x1555); /* undefined: FIFO */
     tb_cycles(e, 2);
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 6);
     static const uint32_t want[][3] = {
@@ -234,10 +234,10 @@ int tb_doorbell_overflow(struct tb_env *e)
     /* a register coalesces (the latest count wins, counted), the FIFO of other writes drops (counted) */
     const unsigned depth = 64, extra = 10;
     for (unsigned i = 0; i < 100; i++)
-        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, i);
+        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI, i);
     for (unsigned i = 0; i < depth + extra; i++)
-        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI + 0x10, i);
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0 * 0x1000 + NIC_DBPAGE_CMD_PI, 0xC0DE); /* after the FIFO filled */
+        tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI + 0x10, i);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 0 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_CMD_PI, 0xC0DE); /* after the FIFO filled */
     tb_cycles(e, 2);
     uint32_t st = tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS);
     TB_EQ(e, (st & NIC_DOORBELL_STATUS_COUNT_MASK) >> NIC_DOORBELL_STATUS_COUNT_SHIFT, depth + 2);
@@ -267,13 +267,13 @@ int tb_doorbell_storm(struct tb_env *e)
     uint32_t pg = 0, off = 0, data = 0, got_cmd = 0, got_ev = 0, got_other = 0, last7 = 0;
     for (unsigned round = 0; round < 200; round++) {
         for (unsigned k = 0; k < 4; k++)
-            tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, round * 4 + k);
+            tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI, round * 4 + k);
         if (round % 20 == 0)
             tb_host_wr(e, NIC_BAR_DOORBELL_CODE, NIC_DBPAGE_CMD_PI, round);
         if (round % 30 == 0)
             tb_host_wr(e, NIC_BAR_DOORBELL_CODE, NIC_DBPAGE_EV_CI, round);
         if (round == 50)
-            tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 2 * 0x1000 + NIC_DBPAGE_SQ_PI, 0xE2);
+            tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 2 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI, 0xE2);
         if (db_take(e, &pg, &off, &data)) {
             if (pg == 0 && off == NIC_DBPAGE_CMD_PI && data == round / 20 * 20)
                 got_cmd++;
@@ -286,7 +286,7 @@ int tb_doorbell_storm(struct tb_env *e)
         }
     }
     /* a write after head_data was read and before the pop */
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, 5000);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI, 5000);
     tb_cycles(e, 2);
     while (db_take(e, &pg, &off, &data))
         if (pg == 7)
@@ -298,10 +298,10 @@ int tb_doorbell_storm(struct tb_env *e)
     TB_EQ(e, last7, 5000);
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_OVERFLOW_MASK, 0);
     /* the race: take the head's value, then the host writes, then the pop: the new value remains */
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, 6000);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI, 6000);
     tb_cycles(e, 2);
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_DATA), 6000);
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * 0x1000 + NIC_DBPAGE_SQ_PI, 6001);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, 7 * NIC_BAR_DOORBELL_PAGE + NIC_DBPAGE_SQ_PI, 6001);
     tb_cycles(e, 2);
     tb_reg_wr(e, NIC_DOORBELL, NIC_DOORBELL_POP, 0);
     TB_EQ(e, db_take(e, &pg, &off, &data), 1);
@@ -317,23 +317,23 @@ int tb_doorbell_sendq(struct tb_env *e)
     const uint32_t p = 3, off = 0x40, at = NIC_SRAM_SENDQ_OFFSET + p * NIC_SENDQ_STRIDE + off;
     uint32_t w[2];
 
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + off, 0x11223344u);
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + off + 4, 0xAABBCCDDu);
-    tb_host_wr_be(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + off + 4, 0x00EE0000u, 0x4); /* one byte */
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * NIC_BAR_DOORBELL_PAGE + off, 0x11223344u);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * NIC_BAR_DOORBELL_PAGE + off + 4, 0xAABBCCDDu);
+    tb_host_wr_be(e, NIC_BAR_DOORBELL_CODE, p * NIC_BAR_DOORBELL_PAGE + off + 4, 0x00EE0000u, 0x4); /* one byte */
     tb_cycles(e, 2);
     tb_sram_read(e, at, w, sizeof w);
     TB_EQ(e, w[0], 0x11223344u);
     TB_EQ(e, w[1], 0xAAEECCDDu);
-    TB_EQ(e, tb_host_rd(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + off + 4), 0xAAEECCDDu);
+    TB_EQ(e, tb_host_rd(e, NIC_BAR_DOORBELL_CODE, p * NIC_BAR_DOORBELL_PAGE + off + 4), 0xAAEECCDDu);
     /* the last word of the window still maps; the next one rings */
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + NIC_SENDQ_STRIDE - 4, 0x5A5A5A5Au);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * NIC_BAR_DOORBELL_PAGE + NIC_SENDQ_STRIDE - 4, 0x5A5A5A5Au);
     tb_cycles(e, 2);
     tb_sram_read(e, NIC_SRAM_SENDQ_OFFSET + (p + 1) * NIC_SENDQ_STRIDE - 4, w, 4);
     TB_EQ(e, w[0], 0x5A5A5A5Au);
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 0);
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * 0x1000 + NIC_SENDQ_STRIDE, 7);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, p * NIC_BAR_DOORBELL_PAGE + NIC_SENDQ_STRIDE, 7);
     /* a page with no send queue behind it rings for every offset */
-    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, NIC_SENDQ_SLOTS * 0x1000 + off, 8);
+    tb_host_wr(e, NIC_BAR_DOORBELL_CODE, NIC_SENDQ_SLOTS * NIC_BAR_DOORBELL_PAGE + off, 8);
     tb_cycles(e, 2);
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_STATUS) & NIC_DOORBELL_STATUS_COUNT_MASK, 2);
     TB_EQ(e, tb_reg_rd(e, NIC_DOORBELL, NIC_DOORBELL_HEAD_DATA), 7);

@@ -207,8 +207,9 @@ int tb_sram_bandwidth(struct tb_env *e)
     tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK | NIC_MAC_CTRL_RX_ENABLE_MASK);
     /* RX ring: 32 entries of 2 KiB at 0x10000, handed back continuously */
     for (unsigned i = 0; i < 32; i++) {
-        uint32_t d[4] = {0x10000 + i * 2048, 0, 0, 0};
-        tb_sram_write(e, 0x8000 + i * 16, d, sizeof(d));
+        uint32_t d[NIC_RXDESC_WORDS] = {0};
+        d[NIC_RXDESC_BUF_IDX] = 0x10000 + i * 2048;
+        tb_sram_write(e, 0x8000 + i * NIC_RXDESC_SIZE, d, sizeof(d));
     }
     tb_reg_wr(e, NIC_MAC, NIC_MAC_RX_RING, 0x8000);
     tb_reg_wr(e, NIC_MAC, NIC_MAC_RX_CFG, (5u << NIC_MAC_RX_CFG_ENTRIES_LOG2_SHIFT) | (2048u << NIC_MAC_RX_CFG_BUF_SIZE_SHIFT));

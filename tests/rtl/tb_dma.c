@@ -58,7 +58,7 @@ int tb_dma_roundtrip(struct tb_env *e)
     dma_enable(e);
     dma_submit(e, 0x4009, src, len, 0, 0x11);
     uint8_t tag;
-    TB_EQ(e, dma_cpl(e, &tag), 0);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_OK);
     TB_EQ(e, tag, 0x11);
     uint8_t buf[1000];
     tb_sram_read(e, 0x4009, buf, len);
@@ -70,7 +70,7 @@ int tb_dma_roundtrip(struct tb_env *e)
     TB_EQ(e, edge[0], 0);
     TB_EQ(e, edge[1], 0);
     dma_submit(e, 0x4009, dst, len, 1, 0x22);
-    TB_EQ(e, dma_cpl(e, &tag), 0);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_OK);
     TB_EQ(e, tag, 0x22);
     TB_EQ(e, memcmp(e->hmem + 0x8005, e->hmem + 0x1003, len), 0);
     TB_EQ(e, e->hmem[0x8004], 0);
@@ -89,25 +89,25 @@ int tb_dma_errors(struct tb_env *e)
     e->err_lo = TB_HOST_BASE + 0x3000;
     e->err_hi = TB_HOST_BASE + 0x3100;
     dma_submit(e, 0x100, TB_HOST_BASE + 0x2F00, 0x300, 0, 1);
-    TB_EQ(e, dma_cpl(e, &tag), 1);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_BUS);
     TB_EQ(e, tag, 1);
     /* host bus error on write (reported by the acknowledgement) */
     dma_submit(e, 0x100, TB_HOST_BASE + 0x3080, 16, 1, 2);
-    TB_EQ(e, dma_cpl(e, &tag), 1);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_BUS);
     TB_EQ(e, tag, 2);
     /* SRAM range error: sram + len beyond SRAM; nothing reaches the host */
     uint64_t before = e->dma_req_count;
     dma_submit(e, NIC_SRAM_SIZE - 8, TB_HOST_BASE, 16, 1, 3);
-    TB_EQ(e, dma_cpl(e, &tag), 2);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_RANGE);
     TB_EQ(e, tag, 3);
     /* bad length: len field above 65536 */
     dma_submit(e, 0, TB_HOST_BASE, 0x10001, 0, 4);
-    TB_EQ(e, dma_cpl(e, &tag), 3);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_LEN);
     TB_EQ(e, tag, 4);
     TB_EQ(e, e->dma_req_count, before);
     /* a good one still works after the errors */
     dma_submit(e, 0x100, TB_HOST_BASE + 0x100, 64, 0, 5);
-    TB_EQ(e, dma_cpl(e, &tag), 0);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_OK);
     TB_EQ(e, tag, 5);
     TB_EQ(e, tb_reg_rd(e, NIC_DMA, NIC_DMA_ERR_COUNT), 4);
     /* submit overflow: engine disabled, queue of 8 fills, the 9th is dropped and counted */
@@ -117,7 +117,7 @@ int tb_dma_errors(struct tb_env *e)
     TB_EQ(e, tb_reg_rd(e, NIC_DMA, NIC_DMA_STATUS) & NIC_DMA_STATUS_REQ_FREE_MASK, 0);
     dma_enable(e);
     for (unsigned i = 0; i < 8; i++) {
-        TB_EQ(e, dma_cpl(e, &tag), 0);
+        TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_OK);
         TB_EQ(e, tag, 0x40 + i);
     }
     (void)dma_idle_cond;
@@ -137,11 +137,11 @@ int tb_dma_inflight(struct tb_env *e)
     dma_submit(e, 0x10000, TB_HOST_BASE + 0x10000, 512, 1, 0x82);  /* write back 512 */
     dma_submit(e, 0x0, TB_HOST_BASE, 0x1FFFF, 0, 0x83);            /* bad length */
     uint8_t tag;
-    TB_EQ(e, dma_cpl(e, &tag), 0);  TB_EQ(e, tag, 0x80);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_OK);  TB_EQ(e, tag, 0x80);
     uint64_t t1 = e->cycle;
-    TB_EQ(e, dma_cpl(e, &tag), 2);  TB_EQ(e, tag, 0x81);
-    TB_EQ(e, dma_cpl(e, &tag), 0);  TB_EQ(e, tag, 0x82);
-    TB_EQ(e, dma_cpl(e, &tag), 3);  TB_EQ(e, tag, 0x83);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_RANGE);  TB_EQ(e, tag, 0x81);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_OK);  TB_EQ(e, tag, 0x82);
+    TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_LEN);  TB_EQ(e, tag, 0x83);
     TB_EQ(e, memcmp(e->hmem + 0x10000, e->hmem, 512), 0);
     TB_CHECK(e, e->dma_max_inflight >= 4);
     /* 16 bursts at 200 cycles each would take 3200+ cycles one at a time */
@@ -174,7 +174,7 @@ int tb_dma_random(struct tb_env *e)
             ho = TB_HOST_SIZE / 2 + (tb_rand(e) % (TB_HOST_SIZE / 2 - len));
             dma_submit(e, 0x20000 + so, TB_HOST_BASE + ho, len, 1, (uint8_t)n);
         }
-        TB_EQ(e, dma_cpl(e, &tag), 0);
+        TB_EQ(e, dma_cpl(e, &tag), NIC_DMA_CPL_HEAD_ERR_OK);
         TB_EQ(e, tag, n);
         if (to_host) TB_EQ(e, memcmp(e->hmem + ho, img + so, len), 0);
         if (e->failures) break;

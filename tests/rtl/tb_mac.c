@@ -41,7 +41,8 @@ static uint32_t make_frame(struct tb_env *e, uint8_t *f, uint32_t len)
 static void rx_setup(struct tb_env *e, unsigned log2n, uint32_t bufsz)
 {
     for (unsigned i = 0; i < (1u << log2n); i++) {
-        uint32_t d[4] = {BUFS + i * BUFSZ, 0, 0, 0};
+        uint32_t d[NIC_RXDESC_WORDS] = {0};
+        d[NIC_RXDESC_BUF_IDX] = BUFS + i * BUFSZ;
         tb_sram_write(e, RING + i * NIC_RXDESC_SIZE, d, sizeof(d));
     }
     tb_reg_wr(e, NIC_MAC, NIC_MAC_RX_RING, RING);
@@ -65,18 +66,18 @@ static void rx_drain(struct tb_env *e)
 
 static void check_desc(struct tb_env *e, unsigned slot, uint32_t seq, const uint8_t *f, uint32_t wire, unsigned log2n)
 {
-    uint32_t d[4];
+    uint32_t d[NIC_RXDESC_WORDS];
     tb_sram_read(e, RING + slot * NIC_RXDESC_SIZE, d, sizeof(d));
-    TB_EQ(e, d[NIC_RXDESC_BUF / 4], BUFS + slot * BUFSZ);
-    TB_EQ(e, (d[NIC_RXDESC_STATUS / 4] & NIC_RXDESC_STATUS_LEN_MASK) >> NIC_RXDESC_STATUS_LEN_SHIFT, wire - 4);
-    TB_EQ(e, (d[NIC_RXDESC_STATUS / 4] & NIC_RXDESC_STATUS_PHASE_MASK) >> NIC_RXDESC_STATUS_PHASE_SHIFT,
+    TB_EQ(e, d[NIC_RXDESC_BUF_IDX], BUFS + slot * BUFSZ);
+    TB_EQ(e, (d[NIC_RXDESC_STATUS_IDX] & NIC_RXDESC_STATUS_LEN_MASK) >> NIC_RXDESC_STATUS_LEN_SHIFT, wire - 4);
+    TB_EQ(e, (d[NIC_RXDESC_STATUS_IDX] & NIC_RXDESC_STATUS_PHASE_MASK) >> NIC_RXDESC_STATUS_PHASE_SHIFT,
           ((seq >> log2n) & 1) ^ 1);
-    TB_EQ(e, d[NIC_RXDESC_SEQ / 4], seq);
+    TB_EQ(e, d[NIC_RXDESC_SEQ_IDX], seq);
     uint32_t crc = (uint32_t)f[wire - 4] | (uint32_t)f[wire - 3] << 8 | (uint32_t)f[wire - 2] << 16 |
                    (uint32_t)f[wire - 1] << 24;
-    TB_EQ(e, d[NIC_RXDESC_CRC / 4], crc);
+    TB_EQ(e, d[NIC_RXDESC_CRC_IDX], crc);
     static uint8_t got[TB_MAX_FRAME];
-    tb_sram_read(e, d[0], got, wire - 4);
+    tb_sram_read(e, d[NIC_RXDESC_BUF_IDX], got, wire - 4);
     TB_EQ(e, memcmp(got, f, wire - 4), 0);
 }
 

@@ -463,7 +463,7 @@ static void prog_storm(void *arg)
         coro_sleep(2000);
     CHECK(open_proc(r, &c, 0, 0) == 0);
     const struct nicdrv_bus *bus = nicdrv_bus_of(c.drv);
-    uint32_t page = (c.ep & 0xFFFFu) * 4096u;
+    uint32_t page = (c.ep & 0xFFFFu) * NIC_DB_PAGE;
     r->storm_on = 1;
     for (sim_cycle_t end = coro_now() + 1000000; coro_now() < end;) { /* 5 ms */
         uint32_t v = rnd(&s);
@@ -578,7 +578,7 @@ static void a_local(struct prog *p)
     };
     const unsigned n = sizeof cs / sizeof cs[0];
     const struct nicdrv_bus *bus = nicdrv_bus_of(c.drv);
-    uint32_t page = (c.ep & 0xFFFFu) * 4096u;
+    uint32_t page = (c.ep & 0xFFFFu) * NIC_DB_PAGE;
     for (unsigned i = 0; i < n; i++) {
         struct nic_sq_entry e;
         uint32_t w[sizeof e / 4];

@@ -176,17 +176,20 @@ static void cqe(struct fake *f, struct fake_ep *ep, const struct nic_sq_entry *s
     f->cqes++;
 }
 
-/* Checks a VMH page: HIT and *pa, MISS, or a status. */
+/* Checks a VMH page: HIT and *pa, MISS, or a status. Decided on the VMH word, as the NCP keeps
+ * the entry (nic_abi.h): a page beyond the word's reach is not mapped, as on the NIC. */
 static int page(struct fake *f, uint16_t pid, uint64_t va, uint32_t right, uint64_t *pa, int32_t *st)
 {
     const struct nic_vmh_entry *e;
+    uint32_t w;
     if (lookup(f, NIC_CACHE_VMH, pid, va >> 12, (const uint8_t **)&e) == MISS)
         return MISS;
-    if (!(e->flags & NIC_ENTRY_VALID))
+    w = nic_vmh_word(e->ppn, e->flags);
+    if (!nic_vmh_valid(w))
         *st = NIC_ST_BAD_HANDLE;
-    else if (!(e->flags & right))
+    else if (!nic_vmh_allows(w, right))
         *st = NIC_ST_RIGHTS;
-    *pa = ((uint64_t)e->ppn << 12) | (va & 0xFFF);
+    *pa = nic_vmh_pa(w, va);
     return HIT;
 }
 
@@ -398,7 +401,7 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         return NIC_ST_OK;
     }
     case NIC_CMD_SHUTDOWN:
-        f->fw_state = 3;
+        f->fw_state = NIC_HOSTIF_FW_STATE_STATE_SHUTDOWN;
         return NIC_ST_OK;
     default:
         return NIC_ST_BAD_CMD;
@@ -449,7 +452,9 @@ static void boot(struct fake *f)
     in.cache[NIC_CACHE_PCH] = (struct nic_cache_geom){ FAKE_LINES * FAKE_PCH_L, FAKE_PCH_L, 4 };
     memcpy(f->sram + INFO_OFF, &in, sizeof in);
     f->fw_info = INFO_OFF;
-    f->fw_state = f->boot == FAKE_BOOT_NEVER ? 0 : f->boot == FAKE_BOOT_TRAP ? (0x5u << 8 | 2u) : 1u;
+    f->fw_state = f->boot == FAKE_BOOT_NEVER  ? NIC_HOSTIF_FW_STATE_STATE_BOOT
+                  : f->boot == FAKE_BOOT_TRAP ? (0x5u << NIC_HOSTIF_FW_STATE_CODE_SHIFT | NIC_HOSTIF_FW_STATE_STATE_HALTED)
+                                              : NIC_HOSTIF_FW_STATE_STATE_READY;
 }
 
 static int fk_wr32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t val)
@@ -462,7 +467,7 @@ static int fk_wr32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t val)
             if ((f->ctrl & NIC_HOSTIF_CTRL_CORE_RESET_MASK) && !(val & NIC_HOSTIF_CTRL_CORE_RESET_MASK))
                 boot(f);
             if (val & NIC_HOSTIF_CTRL_CORE_RESET_MASK) { /* the core stops: no more DMA */
-                f->fw_state = 0;
+                f->fw_state = NIC_HOSTIF_FW_STATE_STATE_BOOT;
                 f->ev_pa = 0;
             }
             f->ctrl = val;
@@ -495,7 +500,7 @@ static int fk_wr32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t val)
         return 0;
     }
     if (bar == NICDRV_BAR_DOORBELL) {
-        uint32_t pg = off / 4096, o = off % 4096;
+        uint32_t pg = off / NIC_DB_PAGE, o = off % NIC_DB_PAGE;
         if (pg == 0 && o == NIC_DB_CMD_PI)
             cmd_process(f, val);
         else if (pg == 0 && o == NIC_DB_EV_CI)

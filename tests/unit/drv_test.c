@@ -119,8 +119,14 @@ static void miss_pins_and_fills_whole_line(void **state)
             assert_int_equal(os_translate(f->os, pid, VA + i * 4096ull, &pa), 0);
             assert_int_equal(e[i].ppn, pa >> 12);
             assert_int_equal(e[i].flags, NIC_ENTRY_VALID | NIC_RIGHT_REMOTE_WRITE);
+            /* as the NCP keeps it: the page, for remote writes only */
+            uint32_t w = nic_vmh_word(e[i].ppn, e[i].flags);
+            assert_true(nic_vmh_allows(w, NIC_RIGHT_REMOTE_WRITE));
+            assert_false(nic_vmh_allows(w, NIC_RIGHT_REMOTE_READ | NIC_RIGHT_LOCAL_READ | NIC_RIGHT_LOCAL_WRITE));
+            assert_int_equal(nic_vmh_pa(w, VA + i * 4096ull + 0x123), pa + 0x123);
         } else {
             assert_int_equal(e[i].flags, 0); /* not registered: invalid, not another miss */
+            assert_int_equal(nic_vmh_word(e[i].ppn, e[i].flags), 0);
         }
     }
     /* CBH: the buffer's line */

@@ -498,7 +498,7 @@ static void raw_local_range(void **state)
         { 9, C_VA, 16, r.handle, NIC_ST_BAD_DESC },                             /* malformed */
         { NIC_OP_RDMA_WRITE, C_VA + 100, C_LEN - 100, r.handle, NIC_ST_OK },    /* exactly to the end */
     };
-    uint32_t n = sizeof cs / sizeof cs[0], page = (ec & 0xFFFFu) * 4096u;
+    uint32_t n = sizeof cs / sizeof cs[0], page = (ec & 0xFFFFu) * NIC_DB_PAGE;
     uint32_t refused0 = w.f->local_refused;
     for (uint32_t i = 0; i < n; i++) {
         struct nic_sq_entry e;

@@ -8,6 +8,7 @@ module nic_console (
   // register access
   input  wire        wr,
   input  wire [11:0] addr,
+  // lint_off: the register port every block has; txdata uses only its character bits of wdata and wmask
   /* verilator lint_off UNUSEDSIGNAL */
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,

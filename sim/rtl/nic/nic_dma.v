@@ -93,7 +93,9 @@ module nic_dma #(
     end
   end
 
-  localparam [3:0] E_OK = 4'd0, E_BUS = 4'd1, E_RANGE = 4'd2, E_LEN = 4'd3;
+  // completion error codes: dma.cpl_head.err's values (hal/regmap/nic.toml)
+  localparam [3:0] E_OK = `NIC_DMA_CPL_HEAD_ERR_OK, E_BUS = `NIC_DMA_CPL_HEAD_ERR_BUS,
+                   E_RANGE = `NIC_DMA_CPL_HEAD_ERR_RANGE, E_LEN = `NIC_DMA_CPL_HEAD_ERR_LEN;
 
   wire [31:0] w = wdata & wmask;
   function [31:0] merge(input [31:0] old);
@@ -171,6 +173,7 @@ module nic_dma #(
   wire rdq_empty, wrq_empty, wkq_empty;
   wire [SW-1:0] rdq_head, wrq_head, wkq_head;
   wire rd_done_pop, wr_sent_pop;
+  // lint_off: FIFO full/count: the slot accounting bounds every queue, so they are never consulted
   /* verilator lint_off UNUSEDSIGNAL */
   wire rdq_full, wrq_full, wkq_full;
   wire [SW:0] rdq_count, wrq_count, wkq_count;
@@ -212,6 +215,7 @@ module nic_dma #(
   reg        x_active;
   wire       rs_busy, rs_valid, rs_last;
   wire [4:0] rs_bytes;
+  // lint_off: rd_stream outputs the write path has no use for (busy, bytes of the last beat)
   /* verilator lint_off UNUSEDSIGNAL */
   wire       rs_busy_unused = rs_busy;
   wire [4:0] rs_bytes_unused = rs_bytes;
@@ -240,6 +244,7 @@ module nic_dma #(
     .clk(clk), .rst(rst), .push(cpl_push), .wdata({s_utag[t_rslot], ret_err}), .full(cq_full),
     .pop(cpl_pop), .rdata(cq_head), .empty(cq_empty), .count(cq_count));
 
+  // lint_off: merge() returns the whole register; ctrl keeps only its enable bit
   /* verilator lint_off UNUSEDSIGNAL */
   wire [31:0] ctrl_new = merge({31'd0, enable} << `NIC_DMA_CTRL_ENABLE_LSB);
   /* verilator lint_on UNUSEDSIGNAL */

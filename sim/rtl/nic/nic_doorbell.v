@@ -1,5 +1,5 @@
 // nic_doorbell: per-process doorbells, firmware side. The host port passes {page, offset, data}
-// for every write into doorbell page p (BAR4 + p * 4 KiB); the page identifies the process, so a
+// for every write into doorbell page p (BAR4 + p * NIC_BAR_DOORBELL_PAGE); the page identifies the process, so a
 // process that can map only its own page cannot ring for another.
 //
 // Coalescing (version 2): the doorbells the protocol defines have one register each, and a write
@@ -29,6 +29,7 @@ module nic_doorbell #(
   // register access
   input  wire        wr,
   input  wire [11:0] addr,
+  // lint_off: the register port every block has; no register here keeps written data (pop takes any)
   /* verilator lint_off UNUSEDSIGNAL */
   input  wire [31:0] wdata,
   input  wire [31:0] wmask,
@@ -37,13 +38,15 @@ module nic_doorbell #(
   output reg  [31:0] rdata,
   // from the host port
   input  wire        push,
-  input  wire [11:0] push_page,
-  input  wire [11:0] push_offset,
+  input  wire [`NIC_DOORBELL_HEAD_SRC_PAGE_WIDTH-1:0]   push_page,
+  input  wire [`NIC_DOORBELL_HEAD_SRC_OFFSET_WIDTH-1:0] push_offset,
   input  wire [31:0] push_data,
   // to intc
   output reg         ev_doorbell
 );
   localparam integer CW = $clog2(DEPTH) + 1;
+  localparam integer PW = `NIC_DOORBELL_HEAD_SRC_PAGE_WIDTH, OW = `NIC_DOORBELL_HEAD_SRC_OFFSET_WIDTH;
+  localparam integer FW = PW + OW + 32;        // FIFO entry {page, offset, data}
   localparam integer NS = EPS + 1;             // slots
   localparam integer SW = $clog2(NS + 1);      // slot index width (NS = none)
   initial begin
@@ -61,11 +64,11 @@ module nic_doorbell #(
   reg [SW-1:0] push_slot;
   always @* begin
     push_slot = NS[SW-1:0];
-    if (push_page == 12'd0 && push_offset == `NIC_DBPAGE_CMD_PI)
+    if (push_page == {PW{1'b0}} && push_offset == `NIC_DBPAGE_CMD_PI)
       push_slot = 0;
-    else if (push_page == 12'd0 && push_offset == `NIC_DBPAGE_EV_CI)
+    else if (push_page == {PW{1'b0}} && push_offset == `NIC_DBPAGE_EV_CI)
       push_slot = 1;
-    else if (push_page != 12'd0 && {20'd0, push_page} < EPS && push_offset == `NIC_DBPAGE_SQ_PI)
+    else if (push_page != {PW{1'b0}} && {{(32-PW){1'b0}}, push_page} < EPS && push_offset == `NIC_DBPAGE_SQ_PI)
       push_slot = push_page[SW-1:0] + 1'b1;
   end
   wire to_slot = push && push_slot != NS[SW-1:0];
@@ -73,7 +76,7 @@ module nic_doorbell #(
   // ---- the FIFO of everything else ----
   wire          full, empty;
   wire [CW-1:0] fcount;
-  wire [55:0]   fhead;
+  wire [FW-1:0] fhead;
   reg  [15:0]   overflow, coalesced;
 
   // ---- slots and the latched head ----
@@ -115,7 +118,7 @@ module nic_doorbell #(
   wire          rd_head   = acc && (addr == `NIC_DOORBELL_HEAD_SRC || addr == `NIC_DOORBELL_HEAD_DATA);
   wire          pop       = wr && addr == `NIC_DOORBELL_POP && eff_valid;
 
-  nic_fifo #(.W(56), .DEPTH(DEPTH)) u_fifo (
+  nic_fifo #(.W(FW), .DEPTH(DEPTH)) u_fifo (
     .clk(clk), .rst(rst),
     .push(push && !to_slot), .wdata({push_page, push_offset, push_data}), .full(full),
     .pop(pop && eff_fifo), .rdata(fhead), .empty(empty), .count(fcount)
@@ -171,15 +174,15 @@ module nic_doorbell #(
     for (j = 0; j < NS; j = j + 1) npend = npend + {7'd0, pend[j]};
   end
   wire [7:0]  count = npend + {{(8-CW){1'b0}}, fcount};
-  wire [11:0] src_page = eff == 0 || eff == 1 ? 12'd0 : {{(12-SW){1'b0}}, eff} - 12'd1;
-  wire [11:0] src_off  = eff == 0 ? `NIC_DBPAGE_CMD_PI : eff == 1 ? `NIC_DBPAGE_EV_CI : `NIC_DBPAGE_SQ_PI;
+  wire [PW-1:0] src_page = eff == 0 || eff == 1 ? {PW{1'b0}} : {{(PW-SW){1'b0}}, eff} - 1'b1;
+  wire [OW-1:0] src_off  = eff == 0 ? `NIC_DBPAGE_CMD_PI : eff == 1 ? `NIC_DBPAGE_EV_CI : `NIC_DBPAGE_SQ_PI;
   wire [31:0] status = ({24'd0, count} << `NIC_DOORBELL_STATUS_COUNT_LSB) |
                        ({16'd0, overflow} << `NIC_DOORBELL_STATUS_OVERFLOW_LSB);
   wire [31:0] src = !eff_valid ? 32'd0 :
-                    eff_fifo ? (({20'd0, fhead[43:32]} << `NIC_DOORBELL_HEAD_SRC_OFFSET_LSB) |
-                                ({20'd0, fhead[55:44]} << `NIC_DOORBELL_HEAD_SRC_PAGE_LSB)) :
-                               (({20'd0, src_off} << `NIC_DOORBELL_HEAD_SRC_OFFSET_LSB) |
-                                ({20'd0, src_page} << `NIC_DOORBELL_HEAD_SRC_PAGE_LSB));
+                    eff_fifo ? (({{(32-OW){1'b0}}, fhead[32 +: OW]} << `NIC_DOORBELL_HEAD_SRC_OFFSET_LSB) |
+                                ({{(32-PW){1'b0}}, fhead[32 + OW +: PW]} << `NIC_DOORBELL_HEAD_SRC_PAGE_LSB)) :
+                               (({{(32-OW){1'b0}}, src_off} << `NIC_DOORBELL_HEAD_SRC_OFFSET_LSB) |
+                                ({{(32-PW){1'b0}}, src_page} << `NIC_DOORBELL_HEAD_SRC_PAGE_LSB));
   wire [31:0] hdata = !eff_valid ? 32'd0 : eff_fifo ? fhead[31:0] : val[eff];
   // read data, registered at an access (nic_regbus returns it the cycle after the grant)
   always @(posedge clk) begin

@@ -2,7 +2,8 @@
 //   BAR0 (host_req_bar 0): the register blocks at their offsets (64 KiB), via nic_regbus
 //   BAR2 (host_req_bar 2): the 64 KiB window into SRAM, or into IMEM with hostif.ctrl.win_imem,
 //                          starting at hostif.win_base
-//   BAR4 (host_req_bar 3): doorbell pages, DB_PAGES x 4 KiB. On page p < NIC_SENDQ_SLOTS, offsets
+//   BAR4 (host_req_bar 3): doorbell pages, DB_PAGES x NIC_BAR_DOORBELL_PAGE (linker/memmap.toml;
+//                          4 KiB). On page p < NIC_SENDQ_SLOTS, offsets
 //                          below NIC_SENDQ_STRIDE are endpoint p's send queue in SRAM (at
 //                          sendq + p * stride + offset; reads and writes, byte enables honoured):
 //                          a user process, which is given only its own page, writes its work
@@ -15,9 +16,10 @@
 // accepted (host_rsp_valid + host_rsp_rdata). host_req_ready drops only while the SRAM, IMEM or
 // register bus is granted to someone else.
 `default_nettype none
+`include "nic_regs.vh"
 `include "nic_memmap.vh"
 module nic_host_port #(
-  parameter integer DB_PAGES = `NIC_BAR_DOORBELL_SIZE / 4096
+  parameter integer DB_PAGES = `NIC_BAR_DOORBELL_PAGES
 ) (
   input  wire         clk,
   input  wire         rst,
@@ -61,17 +63,20 @@ module nic_host_port #(
   input  wire [31:0]  im_rdata,
   // doorbells
   output wire         db_push,
-  output wire [11:0]  db_page,
-  output wire [11:0]  db_offset,
+  // widths: doorbell.head_src's fields, which nicgen checks against host_bar.doorbell.page
+  output wire [`NIC_DOORBELL_HEAD_SRC_PAGE_WIDTH-1:0]   db_page,
+  output wire [`NIC_DOORBELL_HEAD_SRC_OFFSET_WIDTH-1:0] db_offset,
   output wire [31:0]  db_data,
   // events, status
   output wire         ev_bad,
   output wire         busy              // a read response is due next cycle
 );
   localparam [31:0] IS = `NIC_IMEM_SIZE, SS = `NIC_SRAM_SIZE, DBP = DB_PAGES;
+  // a doorbell address: page number above PB bits of offset (linker/memmap.toml host_bar doorbell)
+  localparam integer PB = `NIC_BAR_DOORBELL_PAGE_BITS, PW = `NIC_DOORBELL_HEAD_SRC_PAGE_WIDTH;
   initial begin
-    if (DB_PAGES < 1 || DB_PAGES > 4096) begin
-      $display("nic_host_port: DB_PAGES (%0d) must be 1..4096 (BAR4 has 24 address bits)", DB_PAGES);
+    if (DB_PAGES < 1 || DB_PAGES > (1 << PW)) begin
+      $display("nic_host_port: DB_PAGES (%0d) must be 1..%0d (doorbell.head_src.page)", DB_PAGES, 1 << PW);
       $finish;
     end
   end
@@ -82,14 +87,14 @@ module nic_host_port #(
   wire [31:0] req_a = {8'd0, host_req_addr};
   wire        bar0 = (host_req_bar == REGS_CODE[1:0]) && (req_a < REGS_SIZE);
   wire        bar2 = (host_req_bar == WIN_CODE[1:0]) && (req_a < WIN_SIZE);
-  wire        bar4 = (host_req_bar == DB_CODE[1:0]) && ({20'd0, host_req_addr[23:12]} < DBP);
+  wire [31:0] db_pg  = {8'd0, host_req_addr} >> PB;
+  wire        bar4 = (host_req_bar == DB_CODE[1:0]) && (db_pg < DBP);
   wire [31:0] woff = win_base + {16'd0, host_req_addr[15:2], 2'b00};
   wire        to_imem = bar2 && win_imem && (woff < IS);
   wire        to_win = bar2 && !win_imem && (woff < SS);
   // send queues behind the doorbell pages (linker/memmap.toml [sendq])
   localparam [31:0] SQ_OFF = `NIC_SRAM_SENDQ_OFFSET, SQ_STRIDE = `NIC_SENDQ_STRIDE, SQ_SLOTS = `NIC_SENDQ_SLOTS;
-  wire [31:0] db_pg  = {20'd0, host_req_addr[23:12]};
-  wire [31:0] db_off = {20'd0, host_req_addr[11:2], 2'b00};
+  wire [31:0] db_off = {8'd0, host_req_addr} & ((32'd1 << PB) - 32'd4);
   wire        to_sq  = bar4 && (db_off < SQ_STRIDE) && (db_pg < SQ_SLOTS);
   wire        to_sram = to_win || to_sq;
   wire [31:0] saddr  = to_sq ? SQ_OFF + db_pg * SQ_STRIDE + db_off : woff;
@@ -117,8 +122,8 @@ module nic_host_port #(
   wire acc = host_req_valid && host_req_ready;
 
   assign db_push   = acc && bar4 && !to_sq && host_req_we;
-  assign db_page   = host_req_addr[23:12];
-  assign db_offset = host_req_addr[11:0];
+  assign db_page   = db_pg[PW-1:0];
+  assign db_offset = host_req_addr[PB-1:0];
   assign db_data   = host_req_wdata;
 
   localparam [2:0] K_NONE = 3'd0, K_REG = 3'd1, K_SRAM = 3'd2, K_IMEM = 3'd3, K_ZERO = 3'd4, K_BAD = 3'd5;

@@ -25,6 +25,7 @@ module nic_imem #(
   output reg         ibus_rsp_err,
   // port B, core side: loads (byte offset inside IMEM, range-checked by the decoder)
   input  wire        c_valid,
+  // lint_off: offset bits above the memory and [1:0] (whole words) are not decoded, on either side
   /* verilator lint_off UNUSEDSIGNAL */
   input  wire [31:0] c_off,
   output wire        c_gnt,

@@ -26,6 +26,7 @@ module nic_mac_rx #(
   input  wire               rst,
   // configuration (mac registers)
   input  wire               rx_enable,
+  // lint_off: ring [3:0] (16-byte aligned) and the descriptor row beyond its buf word are not used
   /* verilator lint_off UNUSEDSIGNAL */
   input  wire [31:0]        ring,          // [3:0] ignored: 16-byte aligned
   input  wire [127:0]       m_rdata,       // only the descriptor's buf word is read
@@ -77,6 +78,7 @@ module nic_mac_rx #(
   end
 
   // ---- port side: FIFO writer ----
+  // lint_off: f_full: never pushed while full (a slot is kept for the cancel marker)
   /* verilator lint_off UNUSEDSIGNAL */
   wire          f_full;            // never pushed while full: a slot is kept for the cancel marker
   /* verilator lint_on UNUSEDSIGNAL */
@@ -179,6 +181,7 @@ module nic_mac_rx #(
   // the last four bytes seen, after this beat's n bytes (a function so that the shift is only
   // evaluated in the cycles that take a beat)
   function [31:0] last4_after(input [W-1:0] d, input [BW-1:0] n);
+    // lint_off: only cat's low 32 bits are kept; the shift drops the rest
     /* verilator lint_off UNUSEDSIGNAL */
     reg [W+31:0] cat;
     /* verilator lint_on UNUSEDSIGNAL */

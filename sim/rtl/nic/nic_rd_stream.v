@@ -64,6 +64,7 @@ module nic_rd_stream #(
   wire [5:0]  avail1 = avail - cons;
   wire [5:0]  nadd   = first ? (6'd16 - {2'b00, skip}) : 6'd16;
 
+  // lint_off: nwords has a carry bit for the sum; only nwords >> 4 (the word count) is used
   /* verilator lint_off UNUSEDSIGNAL */
   wire [17:0] nwords = {1'b0, len} + {14'd0, addr[3:0]} + 18'd15;   // words = nwords >> 4
   /* verilator lint_on UNUSEDSIGNAL */

@@ -55,6 +55,7 @@ module nic_regbus #(
   assign h_gnt = h_valid && !c_gnt;
   wire        any = c_gnt || h_gnt;
   wire        we  = c_gnt ? c_we : h_we;
+  // lint_off: address bits [1:0]: registers are whole words
   /* verilator lint_off UNUSEDSIGNAL */
   wire [15:0] a   = c_gnt ? c_addr : h_addr;   // [1:0] ignored: word registers
   /* verilator lint_on UNUSEDSIGNAL */

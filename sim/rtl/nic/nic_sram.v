@@ -33,6 +33,7 @@ module nic_sram #(
   input  wire                 rst,
   // requests (one slice per requester)
   input  wire [NREQ-1:0]      req_valid,
+  // lint_off: address bits above SIZE and [3:0] (16-byte rows) are not decoded
   /* verilator lint_off UNUSEDSIGNAL */
   input  wire [NREQ*32-1:0]   req_addr,   // byte address; bits beyond SIZE and [3:0] unused
   /* verilator lint_on UNUSEDSIGNAL */

@@ -11,7 +11,7 @@ module nic_top #(
   parameter integer IMEM_SIZE     = `NIC_IMEM_SIZE,
   parameter integer SRAM_SIZE     = `NIC_SRAM_SIZE,
   parameter integer SRAM_BANKS    = 2,
-  parameter integer DB_PAGES      = `NIC_BAR_DOORBELL_SIZE / 4096,
+  parameter integer DB_PAGES      = `NIC_BAR_DOORBELL_PAGES,
   parameter integer DB_DEPTH      = 64,
   parameter integer DMA_QDEPTH    = 8,
   parameter integer DMA_INFLIGHT  = 4,
@@ -94,6 +94,7 @@ module nic_top #(
   wire [3:0]  db_be;
   wire        meip, mtip, msip;
   wire        retire_valid, retire_trap;
+  // lint_off: the core's retire trace (pc, insn, rd): the NIC counts retirements only; coresim uses the rest
   /* verilator lint_off UNUSEDSIGNAL */
   wire [31:0] retire_pc, retire_insn, retire_rd_wdata;
   wire [4:0]  retire_rd;
@@ -127,6 +128,7 @@ module nic_top #(
     .req_valid(s_valid), .req_addr(s_addr), .req_we(s_we), .req_be(s_be), .req_wdata(s_wdata),
     .prio(s_prio),
     .gnt(s_gnt), .rsp_valid(s_rsp_valid), .rsp_rdata(s_rdata), .conflict(s_conflict));
+  // lint_off: SRAM response valids (the core and host ports know their timing) and the DMA writer's read data (a write-only port)
   /* verilator lint_off UNUSEDSIGNAL */
   wire [NREQ-1:0] s_rsp_valid_unused = s_rsp_valid;   // core and host know their timing
   wire [127:0]    s_rdata_dmaw_unused = s_rdata[R_DMAW*128 +: 128];   // a write-only port
@@ -183,7 +185,8 @@ module nic_top #(
   wire        win_imem, ev_host_bad, host_busy;
   wire [31:0] win_base;
   wire        dbl_push;
-  wire [11:0] dbl_page, dbl_offset;
+  wire [`NIC_DOORBELL_HEAD_SRC_PAGE_WIDTH-1:0]   dbl_page;
+  wire [`NIC_DOORBELL_HEAD_SRC_OFFSET_WIDTH-1:0] dbl_offset;
   wire [31:0] dbl_data;
   nic_host_port #(.DB_PAGES(DB_PAGES)) u_hp (
     .clk(clk), .rst(rst),

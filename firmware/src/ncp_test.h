@@ -16,7 +16,7 @@
 
 #include "ncp_config.h" /* the build's options: NCP_LOOKUP_STATIC, NCP_NACK, NCP_FASTPATH, NCP_MTU... */
 #include "nic_abi.h"
-#include "xport.h"      /* struct xport_stats */
+#include "xport.h" /* struct xport_stats */
 
 /* ---- the NCP as main.c runs it ---- */
 void ncp_boot(void);     /* reset every state machine, take the node id, enable the event sources */
@@ -51,9 +51,9 @@ uint32_t ncp_test_sq_entries(void);
 void ncp_test_sq_doorbell(uint8_t ep, uint32_t pi);
 
 /* ---- lookups: what FILL, STATIC_LOAD and INVALIDATE do once their DMA is in ---- */
-uint32_t ncp_test_line_bytes(uint8_t cache);               /* a line image of `cache`, bytes */
+uint32_t ncp_test_line_bytes(uint8_t cache);                   /* a line image of `cache`, bytes */
 void ncp_test_geom(struct nic_cache_geom g[NIC_CACHE__COUNT]); /* as nic_info reports it */
-uint16_t ncp_test_epoch(uint8_t cache, uint16_t pid);      /* pid's current epoch in `cache` */
+uint16_t ncp_test_epoch(uint8_t cache, uint16_t pid);          /* pid's current epoch in `cache` */
 /* Installs the line image (dynamic build: FILL at `epoch`; static: STATIC_LOAD); the command's
  * status (NIC_ST_OK, NIC_ST_NO_RESOURCES: table bucket full, ...). */
 int32_t ncp_test_fill(uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch, const void *image);

@@ -4,7 +4,7 @@
  * figures and fails only if an operation does not complete correctly.
  * Run: build/bin/nicrun --nodes 2 build/fw/fw_ncp_bench_fast.img
  *
- * Like fw_ncp_rdma, the image plays the host (tests/fw/fwhost.c: INIT and EP_OPEN, send queue
+ * Like fw_ncp_rdma, the image plays the host (tests/fw/imghost.c: INIT and EP_OPEN, send queue
  * entries + their doorbell, completions through the CQ hook). Before any traffic both nodes
  * install every cache line the run needs (as FILL does), so no lookup misses. Virtual pages alias
  * the one pinned host page. Node 0 streams operations of 64 KiB (16 segments of 4 KiB) to node 1,
@@ -20,7 +20,7 @@
  * the link its MAC ring overflows and go-back-N resends). Node 1 follows the phases by counting
  * the packets it delivered/sent. Send samples include retransmissions (same path).
  */
-#include "fwhost.h"
+#include "imghost.h"
 
 #define VA_SRC 0x10000000ull /* node 0, pid 1: 64 pages (one VMH line) aliasing the host page */
 #define VA_DST 0x20000000ull /* node 1, pid 1: the same (buffer 5 covers them) */
@@ -38,10 +38,10 @@ static uint32_t busy, idle;
  * operation returns without sleeping: the initiator posts the next one. */
 static void step(void)
 {
-    uint32_t t0 = ncp_rdcycle(), n = fwh_ncqe;
+    uint32_t t0 = ncp_rdcycle(), n = ih_ncqe;
     ncp_run_once();
     uint32_t t1 = ncp_rdcycle();
-    if (fwh_ncqe == n)
+    if (ih_ncqe == n)
         hal_sleep();
     uint32_t t2 = ncp_rdcycle();
     busy += t1 - t0;
@@ -73,16 +73,16 @@ static void report(const char *phase)
             continue;
         uint32_t m = f->n < NCP_TEST_FP_RING ? f->n : NCP_TEST_FP_RING;
         qsort(tmp, m, sizeof tmp[0], cmp16);
-        printf("node %lu phase %s: %-7s %4lu %s: median %4u max %4lu mean %4lu cycles/%s\n", (unsigned long)fwh_me,
+        printf("node %lu phase %s: %-7s %4lu %s: median %4u max %4lu mean %4lu cycles/%s\n", (unsigned long)ih_me,
                phase, name[k], (unsigned long)f->n, k == NCP_TEST_FP_ACK ? "frames " : "packets", tmp[m / 2],
                (unsigned long)f->max, (unsigned long)(f->sum / f->n), k == NCP_TEST_FP_ACK ? "ACK" : "packet");
     }
     for (unsigned i = 0; ncp_test_prof(i, pr); i++) /* a build with -DNCP_PROFILE=1 */
         if (pr[2])
-            printf("node %lu profile %u: %lu cycles %lu instructions (%lu)\n", (unsigned long)fwh_me, i,
+            printf("node %lu profile %u: %lu cycles %lu instructions (%lu)\n", (unsigned long)ih_me, i,
                    (unsigned long)(pr[0] / pr[2]), (unsigned long)(pr[1] / pr[2]), (unsigned long)pr[2]);
     if (pk)
-        printf("node %lu phase %s: core busy %lu cycles/packet (busy %lu, asleep %lu)\n", (unsigned long)fwh_me, phase,
+        printf("node %lu phase %s: core busy %lu cycles/packet (busy %lu, asleep %lu)\n", (unsigned long)ih_me, phase,
                (unsigned long)(busy / pk), (unsigned long)busy, (unsigned long)idle);
 }
 
@@ -91,18 +91,18 @@ static uint32_t issued, checked;
 /* Initiator: `ops` operations, OPS_IN_FLIGHT at a time. */
 static void stream(uint8_t op, uint32_t ops, uint32_t loff, uint32_t roff)
 {
-    uint32_t start = fwh_ncqe, posted = 0, t = hal_now();
-    while (fwh_ncqe - start < ops) {
-        while (posted < ops && posted - (fwh_ncqe - start) < OPS_IN_FLIGHT) {
-            fwh_post(op, OP_BYTES, VA_SRC + loff + (issued % 2u) * OP_BYTES, 1, BUF, roff + (issued % 2u) * OP_BYTES,
+    uint32_t start = ih_ncqe, posted = 0, t = hal_now();
+    while (ih_ncqe - start < ops) {
+        while (posted < ops && posted - (ih_ncqe - start) < OPS_IN_FLIGHT) {
+            ih_post(op, OP_BYTES, VA_SRC + loff + (issued % 2u) * OP_BYTES, 1, BUF, roff + (issued % 2u) * OP_BYTES,
                      issued);
             posted++;
             issued++;
         }
         FWT_CHECK(hal_now() - t < 100000000u, 10, "operations did not complete");
         step();
-        for (; checked < fwh_ncqe; checked++) { /* at most OPS_IN_FLIGHT since the last look */
-            const struct nic_cqe *c = &fwh_cqe[checked % FWH_NCQE];
+        for (; checked < ih_ncqe; checked++) { /* at most OPS_IN_FLIGHT since the last look */
+            const struct nic_cqe *c = &ih_cqe[checked % IH_NCQE];
             FWT_CHECK(c->status == NIC_ST_OK && c->bytes == OP_BYTES, 21, "completion");
         }
     }
@@ -173,15 +173,15 @@ static void target(void)
 
 int main(void)
 {
-    fwh_boot();
+    ih_boot();
     uint32_t vmh_per_line = ncp_test_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry);
-    uint64_t base = fwh_me == 0 ? VA_SRC : VA_DST;
+    uint64_t base = ih_me == 0 ? VA_SRC : VA_DST;
     for (uint32_t p = 0; p < 64u; p += vmh_per_line)
-        fwh_install_vmh(base + p * 4096u, ~0u);
-    fwh_install_buffer(BUF, VA_DST, 64u * 4096u); /* node 1's buffer; both: the local buffer, pid 1's endpoint */
-    if (fwh_me == 0)
+        ih_install_vmh(base + p * 4096u, ~0u);
+    ih_install_buffer(BUF, VA_DST, 64u * 4096u); /* node 1's buffer; both: the local buffer, pid 1's endpoint */
+    if (ih_me == 0)
         initiator();
-    else if (fwh_me == 1)
+    else if (ih_me == 1)
         target();
     return 0;
 }

@@ -3,7 +3,7 @@
  * put that packet's frame buffer on the wire (it holds the previous packet's bytes): the packet goes
  * as VOID and the operation fails NIC_ST_HOST_ERROR (docs/firmware.md "Host DMA errors").
  *
- * Two nodes, every cache line installed first (fwhost.c); virtual pages alias the pinned host
+ * Two nodes, every cache line installed first (imghost.c); virtual pages alias the pinned host
  * page, except one page per node that maps to a frame with no memory (nicrun's "nomem" address:
  * the DMA ends with a host bus error, reported to the NIC). p0(j) / p1(j) = the pattern nicrun put
  * in node 0's / node 1's page.
@@ -21,7 +21,7 @@
  * p0(512 + i). Before the fix W1 and R1 delivered the stale frame bytes with a success (or, for a
  * read response, NIC_ST_RIGHTS) status.
  */
-#include "fwhost.h"
+#include "imghost.h"
 
 #define VA_SRC 0x10000000ull /* node 0: 64 pages, page 10 without memory */
 #define VA_DST 0x20000000ull /* node 1: 64 pages, page 20 without memory; buffer 5 */
@@ -36,40 +36,40 @@ static uint8_t page[4096] __attribute__((aligned(16)));
 /* Posts one request and waits for its completion; returns it. */
 static const struct nic_cqe *xfer(uint8_t op, uint32_t len, uint64_t laddr, uint64_t roff, uint32_t wr)
 {
-    uint32_t n = fwh_ncqe;
-    fwh_post(op, len, laddr, 1, BUF, roff, wr);
-    fwh_run_until_cqes(n + 1, LIMIT, 10);
-    const struct nic_cqe *c = &fwh_cqe[n];
+    uint32_t n = ih_ncqe;
+    ih_post(op, len, laddr, 1, BUF, roff, wr);
+    ih_run_until_cqes(n + 1, LIMIT, 10);
+    const struct nic_cqe *c = &ih_cqe[n];
     printf("node 0: %s wr %lu: status %ld bytes %lu\n", op == NIC_OP_RDMA_WRITE ? "write" : "read",
            (unsigned long)c->wr_id_lo, (long)c->status, (unsigned long)c->bytes);
     FWT_CHECK(c->wr_id_lo == wr, 11, "completion order");
-    fwh_run_for(20000); /* the frames it used are back in the pool: the next packet takes frame 0 */
+    ih_run_for(20000); /* the frames it used are back in the pool: the next packet takes frame 0 */
     return c;
 }
 
 static void initiator(void)
 {
-    uint32_t err0 = fwh_counters().dma_errors;
+    uint32_t err0 = ih_counters().dma_errors;
 
     FWT_CHECK(xfer(NIC_OP_RDMA_WRITE, 3 * 4096, VA_SRC + 9 * 4096, 0, 2)->status == NIC_ST_HOST_ERROR, 12,
               "W2: a write whose middle segment cannot be loaded fails HOST_ERROR");
     FWT_CHECK(xfer(NIC_OP_RDMA_WRITE, 1024, VA_SRC + 512, 2048, 0)->status == NIC_ST_OK, 13, "W0");
     FWT_CHECK(xfer(NIC_OP_RDMA_WRITE, 1024, VA_SRC + BAD_SRC * 4096, 0, 1)->status == NIC_ST_HOST_ERROR, 14,
               "W1: a write that cannot be loaded fails HOST_ERROR");
-    FWT_CHECK(fwh_counters().dma_errors - err0 >= 2, 15, "the DMA errors were counted");
+    FWT_CHECK(ih_counters().dma_errors - err0 >= 2, 15, "the DMA errors were counted");
     FWT_CHECK(xfer(NIC_OP_RDMA_READ, 3 * 4096, VA_SRC + 3 * 4096, 19 * 4096, 12)->status == NIC_ST_HOST_ERROR, 16,
               "R2: a read whose responder cannot load a middle segment fails HOST_ERROR");
     FWT_CHECK(xfer(NIC_OP_RDMA_READ, 1024, VA_SRC + 2048, 1024, 10)->status == NIC_ST_OK, 17, "R0");
     FWT_CHECK(xfer(NIC_OP_RDMA_READ, 1024, VA_SRC, BAD_DST * 4096, 11)->status == NIC_ST_HOST_ERROR, 18,
               "R1: a read whose responder cannot load the data fails HOST_ERROR");
-    fwh_read_host_page(page);
+    ih_read_host_page(page);
     for (uint32_t j = 0; j < 4096; j++) {
         uint8_t want = j >= 2048 && j < 3072 ? fwtest_pattern(j - 2048 + 1024, 0) : fwtest_pattern(j, 0);
         if (page[j] != want)
             printf("node 0: byte %lu is 0x%02x, expected 0x%02x\n", (unsigned long)j, page[j], want);
         FWT_CHECK(page[j] == want, 19, "node 0's page: no stale frame bytes written by a failed read");
     }
-    printf("node 0: verified; dma_errors %lu\n", (unsigned long)fwh_counters().dma_errors);
+    printf("node 0: verified; dma_errors %lu\n", (unsigned long)ih_counters().dma_errors);
 }
 
 static void target(void)
@@ -80,9 +80,9 @@ static void target(void)
 
     for (;;) {
         FWT_CHECK(hal_now() - start < 10u * LIMIT, 40, "target did not finish");
-        fwh_step(5000u);
-        if (fwh_stats().rx_packets != rx) {
-            rx = fwh_stats().rx_packets;
+        ih_step(5000u);
+        if (ih_stats().rx_packets != rx) {
+            rx = ih_stats().rx_packets;
             last = hal_now();
         }
         ncp_test_responder(&r);
@@ -90,27 +90,27 @@ static void target(void)
         if (served == 3 && hal_now() - last > QUIET)
             break; /* the three read responses were served and acknowledged, and the link is quiet */
     }
-    FWT_CHECK(fwh_counters().dma_errors >= 2, 41, "the responder's DMA errors were counted");
-    fwh_read_host_page(page);
+    FWT_CHECK(ih_counters().dma_errors >= 2, 41, "the responder's DMA errors were counted");
+    ih_read_host_page(page);
     for (uint32_t j = 0; j < 4096; j++) {
         uint8_t want = j >= 2048 && j < 3072 ? fwtest_pattern(j - 2048 + 512, 0) : fwtest_pattern(j, 0);
         if (page[j] != want)
             printf("node 1: byte %lu is 0x%02x, expected 0x%02x\n", (unsigned long)j, page[j], want);
         FWT_CHECK(page[j] == want, 42, "node 1's page: no stale frame bytes written by a failed write");
     }
-    printf("node 1: verified; dma_errors %lu\n", (unsigned long)fwh_counters().dma_errors);
+    printf("node 1: verified; dma_errors %lu\n", (unsigned long)ih_counters().dma_errors);
 }
 
 int main(void)
 {
-    fwh_boot();
-    if (fwh_me == 0) {
-        fwh_install_vmh(VA_SRC, BAD_SRC);
-        fwh_install_buffer(BUF, VA_SRC, 64u * 4096u); /* its CBH line: the local buffer (FWH_LBUF) too */
+    ih_boot();
+    if (ih_me == 0) {
+        ih_install_vmh(VA_SRC, BAD_SRC);
+        ih_install_buffer(BUF, VA_SRC, 64u * 4096u); /* its CBH line: the local buffer (IH_LBUF) too */
         initiator();
-    } else if (fwh_me == 1) {
-        fwh_install_vmh(VA_DST, BAD_DST);
-        fwh_install_buffer(BUF, VA_DST, 64u * 4096u);
+    } else if (ih_me == 1) {
+        ih_install_vmh(VA_DST, BAD_DST);
+        ih_install_buffer(BUF, VA_DST, 64u * 4096u);
         target();
     }
     return 0;

@@ -2,12 +2,12 @@
 # reaches the NCP through firmware/src/ncp_test.h only (implemented by testapi.c, never in ncp.img).
 add_library(ncp_testapi STATIC ${NIC_SOURCE_DIR}/firmware/src/testapi.c)
 target_link_libraries(ncp_testapi PUBLIC ncp_core)
-# The host's part for the images that play it (tests/fw/fwhost.h): one copy for all of them.
-add_library(fw_fwhost STATIC ${NIC_SOURCE_DIR}/tests/fw/fwhost.c)
-target_link_libraries(fw_fwhost PUBLIC ncp_testapi)
-target_include_directories(fw_fwhost PUBLIC ${NIC_SOURCE_DIR}/tests/fw)
+# The host's part for the images that play it (tests/fw/imghost.h): one copy for all of them.
+add_library(fw_imghost STATIC ${NIC_SOURCE_DIR}/tests/fw/imghost.c)
+target_link_libraries(fw_imghost PUBLIC ncp_testapi)
+target_include_directories(fw_imghost PUBLIC ${NIC_SOURCE_DIR}/tests/fw)
 ncp_image(fw_ncp_rdma ${NIC_SOURCE_DIR}/tests/fw/ncp_rdma.c)
-target_link_libraries(fw_ncp_rdma PRIVATE fw_fwhost)
+target_link_libraries(fw_ncp_rdma PRIVATE fw_imghost)
 target_include_directories(fw_ncp_rdma PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
 
@@ -18,14 +18,14 @@ target_include_directories(fw_ncp_bench_lkc PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
 # Benchmark: fast-path cycles per packet, send and receive, every lookup hitting (docs/firmware.md).
 ncp_image(fw_ncp_bench_fast ${NIC_SOURCE_DIR}/tests/fw/ncp_bench_fast.c)
-target_link_libraries(fw_ncp_bench_fast PRIVATE fw_fwhost)
+target_link_libraries(fw_ncp_bench_fast PRIVATE fw_imghost)
 target_include_directories(fw_ncp_bench_fast PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
-# Error paths with every cache line installed first (tests/fw/fwhost.h): host DMA errors while
+# Error paths with every cache line installed first (tests/fw/imghost.h): host DMA errors while
 # loading packet data (docs/firmware.md "Host DMA errors"), and the initiator's read timeout.
 foreach(t dma_errors read_timeout stale void)
   ncp_image(fw_ncp_${t} ${NIC_SOURCE_DIR}/tests/fw/ncp_${t}.c)
-  target_link_libraries(fw_ncp_${t} PRIVATE fw_fwhost)
+  target_link_libraries(fw_ncp_${t} PRIVATE fw_imghost)
   target_include_directories(fw_ncp_${t} PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 endforeach()
 

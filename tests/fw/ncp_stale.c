@@ -1,7 +1,7 @@
 /*
  * fw_ncp_stale: late responses of a flushed read never complete a later read (issue 18 item 1).
  *
- * Two nodes, every cache line installed first (fwhost.c); node 0 reads from node 1's buffer 5.
+ * Two nodes, every cache line installed first (imghost.c); node 0 reads from node 1's buffer 5.
  * R1 reads 256 KiB (64 segments). Node 0 flushes it (as an endpoint close does) once it has
  * received 30 of its segments; node 1 hangs for 2 ms after sending 40, so the rest of R1's response
  * (segments 40..63) is still to come. Meanwhile node 0 allocates and frees 127 operations (127 more
@@ -12,7 +12,7 @@
  * nothing is discarded after it (before the fix R2 took R1's 24 late segments as its own,
  * completed SUCCESS 24 segments early, and its own last 24 were discarded).
  */
-#include "fwhost.h"
+#include "imghost.h"
 
 #define VA_SRC 0x10000000ull /* node 0: 64 pages aliasing the host page; buffer 5 */
 #define VA_DST 0x20000000ull /* node 1: the same */
@@ -25,57 +25,57 @@ static uint8_t page[4096] __attribute__((aligned(16)));
 
 static void initiator(void)
 {
-    uint32_t start = hal_now(), rx0 = fwh_stats().rx_packets;
+    uint32_t start = hal_now(), rx0 = ih_stats().rx_packets;
 
-    fwh_post(NIC_OP_RDMA_READ, 64u * SEG, VA_SRC, 1, BUF, 0, 1);
-    while (fwh_stats().rx_packets - rx0 < 30u) {
+    ih_post(NIC_OP_RDMA_READ, 64u * SEG, VA_SRC, 1, BUF, 0, 1);
+    while (ih_stats().rx_packets - rx0 < 30u) {
         FWT_CHECK(hal_now() - start < 20000000u, 10, "R1's responses flow");
         ncp_run_once();
     }
-    struct ncp_test_op op0 = fwh_op(0);
+    struct ncp_test_op op0 = ih_op(0);
     uint32_t r1 = op0.id;
     FWT_CHECK(op0.live && op0.kind == NIC_OP_RDMA_READ, 11, "R1 in slot 0");
-    ncp_test_ep_flush(FWH_EP); /* what EP_CLOSE does */
-    FWT_CHECK(fwh_ncqe == 1 && fwh_cqe[0].status == NIC_ST_FLUSHED, 12, "R1 flushed");
+    ncp_test_ep_flush(IH_EP); /* what EP_CLOSE does */
+    FWT_CHECK(ih_ncqe == 1 && ih_cqe[0].status == NIC_ST_FLUSHED, 12, "R1 flushed");
     /* 127 more uses of the slot (operations that completed meanwhile) */
     for (uint32_t i = 0; i < 127u; i++) {
         uint32_t slot = ~0u, id = r1;
         FWT_CHECK(ncp_test_op_cycle(&slot, &id) && slot == 0 && id != r1, 13, "a new id for every use of the slot");
     }
-    uint32_t stale0 = fwh_stats().stale_resps;
-    fwh_post(NIC_OP_RDMA_READ, 64u * SEG, VA_SRC, 1, BUF, 0, 2);
-    fwh_run_until_cqes(2, 40000000u, 14);
-    uint32_t stale_at_r2 = fwh_stats().stale_resps - stale0;
+    uint32_t stale0 = ih_stats().stale_resps;
+    ih_post(NIC_OP_RDMA_READ, 64u * SEG, VA_SRC, 1, BUF, 0, 2);
+    ih_run_until_cqes(2, 40000000u, 14);
+    uint32_t stale_at_r2 = ih_stats().stale_resps - stale0;
     printf("node 0: R2 completed status %ld bytes %lu; late R1 segments discarded before it: %lu\n",
-           (long)fwh_cqe[1].status, (unsigned long)fwh_cqe[1].bytes, (unsigned long)stale_at_r2);
-    FWT_CHECK(fwh_cqe[1].status == NIC_ST_OK && fwh_cqe[1].bytes == 64u * SEG, 15, "R2 SUCCESS");
+           (long)ih_cqe[1].status, (unsigned long)ih_cqe[1].bytes, (unsigned long)stale_at_r2);
+    FWT_CHECK(ih_cqe[1].status == NIC_ST_OK && ih_cqe[1].bytes == 64u * SEG, 15, "R2 SUCCESS");
     FWT_CHECK(stale_at_r2 >= 24u, 16, "R1's late segments discarded, not taken by R2");
-    fwh_read_host_page(page);
+    ih_read_host_page(page);
     for (uint32_t j = 0; j < 4096; j++)
         FWT_CHECK(page[j] == fwtest_pattern(j, 1), 18, "node 0's page holds what it read from node 1");
-    fwh_run_for(QUIET);
-    FWT_CHECK(fwh_stats().stale_resps - stale0 == stale_at_r2 && fwh_ncqe == 2, 17,
+    ih_run_for(QUIET);
+    FWT_CHECK(ih_stats().stale_resps - stale0 == stale_at_r2 && ih_ncqe == 2, 17,
               "nothing of R2 came after its completion");
 }
 
 static void target(void)
 {
-    uint32_t start = hal_now(), last = 0, rx = 0, gen0 = fwh_resp().started;
+    uint32_t start = hal_now(), last = 0, rx = 0, gen0 = ih_resp().started;
     int hung = 0;
 
     for (;;) {
         FWT_CHECK(hal_now() - start < 100000000u, 40, "target did not finish");
-        fwh_step(5000u);
-        struct ncp_test_resp r = fwh_resp();
+        ih_step(5000u);
+        struct ncp_test_resp r = ih_resp();
         if (!hung && r.active && r.sent >= 40u * SEG) {
-            fwh_hang(HANG);
+            ih_hang(HANG);
             hung = 1;
         }
-        if (fwh_stats().rx_packets != rx) {
-            rx = fwh_stats().rx_packets;
+        if (ih_stats().rx_packets != rx) {
+            rx = ih_stats().rx_packets;
             last = hal_now();
         }
-        r = fwh_resp();
+        r = ih_resp();
         if (r.started - gen0 == 2u && !r.active && hal_now() - last > QUIET)
             break; /* both responses served and acknowledged, the link quiet */
     }
@@ -84,12 +84,12 @@ static void target(void)
 
 int main(void)
 {
-    fwh_boot();
-    fwh_install_vmh(fwh_me == 0 ? VA_SRC : VA_DST, ~0u);
-    fwh_install_buffer(BUF, fwh_me == 0 ? VA_SRC : VA_DST, 64u * SEG);
-    if (fwh_me == 0)
+    ih_boot();
+    ih_install_vmh(ih_me == 0 ? VA_SRC : VA_DST, ~0u);
+    ih_install_buffer(BUF, ih_me == 0 ? VA_SRC : VA_DST, 64u * SEG);
+    if (ih_me == 0)
         initiator();
-    else if (fwh_me == 1)
+    else if (ih_me == 1)
         target();
     return 0;
 }

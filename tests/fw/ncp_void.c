@@ -1,7 +1,7 @@
 /*
  * fw_ncp_void: a VOID packet never completes an operation SUCCESS (issue 18 item 2).
  *
- * Two nodes, every cache line installed first (fwhost.c). Node 1's receiver is off for 1 ms,
+ * Two nodes, every cache line installed first (imghost.c). Node 1's receiver is off for 1 ms,
  * so every segment of node 0's 128 KiB write W1 is lost. Once all 32 are sent, node 0's source
  * pages are deregistered (the VMH line invalidated and refilled with no valid page, what the
  * driver does at deregistration). Its retransmissions cannot load the data: they go VOID, which
@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "fwhost.h"
+#include "imghost.h"
 
 #define VA_SRC 0x10000000ull /* node 0: 64 pages aliasing the host page */
 #define VA_DST 0x20000000ull /* node 1: buffer 5 */
@@ -26,45 +26,45 @@ static void initiator(void)
 {
     uint32_t start = hal_now(), n = ncp_test_line_bytes(NIC_CACHE_VMH) / sizeof(struct nic_vmh_entry);
 
-    fwh_run_for(20000u); /* node 1's receiver is off by now */
-    fwh_post(NIC_OP_RDMA_WRITE, 32u * SEG, VA_SRC, 1, BUF, 0, 1);
-    while (!(fwh_op(0).live && fwh_op(0).sent == 32u * SEG)) {
+    ih_run_for(20000u); /* node 1's receiver is off by now */
+    ih_post(NIC_OP_RDMA_WRITE, 32u * SEG, VA_SRC, 1, BUF, 0, 1);
+    while (!(ih_op(0).live && ih_op(0).sent == 32u * SEG)) {
         FWT_CHECK(hal_now() - start < RX_OFF, 10, "W1 sent while node 1's receiver is off");
         ncp_run_once();
     }
     /* deregistration: the line goes, and comes back without a valid page */
-    ncp_test_invalidate(NIC_CACHE_VMH, FWH_PID, (uint32_t)(VA_SRC >> 12) / n, 1);
-    memset(fwh_image, 0, sizeof fwh_image);
-    fwh_install(NIC_CACHE_VMH, (uint32_t)(VA_SRC >> 12) / n);
-    fwh_run_until_cqes(1, 40000000u, 11);
+    ncp_test_invalidate(NIC_CACHE_VMH, IH_PID, (uint32_t)(VA_SRC >> 12) / n, 1);
+    memset(ih_image, 0, sizeof ih_image);
+    ih_install(NIC_CACHE_VMH, (uint32_t)(VA_SRC >> 12) / n);
+    ih_run_until_cqes(1, 40000000u, 11);
     printf("node 0: W1 completed status %ld bytes %lu; void_fails %lu local_denied %lu retransmits %lu\n",
-           (long)fwh_cqe[0].status, (unsigned long)fwh_cqe[0].bytes, (unsigned long)fwh_stats().void_fails,
-           (unsigned long)fwh_stats().local_denied, (unsigned long)fwh_stats().retransmits);
-    FWT_CHECK(fwh_cqe[0].status == NIC_ST_BAD_HANDLE, 12, "W1 fails: its resends carried no data");
-    FWT_CHECK(fwh_cqe[0].bytes == 0, 14, "a failed write claims no bytes");
-    FWT_CHECK(fwh_stats().void_fails == 1 && fwh_stats().local_denied >= 1, 13, "counted");
-    fwh_run_for(QUIET);
+           (long)ih_cqe[0].status, (unsigned long)ih_cqe[0].bytes, (unsigned long)ih_stats().void_fails,
+           (unsigned long)ih_stats().local_denied, (unsigned long)ih_stats().retransmits);
+    FWT_CHECK(ih_cqe[0].status == NIC_ST_BAD_HANDLE, 12, "W1 fails: its resends carried no data");
+    FWT_CHECK(ih_cqe[0].bytes == 0, 14, "a failed write claims no bytes");
+    FWT_CHECK(ih_stats().void_fails == 1 && ih_stats().local_denied >= 1, 13, "counted");
+    ih_run_for(QUIET);
 }
 
 static void target(void)
 {
     uint32_t start = hal_now(), last = hal_now(), rx = 0;
 
-    fwh_mac_rx(0);
+    ih_mac_rx(0);
     while (hal_now() - start < RX_OFF)
-        fwh_step(5000u);
-    fwh_mac_rx(1);
+        ih_step(5000u);
+    ih_mac_rx(1);
     for (;;) {
         FWT_CHECK(hal_now() - start < 60000000u, 40, "target did not finish");
-        fwh_step(5000u);
-        if (fwh_stats().rx_packets != rx) {
-            rx = fwh_stats().rx_packets;
+        ih_step(5000u);
+        if (ih_stats().rx_packets != rx) {
+            rx = ih_stats().rx_packets;
             last = hal_now();
         }
         if (rx >= 32u && hal_now() - last > QUIET)
             break;
     }
-    fwh_read_host_page(page);
+    ih_read_host_page(page);
     for (uint32_t j = 0; j < 4096; j++)
         FWT_CHECK(page[j] == fwtest_pattern(j, 1), 41, "node 1's page untouched: no byte of W1 delivered");
     printf("node 1: %lu packets accepted, page untouched\n", (unsigned long)rx);
@@ -72,12 +72,12 @@ static void target(void)
 
 int main(void)
 {
-    fwh_boot();
-    fwh_install_vmh(fwh_me == 0 ? VA_SRC : VA_DST, ~0u);
-    fwh_install_buffer(BUF, fwh_me == 0 ? VA_SRC : VA_DST, 64u * SEG);
-    if (fwh_me == 0)
+    ih_boot();
+    ih_install_vmh(ih_me == 0 ? VA_SRC : VA_DST, ~0u);
+    ih_install_buffer(BUF, ih_me == 0 ? VA_SRC : VA_DST, 64u * SEG);
+    if (ih_me == 0)
         initiator();
-    else if (fwh_me == 1)
+    else if (ih_me == 1)
         target();
     return 0;
 }

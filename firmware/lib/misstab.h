@@ -51,7 +51,12 @@ void miss_posted(struct misstab *t, struct miss_ent *e, uint32_t now);
 int miss_resolve(struct misstab *t, uint8_t cache, uint16_t pid, uint32_t line);
 /* First entry still HELD (its event not posted), or NULL. */
 struct miss_ent *miss_next_held(struct misstab *t);
-/* Drops entries of pid (n == 0: all its lines) after an invalidation or endpoint close. */
+/*
+ * Drops every entry (HELD or POSTED) of pid in `cache`; returns how many. For a caller that knows
+ * the host will never answer them. The NCP does not call it: an outstanding miss of a process
+ * whose lines were invalidated is still answered by the driver (a fill, accepted or rejected as
+ * stale: miss_resolve either way), and one never answered is posted again at its expiry.
+ */
 uint32_t miss_forget(struct misstab *t, uint8_t cache, uint16_t pid);
 uint32_t miss_outstanding(const struct misstab *t);
 

@@ -25,7 +25,7 @@
                      * longest pause between two sends and the switch's latency plus delay */
 #define RX_BATCH 2u /* frames checked between two chances to send, which bounds that pause */
 
-static volatile uint32_t ring[RX_N][4] __attribute__((section(".pktbuf"), aligned(16)));
+static volatile uint32_t ring[RX_N][NIC_RXDESC_WORDS] __attribute__((section(".pktbuf"), aligned(16)));
 static uint8_t rxbuf[RX_N][BUF] __attribute__((section(".pktbuf"), aligned(8)));
 static uint8_t txbuf[TX_N][BUF] __attribute__((section(".pktbuf"), aligned(8)));
 
@@ -116,7 +116,7 @@ int main(void)
     peer_rx = (me + nodes - 1) % nodes;
 
     for (uint32_t i = 0; i < RX_N; i++)
-        ring[i][0] = FWT_SRAM_OFF(rxbuf[i]);
+        ring[i][NIC_RXDESC_BUF_IDX] = FWT_SRAM_OFF(rxbuf[i]);
     nic_wr(NIC_MAC_BASE, NIC_MAC_RX_RING, FWT_SRAM_OFF((const void *)ring));
     nic_wr(NIC_MAC_BASE, NIC_MAC_RX_CFG,
            nic_bits(NIC_MAC_RX_CFG_ENTRIES_LOG2, RX_LOG2) | nic_bits(NIC_MAC_RX_CFG_BUF_SIZE, BUF));
@@ -136,7 +136,7 @@ int main(void)
         uint32_t head = nic_rd(NIC_MAC_BASE, NIC_MAC_RX_HEAD);
         for (uint32_t batch = 0; consumed != head && batch < RX_BATCH; batch++) {
             volatile uint32_t *d = ring[consumed % RX_N];
-            uint32_t st = d[1];
+            uint32_t st = d[NIC_RXDESC_STATUS_IDX];
             FWT_CHECK(nic_field(st, NIC_RXDESC_STATUS_PHASE) == (((consumed >> RX_LOG2) & 1u) ^ 1u), 2,
                       "descriptor phase");
             check_frame(rxbuf[consumed % RX_N], nic_field(st, NIC_RXDESC_STATUS_LEN));

@@ -102,14 +102,8 @@ int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payl
     rx_meta[ridx].seq = h->seq;
     enum xl_result res = rx_place(o->lpid, o->laddr + h->off, h->len, NIC_RIGHT_LOCAL_WRITE, payload, DK_RXRESP,
                                     ridx, peer);
-    if (res == XL_MISS) {
-        rx_drop_miss(peer, h);
+    if (rx_place_missed(peer, h, res))
         return 0;
-    }
-    if (res == XL_WAIT) {
-        tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
-        return 0;
-    }
     xport_rx_accept(&pp->x);
     if (res == XL_DENIED) {
         ncp_sat_inc(&cpl_cnt.local_denied);

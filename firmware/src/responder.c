@@ -80,6 +80,25 @@ static inline __attribute__((always_inline)) int32_t check_cbh(const struct pkt_
     return st;
 }
 
+/* The target of a remote access, checked: 1 with its address in *va; else the packet was dropped
+ * on a miss (MISS NACK) or refused (PROTECTION NACK) and 0. */
+static inline __attribute__((always_inline)) int target_ok(uint16_t peer, const struct pkt_hdr *h, uint32_t len,
+                                                           uint32_t right, uint64_t *va)
+{
+    enum xl_result res;
+    int32_t st = check_cbh(h, len, right, &res, va);
+
+    if (res == XL_MISS) {
+        rx_drop_miss(peer, h);
+        return 0;
+    }
+    if (st != NIC_ST_OK) {
+        rx_refuse(peer, h, st);
+        return 0;
+    }
+    return 1;
+}
+
 /* Returns 1 when the RX buffer is now owned by a DMA (released by rx_dma_done). */
 int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
 {
@@ -91,26 +110,13 @@ int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload,
         xport_rx_accept(&pp->x);
         return 0;
     }
-    int32_t st = check_cbh(h, h->len, NIC_RIGHT_REMOTE_WRITE, &res, &va);
+    if (!target_ok(peer, h, h->len, NIC_RIGHT_REMOTE_WRITE, &va))
+        return 0;
     NCP_PROF(9);
-    if (res == XL_MISS) {
-        rx_drop_miss(peer, h);
-        return 0;
-    }
-    if (st != NIC_ST_OK) {
-        rx_refuse(peer, h, st);
-        return 0;
-    }
     rx_meta[ridx].seq = h->seq;
     res = rx_place(h->pid, va, h->len, NIC_RIGHT_REMOTE_WRITE, payload, DK_RX, ridx, peer);
-    if (res == XL_MISS) {
-        rx_drop_miss(peer, h);
+    if (rx_place_missed(peer, h, res))
         return 0;
-    }
-    if (res == XL_WAIT) {
-        tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
-        return 0;
-    }
     if (res == XL_DENIED) {
         rx_refuse(peer, h, NIC_ST_RIGHTS);
         return 0;
@@ -124,23 +130,14 @@ int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload,
 
 int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
 {
-    enum xl_result res;
     uint64_t va = 0;
 
     if (h->flags & PKT_F_VOID) { /* the initiator failed the read (refused before): no response */
         xport_rx_accept(&conn_peer[peer].x);
         return 0;
     }
-    int32_t st = check_cbh(h, h->xlen, NIC_RIGHT_REMOTE_READ, &res, &va);
-
-    if (res == XL_MISS) {
-        rx_drop_miss(peer, h);
+    if (!target_ok(peer, h, h->xlen, NIC_RIGHT_REMOTE_READ, &va))
         return 0;
-    }
-    if (st != NIC_ST_OK) {
-        rx_refuse(peer, h, st);
-        return 0;
-    }
     if (!resp_start(peer, h->pid, h->op, va, h->xlen)) {
         ncp_sat_inc(&rsp_cnt.resp_full);
         tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);

@@ -6,6 +6,7 @@
 
 #include "ncp.h"
 #include "dmaq.h"
+#include "tx.h"
 #include "xlate.h"
 
 /* Per RX entry: what its completion needs (owned by rx.c; the roles fill it for their DMA). */
@@ -24,6 +25,20 @@ void rx_on_fill(void);
 void rx_send_resumes(void);
 /* The packet missed a translation: dropped, the sender told (unless seed-faithful). */
 void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h);
+/* After rx_place: a miss (the packet dropped, MISS NACK) or no DMA room (BUSY NACK: resend
+ * soon) answered, and 1; 0 for XL_OK and XL_DENIED, which the caller decides. */
+static inline int rx_place_missed(uint16_t peer, const struct pkt_hdr *h, enum xl_result res)
+{
+    if (res == XL_MISS) {
+        rx_drop_miss(peer, h);
+        return 1;
+    }
+    if (res == XL_WAIT) {
+        tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
+        return 1;
+    }
+    return 0;
+}
 /* A protection violation: nothing written, the sequence number not consumed, a PROTECTION NACK. */
 void rx_refuse(uint16_t peer, const struct pkt_hdr *h, int32_t status);
 /* Translates [va, va + len) of pid with `right` and posts the DMAs from `src` into host memory, the

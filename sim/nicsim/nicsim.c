@@ -427,6 +427,46 @@ static double bw_mbps(const struct ns_world *w)
     return t > 0 ? (double)w->bytes / (t * 1e-9) / 1e6 : 0;
 }
 
+/* The physical limit of a message of `size` bytes on one link direction: it travels as
+ * ceil(size / MTU) frames, each with the wire header (48 bytes, docs/wire-protocol.md), the MAC's
+ * FCS (4) and Ethernet's preamble, start delimiter and inter-frame gap (20), at the link rate:
+ * limit = size / (size + frames * 72) x link bytes per second, times two for --bidir streams
+ * (both directions count in their bandwidth). Negative when the workload has no single figure. */
+#define NS_WIRE_HDR 48u
+#define NS_WIRE_FCS 4u
+static double limit_mbps(const struct ns_world *w, uint64_t size)
+{
+    const struct ns_opts *o = w->o;
+    uint64_t mtu = S.have_info && S.info.mtu ? S.info.mtu : 4096, frames = size ? (size + mtu - 1) / mtu : 1;
+    double link_Bps = (double)o->link_bpc * (double)w->clock_hz / 8.0;
+    int dirs = !strcmp(o->workload, "stream") && o->bidir ? 2 : 1;
+
+    if (strcmp(o->workload, "stream") && strcmp(o->workload, "pingpong") && strcmp(o->workload, "missratio"))
+        return -1;
+    return (double)size / (double)(size + frames * (NS_WIRE_HDR + NS_WIRE_FCS + SWITCH_GAP_BYTES)) * link_Bps * dirs / 1e6;
+}
+
+/* " (limit L MB/s, P % of it)" after a bandwidth figure, or nothing */
+static const char *limit_text(char *buf, size_t n, const struct ns_world *w, uint64_t size, double mbps)
+{
+    double lim = limit_mbps(w, size);
+    if (lim <= 0)
+        buf[0] = 0;
+    else
+        snprintf(buf, n, " (limit %.1f MB/s, %.1f %% of it)", lim, 100.0 * mbps / lim);
+    return buf;
+}
+
+/* JSON: "limit_MBps": L, "pct_of_limit": P (null, null without a single figure) */
+static void json_limit(FILE *f, const struct ns_world *w, uint64_t size, double mbps)
+{
+    double lim = limit_mbps(w, size);
+    if (lim <= 0)
+        fprintf(f, "\"limit_MBps\": null, \"pct_of_limit\": null");
+    else
+        fprintf(f, "\"limit_MBps\": %.2f, \"pct_of_limit\": %.2f", lim, 100.0 * mbps / lim);
+}
+
 static void fw_desc(char *buf, size_t n)
 {
     if (!S.have_info) {
@@ -456,18 +496,21 @@ static void summary(FILE *f, const struct ns_world *w, const struct cluster_stat
     fprintf(f, "  time        %.1f us measured (%.3f ms simulated in all, %" PRIu64 " cycles); wall %.1f s, %.2f M cycles/s\n",
             time_ns(w) / 1e3, (double)cs->cycles * 1e3 / (double)w->clock_hz, (uint64_t)cs->cycles, cs->wall_s,
             cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0);
+    char lt[80];
     if (nl)
-        fprintf(f, "  latency     per operation p50 %.0f ns, p99 %.0f ns; bandwidth %.1f MB/s\n",
-                ns_cyc_to_ns(w, pctl(lat, nl, 50)), ns_cyc_to_ns(w, pctl(lat, nl, 99)), bw_mbps(w));
+        fprintf(f, "  latency     per operation p50 %.0f ns, p99 %.0f ns; bandwidth %.1f MB/s%s\n",
+                ns_cyc_to_ns(w, pctl(lat, nl, 50)), ns_cyc_to_ns(w, pctl(lat, nl, 99)), bw_mbps(w),
+                strcmp(o->workload, "pingpong") ? limit_text(lt, sizeof lt, w, o->size_max, bw_mbps(w)) : "");
     for (unsigned i = 0; i < w->npts && !strcmp(o->workload, "pingpong"); i++)
-        fprintf(f, "    %8" PRIu64 " B  one-way p50 %9.0f ns  p99 %9.0f ns  %8.1f MB/s\n", w->pts[i].size,
-                w->pts[i].lat_p50_ns, w->pts[i].lat_p99_ns, w->pts[i].mbps);
+        fprintf(f, "    %8" PRIu64 " B  one-way p50 %9.0f ns  p99 %9.0f ns  %8.1f MB/s%s\n", w->pts[i].size,
+                w->pts[i].lat_p50_ns, w->pts[i].lat_p99_ns, w->pts[i].mbps,
+                limit_text(lt, sizeof lt, w, w->pts[i].size, w->pts[i].mbps));
     if (!strcmp(o->workload, "reglimit"))
         fprintf(f, "  registered  %" PRIu64 " pages (%.1f MiB) at node 0; stopped by: %s\n", w->reg_pages,
                 (double)w->reg_pages / 256.0, w->reg_error[0] ? w->reg_error : "the --ws-pages / 256-buffer cap");
     if (!strcmp(o->workload, "missratio") && w->npts)
-        fprintf(f, "    miss ratio %.2f: one-way mean %.0f ns, %.1f MB/s\n", o->miss_ratio, w->pts[0].lat_mean_ns,
-                w->pts[0].mbps);
+        fprintf(f, "    miss ratio %.2f: one-way mean %.0f ns, %.1f MB/s%s\n", o->miss_ratio, w->pts[0].lat_mean_ns,
+                w->pts[0].mbps, limit_text(lt, sizeof lt, w, w->pts[0].size, w->pts[0].mbps));
     fprintf(f, "  miss penalty %" PRIu64 " misses served; delay p50 %.1f us p99 %.1f us; processing p50 %.1f us p99 %.1f us\n",
             S.miss.count, ns_cyc_to_ns(w, (double)S.miss.delay_p50) / 1e3, ns_cyc_to_ns(w, (double)S.miss.delay_p99) / 1e3,
             ns_cyc_to_ns(w, (double)S.miss.proc_p50) / 1e3, ns_cyc_to_ns(w, (double)S.miss.proc_p99) / 1e3);
@@ -549,14 +592,22 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
             (uint64_t)cs->cycles, cs->wall_s, cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s : 0, w->clock_hz,
             cs->cycles_clocked, cs->skips);
     fprintf(f, "  \"workload\": {\"name\": \"%s\", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"time_ns\": %.0f, "
-               "\"latency_ns\": {\"p50\": %.0f, \"p99\": %.0f, \"samples\": %" PRIu64 "}, \"bandwidth_MBps\": %.2f, \"points\": [",
+               "\"latency_ns\": {\"p50\": %.0f, \"p99\": %.0f, \"samples\": %" PRIu64 "}, \"bandwidth_MBps\": %.2f, ",
             o->workload, w->ops, w->bytes, time_ns(w), ns_cyc_to_ns(w, pctl(lat, nl, 50)), ns_cyc_to_ns(w, pctl(lat, nl, 99)),
             nl, bw_mbps(w));
-    for (unsigned i = 0; i < w->npts; i++)
+    if (!strcmp(o->workload, "pingpong"))
+        fprintf(f, "\"limit_MBps\": null, \"pct_of_limit\": null"); /* per size: see the points */
+    else
+        json_limit(f, w, o->size_max, bw_mbps(w));
+    fprintf(f, ", \"points\": [");
+    for (unsigned i = 0; i < w->npts; i++) {
         fprintf(f, "%s{\"size\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"latency_ns\": {\"p50\": %.0f, \"p99\": %.0f, \"mean\": %.0f}, "
-                   "\"bandwidth_MBps\": %.2f}",
+                   "\"bandwidth_MBps\": %.2f, ",
                 i ? ", " : "", w->pts[i].size, w->pts[i].ops, w->pts[i].lat_p50_ns, w->pts[i].lat_p99_ns,
                 w->pts[i].lat_mean_ns, w->pts[i].mbps);
+        json_limit(f, w, w->pts[i].size, w->pts[i].mbps);
+        fprintf(f, "}");
+    }
     fprintf(f, "], \"steady_ns\": %.0f, \"registered_pages\": %" PRIu64 ", \"registration_error\": \"%s\"},\n",
             w->t_first && w->t1 > w->t_first ? ns_cyc_to_ns(w, (double)(w->t1 - w->t_first)) : 0.0, w->reg_pages,
             w->reg_error);

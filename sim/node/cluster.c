@@ -53,6 +53,7 @@ cluster_t *cluster_create(const struct cluster_config *cfg, const costs_t *costs
         nc.os.seed = cfg->seed * 1000033u + i;
         nc.console = cfg->console;
         nc.phy_bits_per_cycle = c->cfg.sw.port.bits_per_cycle;
+        nc.phy_gap_bytes = c->cfg.sw.gap_bytes;
         c->node[i] = node_create(&nc, c->sw, costs);
         if (!c->node[i])
             goto fail;

@@ -74,7 +74,7 @@ struct node {
     uint8_t *rx_buf;
     size_t rx_len, rx_pos;
     bool rx_active;
-    uint32_t rx_credit; /* PHY pacing of received beats, bits (cfg.phy_bits_per_cycle) */
+    int64_t rx_credit; /* PHY pacing of received beats, bits (cfg.phy_bits_per_cycle) */
 
     /* console line buffer */
     char line[LINE_MAX];
@@ -94,6 +94,7 @@ void node_config_default(struct node_config *cfg, unsigned id)
     os_config_default(&cfg->os);
     cfg->os.seed = 0x05000000u + id;
     cfg->console = stdout;
+    cfg->phy_gap_bytes = SWITCH_GAP_BYTES;
 }
 
 node_t *node_create(const struct node_config *cfg, switch_t *sw, const costs_t *costs)
@@ -257,7 +258,15 @@ static void drive_wack(node_t *n, sim_cycle_t now)
     }
 }
 
-static void drive_rx(node_t *n, sim_cycle_t now, bool phy_ready)
+/* Line bits the PHY spends on the beat at rx_pos: its bytes, and for a frame's last beat the
+ * gap after it (the MAC's transmit side charges the same) */
+static int64_t rx_beat_cost(const node_t *n)
+{
+    size_t left = n->rx_len - n->rx_pos;
+    return left <= 8 ? (int64_t)(left + n->cfg.phy_gap_bytes) * 8 : 64;
+}
+
+static void drive_rx(node_t *n, sim_cycle_t now, bool paced)
 {
     struct nic_pins *p = &n->pins;
 
@@ -271,7 +280,7 @@ static void drive_rx(node_t *n, sim_cycle_t now, bool phy_ready)
                                   (uint32_t)n->rx_buf[n->rx_len - 2] << 16 | (uint32_t)n->rx_buf[n->rx_len - 1] << 24))
             n->st.frames_received_bad_fcs++;
     }
-    p->rx_valid = n->rx_active && phy_ready;
+    p->rx_valid = n->rx_active && (!paced || n->rx_credit >= rx_beat_cost(n));
     if (!p->rx_valid)
         return;
     size_t left = n->rx_len - n->rx_pos;
@@ -365,7 +374,7 @@ static void take_link(node_t *n, sim_cycle_t now)
 
     if (p->rx_valid) { /* a beat was presented this cycle: the MAC took it (no back-pressure) */
         if (n->cfg.phy_bits_per_cycle)
-            n->rx_credit -= 64;
+            n->rx_credit -= rx_beat_cost(n);
         n->rx_pos += 8;
         if (n->rx_pos >= n->rx_len) {
             n->rx_active = false;
@@ -422,9 +431,11 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
     p->skip_valid = skip != 0;
     p->skip_cycles = skip;
     p->dma_wdata_ready = 1;
-    /* PHY pacing of received frames: a 64-bit beat enters the MAC when a beat's worth of line
-     * time has accrued (the MAC paces its own transmit side: LINK_RATE) */
+    /* PHY pacing of received frames: a beat enters the MAC when its line time (its bytes, the
+     * last beat also the gap after the frame) has accrued; the MAC paces its own transmit side
+     * to the same rate (phy_rate) and gap */
     bool paced = n->cfg.phy_bits_per_cycle != 0;
+    p->phy_rate = (uint16_t)(n->cfg.phy_bits_per_cycle > 0xFFFFu ? 0xFFFFu : n->cfg.phy_bits_per_cycle);
     p->tx_ready = 1;
     p->dma_req_ready = !n->dmar_hold && n->dmaw_count < DMAW_SLOTS;
     if (due <= now || n->mmio_valid)
@@ -439,7 +450,7 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
         drive_wack(n, now);
     else
         p->dma_wack_valid = 0;
-    drive_rx(n, now, !paced || n->rx_credit >= 64);
+    drive_rx(n, now, paced);
 
     nic_model_eval(n->nic, p);
     take_mmio(n, now);
@@ -448,9 +459,10 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
     take_misc(n, now);
     nic_model_clock(n->nic, p);
 
-    if (paced) { /* accrue line time; at most two beats' worth banked while idle */
-        uint64_t add = (uint64_t)n->cfg.phy_bits_per_cycle * (1u + (uint64_t)skip);
-        n->rx_credit = (uint32_t)(n->rx_credit + add > 128 ? 128 : n->rx_credit + add);
+    if (paced) { /* accrue line time; at most two beats and a gap banked while idle (as the MAC) */
+        int64_t add = (int64_t)n->cfg.phy_bits_per_cycle * (1 + (int64_t)skip),
+                cap = 128 + (int64_t)n->cfg.phy_gap_bytes * 8;
+        n->rx_credit = n->rx_credit + add > cap ? cap : n->rx_credit + add;
     }
     n->st.cycles_run++;
     n->st.cycles_skipped += skip;

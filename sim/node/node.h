@@ -39,10 +39,14 @@ struct node_config {
     struct hostmem_config mem;
     struct os_config os;
     FILE *console; /* console lines go here, prefixed "[node N] " (NULL: discarded) */
-    uint32_t phy_bits_per_cycle; /* the PHY's rate: received beats enter the MAC at this many bits
-                                    per cycle, as a real PHY delivers them (the cluster sets its
-                                    port rate; 0 = one 64-bit beat per cycle). The MAC paces its
-                                    transmit side itself (LINK_RATE). */
+    uint32_t phy_bits_per_cycle; /* the PHY's rate, both ways: the MAC transmits at it (nic_top's
+                                    phy_rate pin, read back in mac.link_rate) and received beats
+                                    enter the MAC at it, as a real PHY delivers them (the cluster
+                                    sets its port rate; 0 = the MAC's default LINK_RATE for
+                                    transmit and one 64-bit beat per cycle for receive). */
+    uint32_t phy_gap_bytes; /* line bytes per frame beyond its own (preamble, start delimiter,
+                               inter-frame gap: 20, as the MAC's transmit side charges); the
+                               cluster sets the switch's gap_bytes */
 };
 
 struct node_status {

@@ -63,6 +63,7 @@ void switch_config_default(struct switch_config *cfg, uint32_t nports)
     cfg->nports = nports;
     cfg->port.bits_per_cycle = 50;
     cfg->port.latency = 100;
+    cfg->gap_bytes = SWITCH_GAP_BYTES;
     cfg->queue_bytes = 65536;
     cfg->slots_per_port = 64;
     cfg->seed = 1;
@@ -84,7 +85,8 @@ switch_t *switch_create(const struct switch_config *cfg)
     switch_t *sw;
 
     if (!cfg || cfg->nports < 2 || cfg->nports > SWITCH_MAX_PORTS || cfg->port.bits_per_cycle == 0 ||
-        cfg->slots_per_port == 0 || cfg->slots_per_port > 65536 || cfg->queue_bytes == 0 || !faults_ok(&cfg->faults))
+        cfg->slots_per_port == 0 || cfg->slots_per_port > 65536 || cfg->queue_bytes == 0 || cfg->gap_bytes > 1024 ||
+        !faults_ok(&cfg->faults))
         return NULL;
     sw = calloc(1, sizeof *sw);
     if (!sw)
@@ -226,12 +228,12 @@ static void corrupt_frame(sim_rng_t *r, uint8_t *f, uint32_t len)
 static void enqueue(switch_t *sw, sim_cycle_t now, struct port *o, const uint8_t *frame, uint32_t len,
                     sim_cycle_t extra)
 {
-    uint64_t now_bt = now * o->pc.bits_per_cycle, backlog, end;
+    uint64_t now_bt = now * o->pc.bits_per_cycle, backlog, start, bits = ((uint64_t)len + sw->cfg.gap_bytes) * 8;
     struct slot *s;
     uint32_t k;
 
     backlog = o->free_bt > now_bt ? o->free_bt - now_bt : 0;
-    if (backlog + (uint64_t)len * 8 > (uint64_t)sw->cfg.queue_bytes * 8) {
+    if (backlog + bits > (uint64_t)sw->cfg.queue_bytes * 8) {
         inc(&o->ctr.queue_drops, 1);
         return;
     }
@@ -248,9 +250,11 @@ static void enqueue(switch_t *sw, sim_cycle_t now, struct port *o, const uint8_t
     o->nfree--;
     memcpy(s->buf, frame, len);
     s->len = len;
-    end = (now_bt > o->free_bt ? now_bt : o->free_bt) + (uint64_t)len * 8;
-    o->free_bt = end;
-    s->deliver = end / o->pc.bits_per_cycle + (end % o->pc.bits_per_cycle != 0);
+    /* The output link carries the frame (and its gap) from start; the receiving PHY clocks it
+     * in over that time, so the frame is handed out when its first bit arrives. */
+    start = now_bt > o->free_bt ? now_bt : o->free_bt;
+    o->free_bt = start + bits;
+    s->deliver = start / o->pc.bits_per_cycle + (start % o->pc.bits_per_cycle != 0);
     s->deliver = sim_cycle_add(sim_cycle_add(s->deliver, o->pc.latency), extra);
     s->seq = sw->seq++;
     heap_push(o, k);

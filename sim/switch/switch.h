@@ -4,8 +4,11 @@
  * Role map: one instance per cluster; port p is node p's link. A frame handed in at an input
  * port (switch_ingress, when the node's MAC has finished sending it) goes to the output port
  * named by its link-layer header, waits in that port's output queue, is serialized at the port's
- * bandwidth, and is delivered after the port's latency (switch_egress). Store-and-forward,
- * output queued.
+ * bandwidth, and is handed out (switch_egress) the port's latency after its first bit leaves:
+ * the receiving PHY (the node harness) clocks the frame in at the port's rate, so its last bit
+ * arrives latency after its serialization on the output link ends. Store-and-forward, output
+ * queued; each link serializes a frame once (the sender's MAC on the input link, the receiver's
+ * PHY on the output link).
  *
  * Link-layer header (the only bytes the switch reads): bytes 0-1 are the destination node id,
  * big-endian; 0xFFFF is broadcast (a copy to every other port). The rest of the frame, including
@@ -13,10 +16,12 @@
  * bytes (16 KiB payload plus headers and FCS).
  *
  * Timing of a frame of len bytes to port o, accepted at cycle now:
- *   start = max(now, when o's link is free); end = start + len*8 / bits_per_cycle (exact, kept in
- *   bit-time units); delivered at ceil(end) + latency[o] (+ an injected delay, see below).
- * Output queue: the bytes not yet serialized at o. A frame that would push them above
- * queue_bytes is dropped (drop-tail, counted as queue_drops). Delivered frames wait in per-port
+ *   start = max(now, when o's link is free); o's link is busy until start + (len + gap_bytes)*8 /
+ *   bits_per_cycle (exact, kept in bit-time units; gap_bytes: Ethernet's preamble, start delimiter
+ *   and inter-frame gap, 20); handed out at ceil(start) + latency[o] (+ an injected delay, see
+ *   below), to be clocked in over its serialization time.
+ * Output queue: the line bytes (frames and their gaps) not yet serialized at o. A frame that would
+ * push them above queue_bytes is dropped (drop-tail, counted as queue_drops). Delivered frames wait in per-port
  * slots until the harness pops them; if all slots_per_port slots are taken the frame is dropped
  * too (slot_drops: the harness is not draining the port).
  *
@@ -60,6 +65,7 @@
 #define SWITCH_MIN_FRAME 6 /* destination (2) + FCS (4) */
 #define SWITCH_MAX_FRAME (16384 + 128)
 #define SWITCH_BROADCAST 0xFFFFu
+#define SWITCH_GAP_BYTES 20 /* Ethernet: preamble 7, start delimiter 1, inter-frame gap 12 */
 
 typedef struct sim_switch switch_t;
 
@@ -76,7 +82,8 @@ struct switch_port_config {
 struct switch_config {
     uint32_t nports;                /* 2..SWITCH_MAX_PORTS */
     struct switch_port_config port; /* every port starts with this */
-    uint32_t queue_bytes;           /* output queue bound per port (default 65536) */
+    uint32_t queue_bytes;           /* output queue bound per port, line bytes (default 65536) */
+    uint32_t gap_bytes;             /* line bytes per frame beyond its own (default 20; 0..1024) */
     uint32_t slots_per_port;        /* delivered-but-not-popped plus queued frames (default 64) */
     uint64_t seed;
     struct switch_faults faults; /* global set (default none) */

@@ -70,25 +70,30 @@ static void switch_delivers_after_serialization_and_latency(void **state)
     (void)state;
     make_frame(f, 1, 0, 7, 1000);
     assert_int_equal(switch_ingress(sw, 0, 0, f, 1000), SIM_OK);
-    /* 8000 bits at 50 bits/cycle = 160 cycles, + latency 100 */
-    assert_int_equal(switch_next_event(sw), 260);
-    assert_int_equal(switch_egress(sw, 259, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
-    assert_int_equal(switch_egress(sw, 260, 0, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
-    assert_int_equal(switch_egress(sw, 260, 1, rxbuf, 10, &len), SIM_EINVAL); /* too small: stays */
-    assert_int_equal(switch_egress(sw, 260, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    /* handed out latency (100) after its first bit leaves; the receiving PHY clocks it in over
+     * its serialization time, (1000 + 20 gap) * 8 bits at 50 bits/cycle = 163.2 cycles */
+    assert_int_equal(switch_next_event(sw), 100);
+    assert_int_equal(switch_egress(sw, 99, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 100, 0, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 100, 1, rxbuf, 10, &len), SIM_EINVAL); /* too small: stays */
+    assert_int_equal(switch_egress(sw, 100, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
     assert_int_equal(len, 1000);
     assert_memory_equal(rxbuf, f, 1000);
     assert_true(crc_ok(rxbuf, len));
-    /* Two 1001-byte frames back to back: exact bit-time accounting, 8008 bits each. */
+    /* Three 1001-byte frames back to back: exact bit-time accounting, (1001 + 20) * 8 = 8168 bits
+     * each (163.36 cycles): they start at 1000, 1163.36 and 1326.72. */
     make_frame(f, 1, 0, 8, 1001);
     assert_int_equal(switch_ingress(sw, 1000, 0, f, 1001), SIM_OK);
     assert_int_equal(switch_ingress(sw, 1000, 0, f, 1001), SIM_OK);
-    assert_int_equal(switch_egress(sw, 1260, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
-    assert_int_equal(switch_egress(sw, 1261, 1, rxbuf, sizeof rxbuf, &len), SIM_OK); /* 160.16 -> 161 */
-    assert_int_equal(switch_egress(sw, 1420, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
-    assert_int_equal(switch_egress(sw, 1421, 1, rxbuf, sizeof rxbuf, &len), SIM_OK); /* 320.32 -> 321 */
-    assert_int_equal(switch_port_counters(sw, 1)->tx_frames, 3);
-    assert_int_equal(switch_port_counters(sw, 0)->rx_bytes, 3002);
+    assert_int_equal(switch_ingress(sw, 1000, 0, f, 1001), SIM_OK);
+    assert_int_equal(switch_egress(sw, 1099, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 1100, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(switch_egress(sw, 1263, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 1264, 1, rxbuf, sizeof rxbuf, &len), SIM_OK); /* 1163.36 -> 1164 */
+    assert_int_equal(switch_egress(sw, 1426, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 1427, 1, rxbuf, sizeof rxbuf, &len), SIM_OK); /* 1326.72 -> 1327 */
+    assert_int_equal(switch_port_counters(sw, 1)->tx_frames, 4);
+    assert_int_equal(switch_port_counters(sw, 0)->rx_bytes, 4003);
     switch_destroy(sw);
 }
 
@@ -103,8 +108,36 @@ static void switch_per_port_bandwidth_and_latency(void **state)
     assert_int_equal(switch_set_port(sw, 2, &slow), SIM_OK);
     make_frame(f, 2, 0, 1, 100);
     assert_int_equal(switch_ingress(sw, 0, 0, f, 100), SIM_OK);
-    assert_int_equal(switch_egress(sw, 86, 2, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
-    assert_int_equal(switch_egress(sw, 87, 2, rxbuf, sizeof rxbuf, &len), SIM_OK); /* 800/10 + 7 */
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 100), SIM_OK);
+    assert_int_equal(switch_egress(sw, 6, 2, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 7, 2, rxbuf, sizeof rxbuf, &len), SIM_OK); /* first bit + 7 */
+    assert_int_equal(switch_egress(sw, 102, 2, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 103, 2, rxbuf, sizeof rxbuf, &len), SIM_OK); /* (100+20)*8/10 + 7 */
+    switch_destroy(sw);
+}
+
+/* Two senders to one receiver: the output link serializes one frame after the other (the second
+ * waits for the first's bits and gap), each handed out latency after its own first bit. */
+static void switch_two_senders_queue_at_one_output(void **state)
+{
+    switch_t *sw = make_switch(3, 1);
+    uint8_t f[1000];
+    size_t len;
+
+    (void)state;
+    make_frame(f, 2, 0, 1, 1000);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 1000), SIM_OK);
+    make_frame(f, 2, 1, 2, 1000);
+    assert_int_equal(switch_ingress(sw, 0, 1, f, 1000), SIM_OK);
+    assert_int_equal(switch_egress(sw, 100, 2, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 1);
+    assert_int_equal(switch_egress(sw, 263, 2, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 264, 2, rxbuf, sizeof rxbuf, &len), SIM_OK); /* 163.2 -> 164, + 100 */
+    assert_int_equal(seq_of(rxbuf), 2);
+    /* a third frame at 200 waits for the second's (1020 line bytes) end at 326.4 */
+    make_frame(f, 2, 0, 3, 1000);
+    assert_int_equal(switch_ingress(sw, 200, 0, f, 1000), SIM_OK);
+    assert_int_equal(switch_next_event(sw), 427);
     switch_destroy(sw);
 }
 
@@ -118,7 +151,7 @@ static void switch_output_queue_drops_tail_and_slots_are_bounded(void **state)
 
     (void)state;
     switch_config_default(&cfg, 2);
-    cfg.queue_bytes = 4000;
+    cfg.queue_bytes = 4080; /* line bytes: 4 x (1000 + 20 gap) */
     cfg.slots_per_port = 8;
     sw = switch_create(&cfg);
     make_frame(f, 1, 0, 1, 1000);
@@ -198,8 +231,8 @@ static void drain_at(switch_t *sw, sim_cycle_t t, struct outcome *po, uint32_t *
                 o.bad_crc++;
                 continue; /* the sequence number may be the corrupted part */
             }
-            /* On time = 400 * (s - 1) + 512*8/50 (82) + 100 */
-            o.late += t > 400 * (sim_cycle_t)(s - 1) + 182;
+            /* On time = 400 * (s - 1) + 100: handed out latency after its first bit */
+            o.late += t > 400 * (sim_cycle_t)(s - 1) + 100;
             o.inversions += s < last;
             if (s > last)
                 last = s;
@@ -407,6 +440,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(switch_delivers_after_serialization_and_latency),
         cmocka_unit_test(switch_per_port_bandwidth_and_latency),
+        cmocka_unit_test(switch_two_senders_queue_at_one_output),
         cmocka_unit_test(switch_output_queue_drops_tail_and_slots_are_bounded),
         cmocka_unit_test(switch_rejects_bad_frames_and_destinations_and_broadcasts),
         cmocka_unit_test(switch_each_fault_at_rate_one_and_zero),

@@ -2,7 +2,8 @@
  * RTL testbench cases for the link MAC: CRC appended on TX (checked against hal's nic_crc32),
  * TX pacing to the link rate and refused frames; RX of good frames into the descriptor ring
  * (data, descriptor words, phase, head), drops with their counters (bad CRC, runt, oversize,
- * no buffer), ring wrap, and a randomized TX -> RX loopback.
+ * no buffer), ring wrap, a randomized TX -> RX loopback, and the TX rate the PHY sets (phy_rate,
+ * mac.link_rate) with the 20-byte gap per frame.
  */
 #include "tb_cases.h"
 
@@ -241,5 +242,51 @@ int tb_mac_loopback(struct tb_env *e)
         TB_EQ(e, memcmp(got, f[i], len[i]), 0);
         if (e->failures) break;
     }
+    return 0;
+}
+
+/* Cycles to send n frames of len bytes (+ CRC) queued back to back at the PHY's rate `bpc`
+ * (phy_rate pin), from the submit of the first to the last beat of the last. */
+static uint64_t tx_burst_cycles(struct tb_env *e, uint16_t bpc, unsigned n, uint32_t len)
+{
+    static uint8_t f[TB_MAX_FRAME];
+    unsigned before = e->tx_count;
+    e->p->phy_rate = bpc;
+    tb_cycles(e, 400); /* idle: the pacing credit refills to its cap */
+    make_frame(e, f, len);
+    tb_sram_write(e, 0x20000, f, len);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_ADDR, 0x20000);
+    uint64_t t0 = e->cycle;
+    for (unsigned i = 0; i < n; i++) tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_SUBMIT, len);
+    for (int k = 0; k < 100000 && e->tx_count < before + n; k++) tb_cycle(e);
+    TB_EQ(e, e->tx_count, before + n);
+    return e->cycle - t0;
+}
+
+int tb_mac_rate(struct tb_env *e)
+{
+    /* mac.link_rate: the PHY's rate (phy_rate pin; 0 = the LINK_RATE parameter, 50) and the
+     * 20 bytes of preamble, start delimiter and inter-frame gap charged per frame */
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_LINK_RATE), NIC_MAC_LINK_RATE_RESET);
+    TB_EQ(e, (tb_reg_rd(e, NIC_MAC, NIC_MAC_LINK_RATE) & NIC_MAC_LINK_RATE_BITS_MASK) >> NIC_MAC_LINK_RATE_BITS_SHIFT, 50);
+    TB_EQ(e, (tb_reg_rd(e, NIC_MAC, NIC_MAC_LINK_RATE) & NIC_MAC_LINK_RATE_GAP_MASK) >> NIC_MAC_LINK_RATE_GAP_SHIFT, 20);
+    e->p->phy_rate = 125;
+    tb_cycle(e);
+    TB_EQ(e, (tb_reg_rd(e, NIC_MAC, NIC_MAC_LINK_RATE) & NIC_MAC_LINK_RATE_BITS_MASK) >> NIC_MAC_LINK_RATE_BITS_SHIFT, 125);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK);
+    /* 4 frames of 996 + 4 bytes: 4 x (1000 + 20) x 8 = 32640 line bits; the credit banked while
+     * idle (2 beats + a gap, 288 bits) goes first */
+    static const uint16_t rates[] = {25, 50, 125, 200};
+    for (unsigned i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        uint64_t cyc = tx_burst_cycles(e, rates[i], 4, 996);
+        double line = (32640.0 - 288.0) / rates[i], beats = 4 * 125.0; /* one 64-bit beat per cycle at most */
+        double expect = line > beats ? line : beats;
+        printf("mac.rate: %u bits/cycle: 4 x 1000-byte frames in %llu cycles (line time %.1f, beats %.0f)\n",
+               rates[i], (unsigned long long)cyc, line, beats);
+        TB_CHECK(e, (double)cyc >= expect && (double)cyc <= expect + 40);
+    }
+    tb_cycles(e, 2); /* the counter updates the cycle after the last beat */
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), 16);
+    e->p->phy_rate = 0;
     return 0;
 }

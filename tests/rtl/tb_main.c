@@ -34,6 +34,7 @@ static const struct {
     {"mac.rx_drops", tb_mac_rx_drops},
     {"mac.ring_wrap", tb_mac_ring_wrap},
     {"mac.loopback", tb_mac_loopback},
+    {"mac.rate", tb_mac_rate},
     {"core.decoder", tb_core_decoder},
     {"core.irq", tb_core_irq},
     {"sram.bandwidth", tb_sram_bandwidth},

@@ -7,7 +7,8 @@
 module nic_mac #(
   parameter integer SRAM_SIZE  = `NIC_SRAM_SIZE,
   parameter integer W          = 64,     // link datapath bits (32 or 64)
-  parameter integer RATE       = 50,     // link bits per cycle
+  parameter integer RATE       = 50,     // link bits per cycle when phy_rate is 0
+  parameter integer GAP        = 20,     // bytes per frame: preamble, start delimiter, IFG
   parameter integer TXQ_DEPTH  = 8,
   parameter integer RX_FIFO    = 64,     // RX FIFO beats
   parameter integer MIN_FRAME  = 16,     // wire bytes, with CRC
@@ -23,6 +24,7 @@ module nic_mac #(
   input  wire         acc,   // register access: rdata <= the register at addr
   output reg  [31:0]  rdata,
   // link
+  input  wire [15:0]  phy_rate,   // the PHY's link rate, bits per cycle (0: RATE)
   output wire         tx_valid,
   input  wire         tx_ready,
   output wire [W-1:0] tx_data,
@@ -54,6 +56,12 @@ module nic_mac #(
   output wire         rx_idle,
   output wire         rx_urgent   // the RX FIFO is filling: give sr_* SRAM priority
 );
+  initial begin
+    if (RATE < 1 || RATE > 65535) begin
+      $display("nic_mac: RATE (%0d) must be 1..65535", RATE);
+      $finish;
+    end
+  end
   wire [31:0] w = wdata & wmask;
   function [31:0] merge(input [31:0] old);
     merge = (old & ~wmask) | w;
@@ -65,13 +73,17 @@ module nic_mac #(
   wire tx_enable = ctrl[`NIC_MAC_CTRL_TX_ENABLE_LSB];
   wire rx_enable = ctrl[`NIC_MAC_CTRL_RX_ENABLE_LSB];
 
+  localparam [31:0] RATE32 = RATE, GAP32 = GAP;
+  wire [15:0] rate = (phy_rate != 16'd0) ? phy_rate : RATE32[15:0];
+  wire [31:0] link_rate = {8'd0, GAP32[7:0], rate};
+
   wire        enq = wr && addr == `NIC_MAC_TX_SUBMIT;
   wire        q_full;
   wire [7:0]  q_free;
   wire        t_done, t_ok, t_err;
-  nic_mac_tx #(.SRAM_SIZE(SRAM_SIZE), .QDEPTH(TXQ_DEPTH), .W(W), .RATE(RATE),
+  nic_mac_tx #(.SRAM_SIZE(SRAM_SIZE), .QDEPTH(TXQ_DEPTH), .W(W), .GAP(GAP),
                .MIN_FRAME(MIN_FRAME), .MAX_FRAME(MAX_FRAME)) u_tx (
-    .clk(clk), .rst(rst), .tx_enable(tx_enable),
+    .clk(clk), .rst(rst), .tx_enable(tx_enable), .rate(rate),
     .enq(enq), .enq_addr(tx_addr),
     .enq_len(wdata[`NIC_MAC_TX_SUBMIT_LEN_MSB:`NIC_MAC_TX_SUBMIT_LEN_LSB]),
     .q_full(q_full), .q_free(q_free),
@@ -114,6 +126,7 @@ module nic_mac #(
         `NIC_MAC_RX_HEAD:     rdata <= rx_head;
         `NIC_MAC_RX_TAIL:     rdata <= rx_tail;
         `NIC_MAC_NODE_ID:     rdata <= node_id;
+        `NIC_MAC_LINK_RATE:   rdata <= link_rate;
         `NIC_MAC_RX_OK:       rdata <= rx_ok;
         `NIC_MAC_RX_BAD_CRC:  rdata <= rx_bad_crc;
         `NIC_MAC_RX_RUNT:     rdata <= rx_runt;

@@ -5,22 +5,25 @@
 // refused: `ev_err` and `ev_done` pulse, nothing is sent), read from SRAM by nic_rd_stream, and
 // sent with its CRC-32 (IEEE, ~register little-endian, as hal/src/crc32.c) appended: on the wire
 // a frame is len + 4 bytes, packed W/8 bytes per beat, tx_bytes valid bytes in the last beat.
-// Pacing: a credit of RATE bits is added per cycle (capped at 2*W); a beat needs credit for its
-// bits, so the long-run rate is RATE bits per cycle (50 = 10 Gb/s at 200 MHz). No preamble or
-// inter-frame gap is modelled. tx_ready may stall the link at any beat.
+// Pacing: a credit of `rate` bits (the PHY's link rate, input) is added per cycle, capped at
+// 2*W + 8*GAP; a beat needs credit for its bits, the last beat of a frame also for GAP bytes
+// (Ethernet's preamble, start delimiter and inter-frame gap: 20), so the long-run rate is `rate`
+// bits per cycle of wire bytes plus GAP per frame (50 = 10 Gb/s at 200 MHz), at most one beat
+// (W bits) per cycle. tx_ready may stall the link at any beat.
 `default_nettype none
 `include "nic_memmap.vh"
 module nic_mac_tx #(
   parameter integer SRAM_SIZE = `NIC_SRAM_SIZE,
   parameter integer QDEPTH    = 8,
   parameter integer W         = 64,     // link datapath bits
-  parameter integer RATE      = 50,     // link bits per cycle
+  parameter integer GAP       = 20,     // bytes per frame: preamble 7, start delimiter 1, IFG 12
   parameter integer MIN_FRAME = 16,     // wire bytes, with CRC
   parameter integer MAX_FRAME = 9216    // wire bytes, with CRC
 ) (
   input  wire               clk,
   input  wire               rst,
   input  wire               tx_enable,
+  input  wire [15:0]        rate,      // link bits per cycle (>= 1)
   // queue
   input  wire               enq,
   input  wire [31:0]        enq_addr,
@@ -52,8 +55,8 @@ module nic_mac_tx #(
       $display("nic_mac_tx: W (%0d) must be 32 or 64", W);
       $finish;
     end
-    if (RATE < 1 || RATE > W) begin
-      $display("nic_mac_tx: RATE (%0d) must be 1..W", RATE);
+    if (GAP < 0 || GAP > 255) begin
+      $display("nic_mac_tx: GAP (%0d) must be 0..255", GAP);
       $finish;
     end
     if (MIN_FRAME < 5 || MAX_FRAME < MIN_FRAME || MAX_FRAME > 65535) begin
@@ -140,18 +143,18 @@ module nic_mac_tx #(
   end
 
   // ---- pacing ----
-  localparam integer CW = $clog2(2 * W + RATE + 1) + 1;
-  localparam [31:0] CAP32 = 2 * W, RATE32 = RATE;
-  localparam [CW-1:0] CAP = CAP32[CW-1:0], RATE_C = RATE32[CW-1:0];
+  localparam integer CW = 18;   // credit: at most CAP + a 16-bit rate
+  localparam [31:0] CAP32 = 2 * W + 8 * GAP, GAPB32 = 8 * GAP;
+  localparam [CW-1:0] CAP = CAP32[CW-1:0], GAP_C = GAPB32[CW-1:0];
   reg  [CW-1:0] credit;
-  wire [CW-1:0] cost = {{(CW-BW-3){1'b0}}, o_bytes, 3'b000};
+  wire [CW-1:0] cost = {{(CW-BW-3){1'b0}}, o_bytes, 3'b000} + (o_last ? GAP_C : {CW{1'b0}});
   assign tx_valid = o_valid && (credit >= cost);
   assign tx_data  = o_data;
   assign tx_last  = o_last;
   assign tx_bytes = o_bytes;
   wire fire = tx_valid && tx_ready;
   assign rs_ready = fire && !tail;
-  wire [CW-1:0] credit_sum = credit - (fire ? cost : {CW{1'b0}}) + RATE_C;
+  wire [CW-1:0] credit_sum = credit - (fire ? cost : {CW{1'b0}}) + {{(CW-16){1'b0}}, rate};
 
   always @* q_pop = (!sending && !rs_busy && tx_enable && !q_empty);
 

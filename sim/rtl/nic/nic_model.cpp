@@ -107,6 +107,7 @@ static void drive(Vnic_top *t, const struct nic_pins *p)
     t->rx_data = p->rx_data;
     t->rx_last = p->rx_last;
     t->rx_bytes = p->rx_bytes;
+    t->phy_rate = p->phy_rate;
     t->skip_valid = p->skip_valid;
     t->skip_cycles = p->skip_cycles;
 }

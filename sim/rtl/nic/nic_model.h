@@ -29,6 +29,7 @@ struct nic_pins {
     uint8_t tx_ready;
     uint8_t rx_valid, rx_last, rx_bytes;
     uint64_t rx_data;
+    uint16_t phy_rate; /* the PHY's link rate, bits per cycle (0: nic_top's LINK_RATE, 50) */
     uint8_t skip_valid;
     uint32_t skip_cycles;
     /* ---- outputs ---- */

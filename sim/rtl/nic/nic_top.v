@@ -18,7 +18,8 @@ module nic_top #(
   parameter integer DMA_MAX_BURST = 256,
   parameter integer DMA_CPL_DEPTH = 16,
   parameter integer LINK_W        = 64,
-  parameter integer LINK_RATE     = 50,
+  parameter integer LINK_RATE     = 50,   // link bits per cycle when phy_rate is 0 (50 = 10 Gb/s)
+  parameter integer LINK_GAP      = 20,   // bytes per frame: preamble, start delimiter, IFG
   parameter integer MAC_TXQ       = 8,
   parameter integer MAC_RX_FIFO   = 64,
   parameter integer MIN_FRAME     = 16,
@@ -68,6 +69,7 @@ module nic_top #(
   input  wire [LINK_W-1:0] rx_data,
   input  wire         rx_last,
   input  wire [$clog2(LINK_W/8):0] rx_bytes,
+  input  wire [15:0]  phy_rate,     // the PHY's link rate, bits per cycle (0: LINK_RATE)
   // harness: console, test mailbox, state
   output wire         console_valid,
   output wire [7:0]   console_char,
@@ -251,11 +253,12 @@ module nic_top #(
   assign s_wdata[R_DMAR*128 +: 128] = 128'd0;
 
   wire tx_idle, rx_idle;
-  nic_mac #(.SRAM_SIZE(SRAM_SIZE), .W(LINK_W), .RATE(LINK_RATE), .TXQ_DEPTH(MAC_TXQ),
+  nic_mac #(.SRAM_SIZE(SRAM_SIZE), .W(LINK_W), .RATE(LINK_RATE), .GAP(LINK_GAP), .TXQ_DEPTH(MAC_TXQ),
             .RX_FIFO(MAC_RX_FIFO), .MIN_FRAME(MIN_FRAME), .MAX_FRAME(MAX_FRAME)) u_mac (
     .clk(clk), .rst(rst),
     .wr(blk_wr[B_MAC]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_MAC]),
     .rdata(blk_rdata[B_MAC*32 +: 32]),
+    .phy_rate(phy_rate),
     .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data), .tx_last(tx_last), .tx_bytes(tx_bytes),
     .rx_valid(rx_valid), .rx_data(rx_data), .rx_last(rx_last), .rx_bytes(rx_bytes),
     .st_valid(s_valid[R_TX]), .st_addr(s_addr[R_TX*32 +: 32]), .st_gnt(s_gnt[R_TX]),

@@ -65,6 +65,8 @@ static void usage(FILE *f)
                "  --drop P --corrupt P --duplicate P --delay P\n"
                "                     fault probability per frame, 0..1 (default 0)\n"
                "  --frames N         frames each sender sends, for link tests (default 64)\n"
+               "  --link-gbps G      link rate, 1..200 whole Gb/s at 200 MHz (default 10): the switch's\n"
+               "                     ports and every NIC's PHY, which its MAC transmits at\n"
                "  --no-skip          clock every cycle, even when all NICs are idle\n"
                "  --expect-oracle    pass only if the unpinned-DMA oracle fires (and report it)\n"
                "  --check-link       the image reports link counters (fw_nic_link): account for every\n"
@@ -318,12 +320,13 @@ int main(int argc, char **argv)
         { "check-link", no_argument, 0, 'K' },    { "quiet", no_argument, 0, 'q' },
         { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
         { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
+        { "link-gbps", required_argument, 0, 'G' },
         { 0, 0, 0, 0 },
     };
     struct cluster_config cfg;
     struct run r = { 0 };
     struct boot_arg args[CLUSTER_MAX_NODES];
-    uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64;
+    uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64, gbps = 10;
     bool skip = true, quiet = false;
     const char *fst_path = NULL, *pcap_path = NULL;
     pcap_cap_t *pcap = NULL;
@@ -351,6 +354,10 @@ int main(int argc, char **argv)
         case 'U':
         case 'L':
             if (parse_prob(optarg, &fault[strchr("DCUL", opt) - "DCUL"]))
+                goto bad;
+            break;
+        case 'G':
+            if (parse_u64(optarg, &gbps) || gbps < 1 || gbps > 200)
                 goto bad;
             break;
         case 'f':
@@ -412,6 +419,7 @@ int main(int argc, char **argv)
     cfg.seed = seed;
     cfg.skip_idle = skip;
     cfg.console = quiet ? NULL : stdout;
+    cfg.sw.port.bits_per_cycle = (uint32_t)(gbps * 5); /* bits per cycle at 200 MHz */
     cfg.sw.faults.drop = fault[0];
     cfg.sw.faults.corrupt = fault[1];
     cfg.sw.faults.duplicate = fault[2];

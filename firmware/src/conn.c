@@ -117,6 +117,8 @@ int conn_timer(uint32_t now, uint32_t *at)
             xport_giveup(x);
             ncp_sat_inc(&conn_cnt.giveups);
         }
+        if (x->rexmit != x->nxt)
+            ncp_work.peer_rexmit |= 1u << p; /* a timeout: go-back-N from una */
         if (x->una == x->nxt)
             ncp_work.peer_tx &= ~(1u << p); /* nothing in flight */
         else if (!armed || seq_lt(x->deadline, *at)) {

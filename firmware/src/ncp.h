@@ -253,7 +253,9 @@ extern const struct xport_cfg ncp_xcfg;
  *   ep_ready     endpoints with send work: a doorbell rung, an entry being taken or segmented
  *   ep_parked    endpoints PARKED on a translation miss (served when a fill arrived)
  *   resp         read responses with segments still to send
- *   peer_tx      peers with packets in flight (una != nxt): timer, resends
+ *   peer_tx      peers with packets in flight (una != nxt): the transport's timer source
+ *   peer_rexmit  peers with resends to send (rexmit != nxt: set where a NACK, a timeout or an ACK
+ *                leaves the cursor behind nxt; cleared by seg_resend_poll when none is left)
  *   peer_ack     peers that may owe an ACK now: a frame came from them, or their last
  *                receive DMA completed (an ACK waits for the data to be in host memory)
  * and flags: cmd (a command to take or in progress), misses_held (a miss event not yet posted),
@@ -266,7 +268,7 @@ struct ncp_work {
     uint8_t misses_held;
     uint8_t resume; /* a fill arrived while peers wait on a MISS NACK: rx_send_resumes */
     uint8_t parked_wake; /* a fill arrived: the endpoints parked before it retry (once) */
-    uint32_t ep_ready, ep_parked, resp, peer_tx, peer_ack;
+    uint32_t ep_ready, ep_parked, resp, peer_tx, peer_rexmit, peer_ack;
     uint32_t ops_waiting;
 };
 extern struct ncp_work ncp_work;

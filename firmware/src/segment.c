@@ -324,18 +324,25 @@ void seg_resend_poll(void)
     uint32_t seq;
     ncp_cookie_t cookie;
 
-    /* resends first (the loop calls this before new packets): they hold the window; only peers
-     * with packets in flight can have any */
-    for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) {
+    /* resends first (the loop calls this before new packets): they hold the window; only the
+     * peers in peer_rexmit can have any */
+    for (uint32_t m = ncp_work.peer_rexmit & ncp_peer_mask(); m; m &= m - 1) {
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
         struct xport_peer *x = &conn_peer[p].x;
-        for (unsigned budget = 0; budget < 8 && xport_rexmit_next(x, &seq, &cookie); budget++) {
+        int more = 1;
+        for (unsigned budget = 0; budget < 8; budget++) {
+            if (!xport_rexmit_next(x, &seq, &cookie)) {
+                more = 0; /* none left now (or a probe waits for progress: an ACK sets the bit) */
+                break;
+            }
             if (seg_build(p, cookie, 1, seq) == B_WAIT) {
-                x->rexmit = seq; /* not now: the cursor goes back */
+                x->rexmit = seq; /* not now: the cursor goes back, the next pass tries again */
                 break;
             }
             ncp_sat_inc(&seg_cnt.retransmits);
         }
+        if (!more)
+            ncp_work.peer_rexmit &= ~(1u << p);
     }
 }
 

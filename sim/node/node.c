@@ -258,12 +258,11 @@ static void drive_wack(node_t *n, sim_cycle_t now)
     }
 }
 
-/* Line bits the PHY spends on the beat at rx_pos: its bytes, and for a frame's last beat the
- * gap after it (the MAC's transmit side charges the same) */
-static int64_t rx_beat_cost(const node_t *n)
+/* Line bits of the beat at rx_pos: it enters the MAC when they have arrived */
+static int64_t rx_beat_bits(const node_t *n)
 {
     size_t left = n->rx_len - n->rx_pos;
-    return left <= 8 ? (int64_t)(left + n->cfg.phy_gap_bytes) * 8 : 64;
+    return left < 8 ? (int64_t)left * 8 : 64;
 }
 
 static void drive_rx(node_t *n, sim_cycle_t now, bool paced)
@@ -274,13 +273,17 @@ static void drive_rx(node_t *n, sim_cycle_t now, bool paced)
         switch_egress(n->sw, now, n->cfg.id, n->rx_buf, SWITCH_MAX_FRAME, &n->rx_len) == SIM_OK && n->rx_len > 0) {
         n->rx_active = true;
         n->rx_pos = 0;
+        /* handed out as its first bit arrives: its bits are still to come (a gap still owed by
+         * the previous frame stays owed) */
+        if (n->rx_credit > 0)
+            n->rx_credit = 0;
         /* The harness's own view of the frame's FCS, to account for the MAC's CRC drops. */
         if (n->rx_len < 4 || nic_crc32(n->rx_buf, n->rx_len - 4) !=
                                  ((uint32_t)n->rx_buf[n->rx_len - 4] | (uint32_t)n->rx_buf[n->rx_len - 3] << 8 |
                                   (uint32_t)n->rx_buf[n->rx_len - 2] << 16 | (uint32_t)n->rx_buf[n->rx_len - 1] << 24))
             n->st.frames_received_bad_fcs++;
     }
-    p->rx_valid = n->rx_active && (!paced || n->rx_credit >= rx_beat_cost(n));
+    p->rx_valid = n->rx_active && (!paced || n->rx_credit >= rx_beat_bits(n));
     if (!p->rx_valid)
         return;
     size_t left = n->rx_len - n->rx_pos;
@@ -373,8 +376,8 @@ static void take_link(node_t *n, sim_cycle_t now)
     struct nic_pins *p = &n->pins;
 
     if (p->rx_valid) { /* a beat was presented this cycle: the MAC took it (no back-pressure) */
-        if (n->cfg.phy_bits_per_cycle)
-            n->rx_credit -= rx_beat_cost(n);
+        if (n->cfg.phy_bits_per_cycle) /* a frame's last beat also pays the gap after it */
+            n->rx_credit -= rx_beat_bits(n) + (n->rx_pos + 8 >= n->rx_len ? (int64_t)n->cfg.phy_gap_bytes * 8 : 0);
         n->rx_pos += 8;
         if (n->rx_pos >= n->rx_len) {
             n->rx_active = false;
@@ -431,9 +434,9 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
     p->skip_valid = skip != 0;
     p->skip_cycles = skip;
     p->dma_wdata_ready = 1;
-    /* PHY pacing of received frames: a beat enters the MAC when its line time (its bytes, the
-     * last beat also the gap after the frame) has accrued; the MAC paces its own transmit side
-     * to the same rate (phy_rate) and gap */
+    /* PHY pacing of received frames: a beat enters the MAC when its bits have arrived (a frame
+     * is handed out as its first bit arrives; its last beat pays the gap after it); the MAC paces
+     * its own transmit side to the same rate (phy_rate) and gap */
     bool paced = n->cfg.phy_bits_per_cycle != 0;
     p->phy_rate = (uint16_t)(n->cfg.phy_bits_per_cycle > 0xFFFFu ? 0xFFFFu : n->cfg.phy_bits_per_cycle);
     p->tx_ready = 1;
@@ -459,9 +462,9 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
     take_misc(n, now);
     nic_model_clock(n->nic, p);
 
-    if (paced) { /* accrue line time; at most two beats and a gap banked while idle (as the MAC) */
+    if (paced) { /* accrue line time, at most a beat's and a cycle's worth (as the MAC) */
         int64_t add = (int64_t)n->cfg.phy_bits_per_cycle * (1 + (int64_t)skip),
-                cap = 128 + (int64_t)n->cfg.phy_gap_bytes * 8;
+                cap = 64 + (int64_t)n->cfg.phy_bits_per_cycle;
         n->rx_credit = n->rx_credit + add > cap ? cap : n->rx_credit + add;
     }
     n->st.cycles_run++;

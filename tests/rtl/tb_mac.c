@@ -252,7 +252,7 @@ static uint64_t tx_burst_cycles(struct tb_env *e, uint16_t bpc, unsigned n, uint
     static uint8_t f[TB_MAX_FRAME];
     unsigned before = e->tx_count;
     e->p->phy_rate = bpc;
-    tb_cycles(e, 400); /* idle: the pacing credit refills to its cap */
+    tb_cycles(e, 400); /* idle: the pacing credit refills to its cap (one beat) */
     make_frame(e, f, len);
     tb_sram_write(e, 0x20000, f, len);
     tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_ADDR, 0x20000);
@@ -274,16 +274,17 @@ int tb_mac_rate(struct tb_env *e)
     tb_cycle(e);
     TB_EQ(e, (tb_reg_rd(e, NIC_MAC, NIC_MAC_LINK_RATE) & NIC_MAC_LINK_RATE_BITS_MASK) >> NIC_MAC_LINK_RATE_BITS_SHIFT, 125);
     tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK);
-    /* 4 frames of 996 + 4 bytes: 4 x (1000 + 20) x 8 = 32640 line bits; the credit banked while
-     * idle (2 beats + a gap, 288 bits) goes first */
+    /* 4 frames of 996 + 4 bytes: the last beat of the 4th leaves when 3 x (1000 + 20) + 1000
+     * bytes of line time (32480 bits) have passed since the line was free, the first beat and a
+     * cycle of it already banked while idle (the first beat goes at once) */
     static const uint16_t rates[] = {25, 50, 125, 200};
     for (unsigned i = 0; i < sizeof rates / sizeof rates[0]; i++) {
         uint64_t cyc = tx_burst_cycles(e, rates[i], 4, 996);
-        double line = (32640.0 - 288.0) / rates[i], beats = 4 * 125.0; /* one 64-bit beat per cycle at most */
+        double line = (32480.0 - 64.0 - rates[i]) / rates[i], beats = 4 * 125.0; /* one 64-bit beat per cycle at most */
         double expect = line > beats ? line : beats;
         printf("mac.rate: %u bits/cycle: 4 x 1000-byte frames in %llu cycles (line time %.1f, beats %.0f)\n",
                rates[i], (unsigned long long)cyc, line, beats);
-        TB_CHECK(e, (double)cyc >= expect && (double)cyc <= expect + 40);
+        TB_CHECK(e, (double)cyc >= expect && (double)cyc <= expect + 20);
     }
     tb_cycles(e, 2); /* the counter updates the cycle after the last beat */
     TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), 16);

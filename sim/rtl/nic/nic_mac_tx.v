@@ -5,11 +5,12 @@
 // refused: `ev_err` and `ev_done` pulse, nothing is sent), read from SRAM by nic_rd_stream, and
 // sent with its CRC-32 (IEEE, ~register little-endian, as hal/src/crc32.c) appended: on the wire
 // a frame is len + 4 bytes, packed W/8 bytes per beat, tx_bytes valid bytes in the last beat.
-// Pacing: a credit of `rate` bits (the PHY's link rate, input) is added per cycle, capped at
-// 2*W + 8*GAP; a beat needs credit for its bits, the last beat of a frame also for GAP bytes
-// (Ethernet's preamble, start delimiter and inter-frame gap: 20), so the long-run rate is `rate`
-// bits per cycle of wire bytes plus GAP per frame (50 = 10 Gb/s at 200 MHz), at most one beat
-// (W bits) per cycle. tx_ready may stall the link at any beat.
+// Pacing: a credit of `rate` bits (the PHY's link rate, input) is added per cycle, capped at one
+// beat (W bits) plus `rate`; a beat leaves when the line time of its bits has accrued, and the last beat of a
+// frame also pays GAP bytes (Ethernet's preamble, start delimiter and inter-frame gap: 20) after
+// it (the credit goes negative), so a frame of n wire bytes takes n*8/rate cycles from its first
+// bit and the next starts GAP*8/rate later: `rate` bits per cycle of wire bytes plus GAP per frame
+// (50 = 10 Gb/s at 200 MHz), at most one beat (W bits) per cycle. tx_ready may stall the link.
 `default_nettype none
 `include "nic_memmap.vh"
 module nic_mac_tx #(
@@ -143,18 +144,24 @@ module nic_mac_tx #(
   end
 
   // ---- pacing ----
-  localparam integer CW = 18;   // credit: at most CAP + a 16-bit rate
-  localparam [31:0] CAP32 = 2 * W + 8 * GAP, GAPB32 = 8 * GAP;
-  localparam [CW-1:0] CAP = CAP32[CW-1:0], GAP_C = GAPB32[CW-1:0];
-  reg  [CW-1:0] credit;
-  wire [CW-1:0] cost = {{(CW-BW-3){1'b0}}, o_bytes, 3'b000} + (o_last ? GAP_C : {CW{1'b0}});
-  assign tx_valid = o_valid && (credit >= cost);
+  // bank = credit + 8*GAP: the credit runs from -8*GAP (just after a frame's last beat, which also
+  // pays its gap) up to W + rate bits (a beat and less than a cycle's line time: an idle line
+  // lets the next frame's first beat go at once, its line time just elapsed, and no more, so a
+  // frame never beats the line by a cycle; a busy one keeps its fraction of a cycle).
+  localparam integer CW = 18;   // bank: at most W + 8*GAP + 2 * a 16-bit rate
+  localparam [31:0] BASE32 = W + 8 * GAP, GAPB32 = 8 * GAP;
+  localparam [CW-1:0] BASE = BASE32[CW-1:0], GAP_C = GAPB32[CW-1:0];
+  wire [CW-1:0] CAP = BASE + {{(CW-16){1'b0}}, rate};
+  reg  [CW-1:0] bank;
+  wire [CW-1:0] bits = {{(CW-BW-3){1'b0}}, o_bytes, 3'b000};
+  wire [CW-1:0] cost = bits + (o_last ? GAP_C : {CW{1'b0}});
+  assign tx_valid = o_valid && (bank >= bits + GAP_C);
   assign tx_data  = o_data;
   assign tx_last  = o_last;
   assign tx_bytes = o_bytes;
   wire fire = tx_valid && tx_ready;
   assign rs_ready = fire && !tail;
-  wire [CW-1:0] credit_sum = credit - (fire ? cost : {CW{1'b0}}) + {{(CW-16){1'b0}}, rate};
+  wire [CW-1:0] bank_sum = bank - (fire ? cost : {CW{1'b0}}) + {{(CW-16){1'b0}}, rate};
 
   always @* q_pop = (!sending && !rs_busy && tx_enable && !q_empty);
 
@@ -166,11 +173,11 @@ module nic_mac_tx #(
       sending <= 1'b0;
       tail <= 1'b0;
       crc <= 32'hFFFF_FFFF;
-      credit <= CAP;
+      bank <= CAP;
       tail_fcs <= 32'd0;
       tail_n <= 3'd0;
     end else begin
-      credit <= (credit_sum > CAP) ? CAP : credit_sum;
+      bank <= (bank_sum > CAP) ? CAP : bank_sum;
       if (q_pop) begin
         if (h_ok) begin
           sending <= 1'b1;

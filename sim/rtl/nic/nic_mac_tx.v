@@ -6,11 +6,13 @@
 // sent with its CRC-32 (IEEE, ~register little-endian, as hal/src/crc32.c) appended: on the wire
 // a frame is len + 4 bytes, packed W/8 bytes per beat, tx_bytes valid bytes in the last beat.
 // Pacing: a credit of `rate` bits (the PHY's link rate, input) is added per cycle, capped at one
-// beat (W bits) plus `rate`; a beat leaves when the line time of its bits has accrued, and the last beat of a
-// frame also pays GAP bytes (Ethernet's preamble, start delimiter and inter-frame gap: 20) after
-// it (the credit goes negative), so a frame of n wire bytes takes n*8/rate cycles from its first
-// bit and the next starts GAP*8/rate later: `rate` bits per cycle of wire bytes plus GAP per frame
-// (50 = 10 Gb/s at 200 MHz), at most one beat (W bits) per cycle. tx_ready may stall the link.
+// beat (W bits) plus `rate`; a beat leaves when the line time of its bits has accrued, and the
+// last beat of a frame also pays GAP bytes (Ethernet's preamble, start delimiter and inter-frame
+// gap: 20) after it (the credit goes negative), so a frame of n wire bytes takes n*8/rate cycles
+// from its first bit and the next starts GAP*8/rate later: `rate` bits per cycle of wire bytes
+// plus GAP per frame (50 = 10 Gb/s at 200 MHz), at most one beat (W bits) per cycle. On an idle
+// line the first beat leaves at once (its line time counted as just elapsed). tx_ready may stall
+// the link at any beat.
 `default_nettype none
 `include "nic_memmap.vh"
 module nic_mac_tx #(

@@ -143,9 +143,11 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
         cpl_on_acked(xport_cookie(x, first + i));
     if (h->type != PKT_NACK) {
         /* A plain ACK re-arms the peer's deadline later (the timer, programmed for the earlier one,
-         * then fires early: one pass over its sources), earlier only when it ended a backoff: then
-         * the timer service must know. A resend in progress goes on from the new una. */
-        if (x->una != x->nxt && (!timer_on || seq_lt(x->deadline, timer_at)))
+         * then fires early: one pass over its sources; in a stream that is once per RTO, not once
+         * per ACK), earlier only when it ended a backoff: then the timer service must know; and an
+         * ACK that empties the window lets it switch the timer off now. A resend in progress goes
+         * on from the new una. */
+        if (x->una == x->nxt || !timer_on || seq_lt(x->deadline, timer_at))
             timer_kick();
         if (x->rexmit != x->nxt)
             ncp_work.peer_rexmit |= 1u << peer;

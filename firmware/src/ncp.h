@@ -313,8 +313,23 @@ extern uint32_t ncp_prof[16][3], ncp_prof_t, ncp_prof_i;
 #define NCP_PROF(k) ((void)0)
 #endif
 
+/*
+ * The fast-path samples (struct ncp_fp) are benchmark instrumentation: compiled into the firmware
+ * test images (their library is built with NCP_FP_SAMPLES=1), not into ncp.img, where fp_now() is 0
+ * and fp_record nothing (issue 12: no benchmark code on the production image's per-packet path).
+ */
+#ifndef NCP_FP_SAMPLES
+#define NCP_FP_SAMPLES 0
+#endif
+static inline uint32_t fp_now(void)
+{
+    return NCP_FP_SAMPLES ? ncp_rdcycle() : 0u;
+}
+
 static inline void fp_record(unsigned k, uint32_t cycles, uint32_t bytes)
 {
+    if (!NCP_FP_SAMPLES)
+        return;
     struct ncp_fp *f = &ncp.fp[k];
     f->s[f->n % NCP_FP_RING] = (uint16_t)(cycles > 0xFFFFu ? 0xFFFFu : cycles);
     f->n++;

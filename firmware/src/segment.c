@@ -102,7 +102,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     uint32_t npc = 0, len = 0, seg = CK_SEG(cookie), idx = CK_IDX(cookie), type = 0, flags = 0;
     enum build_result r = B_SENT;
     int void_data = 0;
-    uint32_t t0 = ncp_rdcycle();
+    uint32_t t0 = fp_now();
 
     NCP_PROF_START();
     if (!txs.free)
@@ -228,7 +228,8 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
             dmaq_post(at, pc[i].pa, pc[i].len, 0, i + 1 == npc ? DK_TX : DK_NONE, f, 0);
             at += pc[i].len;
         }
-        txs.cyc[f] = ncp_rdcycle() - t0;
+        if (NCP_FP_SAMPLES)
+            txs.cyc[f] = fp_now() - t0;
     }
     NCP_PROF(4);
     return B_SENT;
@@ -243,7 +244,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
  */
 static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t cookie)
 {
-    uint32_t t0 = ncp_rdcycle();
+    uint32_t t0 = fp_now();
     uint32_t idx = CK_IDX(cookie), off = CK_SEG(cookie) * NCP_MTU, len, type, last, pid, right;
     uint64_t va, pa;
 
@@ -305,7 +306,8 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     }
     tx_frame_queue(f, PKT_HDR_BYTES + len);
     dmaq_post_direct(HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES, pa, len, 0, DK_TX, f, 0);
-    txs.cyc[f] = ncp_rdcycle() - t0;
+    if (NCP_FP_SAMPLES)
+        txs.cyc[f] = fp_now() - t0;
     NCP_PROF(15);
     return 1;
 }

@@ -125,6 +125,8 @@ __attribute__((noinline)) void cpl_read_data_done(uint32_t ridx, uint8_t err)
     op_progress(o, rx_meta[ridx].len);
 }
 
+static void cpl_on_nack(struct xport_peer *x, const struct pkt_hdr *h);
+
 void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 {
     struct xport_peer *x = &conn_peer[peer].x;
@@ -132,7 +134,6 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 
     if (h->type != PKT_NACK && !seq_lt(x->una, h->ack))
         return; /* old or repeated: nothing new acknowledged (xport_on_ack would change nothing) */
-    timer_kick(); /* the deadline may move (re-armed, NACK retry delay, window empty) */
     if (h->type == PKT_NACK && h->reason == PKT_NACK_GAP) {
         n = xport_on_nack_gap(x, &ncp_xcfg, h->ack, ncp.now, &first);
     } else {
@@ -140,8 +141,28 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
     }
     for (uint32_t i = 0; i < n; i++)
         cpl_on_acked(xport_cookie(x, first + i));
-    if (h->type != PKT_NACK)
+    if (h->type != PKT_NACK) {
+        /* A plain ACK re-arms the peer's deadline later (the timer, programmed for the earlier one,
+         * then fires early: one pass over its sources; in a stream that is once per RTO, not once
+         * per ACK), earlier only when it ended a backoff: then the timer service must know; and an
+         * ACK that empties the window lets it switch the timer off now. A resend in progress goes
+         * on from the new una. */
+        if (x->una == x->nxt || !timer_on || seq_lt(x->deadline, timer_at))
+            timer_kick();
+        if (x->rexmit != x->nxt)
+            ncp_work.peer_rexmit |= 1u << peer;
         return;
+    }
+    cpl_on_nack(x, h);
+    /* a NACK moves deadlines (retry delays, holds) and may start resends */
+    timer_kick();
+    if (x->rexmit != x->nxt)
+        ncp_work.peer_rexmit |= 1u << peer;
+}
+
+/* The reason-specific part of a NACK (its ACK field is handled). */
+static void cpl_on_nack(struct xport_peer *x, const struct pkt_hdr *h)
+{
     ncp_sat_inc(&cpl_cnt.nacks_received);
     switch (h->reason) {
     case PKT_NACK_MISS:

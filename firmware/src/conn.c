@@ -87,11 +87,11 @@ void conn_flush_acks(void)
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
         struct ncp_peer *pp = &conn_peer[p];
         if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
-            uint32_t t0 = ncp_rdcycle();
+            uint32_t t0 = fp_now();
             pp->ack_val = pp->x.expected;
             tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
             pp->x.ack_pending = 0;
-            fp_record(FP_ACK, ncp_rdcycle() - t0, 0);
+            fp_record(FP_ACK, fp_now() - t0, 0);
         }
     }
 }
@@ -117,6 +117,8 @@ int conn_timer(uint32_t now, uint32_t *at)
             xport_giveup(x);
             ncp_sat_inc(&conn_cnt.giveups);
         }
+        if (x->rexmit != x->nxt)
+            ncp_work.peer_rexmit |= 1u << p; /* a timeout: go-back-N from una */
         if (x->una == x->nxt)
             ncp_work.peer_tx &= ~(1u << p); /* nothing in flight */
         else if (!armed || seq_lt(x->deadline, *at)) {

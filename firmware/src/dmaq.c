@@ -51,7 +51,7 @@ void dmaq_complete(void)
         hal_raise_events(HAL_EV_DMA); /* the rest in the next pass */
     }
     for (uint32_t budget = 0; budget < n; budget++) {
-        uint32_t t0 = ncp_rdcycle();
+        uint32_t t0 = fp_now();
         hal_dma_pop_head(&tag, &err);
         NCP_ASSERT(NCP_MOD_HAL, 2, dmaq.done != dmaq.issued && tag == (uint8_t)dmaq.done);
         const struct dma_req *rp = &dmaq.q[dmaq.done % NCP_DMAQ_N];
@@ -62,10 +62,12 @@ void dmaq_complete(void)
             dmaq.err_seen = 1; /* sticks to the next continuation of the group */
         }
         if (r.kind == DK_NONE) {
-            dmaq.fp_acc += ncp_rdcycle() - t0; /* charged to the group's continuation */
+            if (NCP_FP_SAMPLES)
+                dmaq.fp_acc += fp_now() - t0; /* charged to the group's continuation */
             continue;
         }
-        dmaq.fp_t0 = t0;
+        if (NCP_FP_SAMPLES)
+            dmaq.fp_t0 = t0;
         err = dmaq.err_seen;
         dmaq.err_seen = 0;
         switch (r.kind) {
@@ -89,7 +91,8 @@ void dmaq_complete(void)
         default:
             break;
         }
-        dmaq.fp_acc = 0;
+        if (NCP_FP_SAMPLES)
+            dmaq.fp_acc = 0;
     }
     dmaq_pump();
 }

@@ -140,7 +140,7 @@ void ncp_run_once(void)
     if (ev & HAL_EV_TX)
         tx_reap(); /* frames the MAC finished: free them, feed the MAC */
     /* new packets after resends (they hold the window): responses, then endpoints */
-    if (w->peer_tx)
+    if (w->peer_rexmit)
         seg_resend_poll();
     if (w->resp)
         resp_poll();

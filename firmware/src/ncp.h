@@ -253,7 +253,9 @@ extern const struct xport_cfg ncp_xcfg;
  *   ep_ready     endpoints with send work: a doorbell rung, an entry being taken or segmented
  *   ep_parked    endpoints PARKED on a translation miss (served when a fill arrived)
  *   resp         read responses with segments still to send
- *   peer_tx      peers with packets in flight (una != nxt): timer, resends
+ *   peer_tx      peers with packets in flight (una != nxt): the transport's timer source
+ *   peer_rexmit  peers with resends to send (rexmit != nxt: set where a NACK, a timeout or an ACK
+ *                leaves the cursor behind nxt; cleared by seg_resend_poll when none is left)
  *   peer_ack     peers that may owe an ACK now: a frame came from them, or their last
  *                receive DMA completed (an ACK waits for the data to be in host memory)
  * and flags: cmd (a command to take or in progress), misses_held (a miss event not yet posted),
@@ -266,7 +268,7 @@ struct ncp_work {
     uint8_t misses_held;
     uint8_t resume; /* a fill arrived while peers wait on a MISS NACK: rx_send_resumes */
     uint8_t parked_wake; /* a fill arrived: the endpoints parked before it retry (once) */
-    uint32_t ep_ready, ep_parked, resp, peer_tx, peer_ack;
+    uint32_t ep_ready, ep_parked, resp, peer_tx, peer_rexmit, peer_ack;
     uint32_t ops_waiting;
 };
 extern struct ncp_work ncp_work;
@@ -311,8 +313,23 @@ extern uint32_t ncp_prof[16][3], ncp_prof_t, ncp_prof_i;
 #define NCP_PROF(k) ((void)0)
 #endif
 
+/*
+ * The fast-path samples (struct ncp_fp) are benchmark instrumentation: compiled into the firmware
+ * test images (their library is built with NCP_FP_SAMPLES=1), not into ncp.img, where fp_now() is 0
+ * and fp_record nothing (issue 12: no benchmark code on the production image's per-packet path).
+ */
+#ifndef NCP_FP_SAMPLES
+#define NCP_FP_SAMPLES 0
+#endif
+static inline uint32_t fp_now(void)
+{
+    return NCP_FP_SAMPLES ? ncp_rdcycle() : 0u;
+}
+
 static inline void fp_record(unsigned k, uint32_t cycles, uint32_t bytes)
 {
+    if (!NCP_FP_SAMPLES)
+        return;
     struct ncp_fp *f = &ncp.fp[k];
     f->s[f->n % NCP_FP_RING] = (uint16_t)(cycles > 0xFFFFu ? 0xFFFFu : cycles);
     f->n++;

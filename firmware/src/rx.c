@@ -264,12 +264,12 @@ void rx_poll(void)
     uint32_t head = hal_mac_rx_head();
 
     for (uint32_t budget = 0; rx_next != head && budget < RX_N; budget++) {
-        uint32_t i = rx_next % RX_N, t0 = ncp_rdcycle();
+        uint32_t i = rx_next % RX_N, t0 = fp_now();
         uint32_t len = nic_field(rx_ring[i][NIC_RXDESC_STATUS_IDX], NIC_RXDESC_STATUS_LEN);
         rx_busy[i] = (uint8_t)((NCP_FASTPATH && rx_fast(rx_buf[i], len, i)) || on_frame(rx_buf[i], len, i));
-        if (rx_busy[i]) { /* a data packet delivered: every lookup hit */
-            rx_meta[i].cyc = ncp_rdcycle() - t0;
-            rx_meta[i].len = len - PKT_HDR_BYTES;
+        if (NCP_FP_SAMPLES && rx_busy[i]) { /* a data packet delivered: every lookup hit */
+            rx_meta[i].cyc = fp_now() - t0;
+            rx_meta[i].len = len - PKT_HDR_BYTES; /* (a read response's: set already, the same) */
         }
         rx_next++;
     }
@@ -329,7 +329,7 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
         cpl_read_data_done(ridx, err);
     release();
     NCP_PROF(11);
-    fp_record(FP_RX, rx_meta[ridx].cyc + dmaq.fp_acc + (ncp_rdcycle() - dmaq.fp_t0), rx_meta[ridx].len);
+    fp_record(FP_RX, rx_meta[ridx].cyc + dmaq.fp_acc + (fp_now() - dmaq.fp_t0), rx_meta[ridx].len);
 }
 
 /* This module's counters into the statistics (loop.c, ncp_counters_gather). */

@@ -102,7 +102,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     uint32_t npc = 0, len = 0, seg = CK_SEG(cookie), idx = CK_IDX(cookie), type = 0, flags = 0;
     enum build_result r = B_SENT;
     int void_data = 0;
-    uint32_t t0 = ncp_rdcycle();
+    uint32_t t0 = fp_now();
 
     NCP_PROF_START();
     if (!txs.free)
@@ -228,7 +228,8 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
             dmaq_post(at, pc[i].pa, pc[i].len, 0, i + 1 == npc ? DK_TX : DK_NONE, f, 0);
             at += pc[i].len;
         }
-        txs.cyc[f] = ncp_rdcycle() - t0;
+        if (NCP_FP_SAMPLES)
+            txs.cyc[f] = fp_now() - t0;
     }
     NCP_PROF(4);
     return B_SENT;
@@ -243,7 +244,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
  */
 static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t cookie)
 {
-    uint32_t t0 = ncp_rdcycle();
+    uint32_t t0 = fp_now();
     uint32_t idx = CK_IDX(cookie), off = CK_SEG(cookie) * NCP_MTU, len, type, last, pid, right;
     uint64_t va, pa;
 
@@ -305,7 +306,8 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     }
     tx_frame_queue(f, PKT_HDR_BYTES + len);
     dmaq_post_direct(HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES, pa, len, 0, DK_TX, f, 0);
-    txs.cyc[f] = ncp_rdcycle() - t0;
+    if (NCP_FP_SAMPLES)
+        txs.cyc[f] = fp_now() - t0;
     NCP_PROF(15);
     return 1;
 }
@@ -324,18 +326,25 @@ void seg_resend_poll(void)
     uint32_t seq;
     ncp_cookie_t cookie;
 
-    /* resends first (the loop calls this before new packets): they hold the window; only peers
-     * with packets in flight can have any */
-    for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) {
+    /* resends first (the loop calls this before new packets): they hold the window; only the
+     * peers in peer_rexmit can have any */
+    for (uint32_t m = ncp_work.peer_rexmit & ncp_peer_mask(); m; m &= m - 1) {
         uint16_t p = (uint16_t)ncp_lowest_bit(m);
         struct xport_peer *x = &conn_peer[p].x;
-        for (unsigned budget = 0; budget < 8 && xport_rexmit_next(x, &seq, &cookie); budget++) {
+        int more = 1;
+        for (unsigned budget = 0; budget < 8; budget++) {
+            if (!xport_rexmit_next(x, &seq, &cookie)) {
+                more = 0; /* none left now (or a probe waits for progress: an ACK sets the bit) */
+                break;
+            }
             if (seg_build(p, cookie, 1, seq) == B_WAIT) {
-                x->rexmit = seq; /* not now: the cursor goes back */
+                x->rexmit = seq; /* not now: the cursor goes back, the next pass tries again */
                 break;
             }
             ncp_sat_inc(&seg_cnt.retransmits);
         }
+        if (!more)
+            ncp_work.peer_rexmit &= ~(1u << p);
     }
 }
 

@@ -122,8 +122,8 @@ void tx_dma_done(uint32_t idx)
     txs.data_ready[idx] = 1;
     tx_feed_inline(); /* on the fast path: no call */
     NCP_PROF(5);
-    if (txs.cyc[idx]) {
-        fp_record(FP_TX, txs.cyc[idx] + dmaq.fp_acc + (ncp_rdcycle() - dmaq.fp_t0), txs.len[idx] - PKT_HDR_BYTES);
+    if (NCP_FP_SAMPLES && txs.cyc[idx]) {
+        fp_record(FP_TX, txs.cyc[idx] + dmaq.fp_acc + (fp_now() - dmaq.fp_t0), txs.len[idx] - PKT_HDR_BYTES);
         txs.cyc[idx] = 0;
     }
 }
@@ -150,7 +150,8 @@ void tx_dma_failed(uint32_t f)
         w[PKT_W_STATUS] = (uint32_t)(int32_t)NIC_ST_HOST_ERROR;
     w[PKT_W_TYPE] = pkt_w_type(type, flags | PKT_F_VOID, 0);
     txs.len[f] = (uint16_t)PKT_HDR_BYTES;
-    txs.cyc[f] = 0; /* not a fast-path sample */
+    if (NCP_FP_SAMPLES)
+        txs.cyc[f] = 0; /* not a fast-path sample */
     txs.data_ready[f] = 1;
     tx_feed();
 }

@@ -1,7 +1,7 @@
 # NCP firmware-level test images (firmware project): the real NCP library with a test main that
 # reaches the NCP through firmware/src/ncp_test.h only (implemented by testapi.c, never in ncp.img).
 add_library(ncp_testapi STATIC ${NIC_SOURCE_DIR}/firmware/src/testapi.c)
-target_link_libraries(ncp_testapi PUBLIC ncp_core)
+target_link_libraries(ncp_testapi PUBLIC ncp_core_fp) # with the fast-path samples (ncp_test_fp)
 # The host's part for the images that play it (tests/fw/imghost.h): one copy for all of them.
 add_library(fw_imghost STATIC ${NIC_SOURCE_DIR}/tests/fw/imghost.c)
 target_link_libraries(fw_imghost PUBLIC ncp_testapi)
@@ -13,7 +13,7 @@ target_include_directories(fw_ncp_rdma PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
 # Benchmark: VMH lookup hit cost at A = 2/4/8 (docs/firmware.md).
 ncp_image(fw_ncp_bench_lkc ${NIC_SOURCE_DIR}/tests/fw/ncp_bench_lkc.c)
-target_link_libraries(fw_ncp_bench_lkc PRIVATE ncp_core)
+target_link_libraries(fw_ncp_bench_lkc PRIVATE ncp_core_fp)
 target_include_directories(fw_ncp_bench_lkc PRIVATE ${NIC_SOURCE_DIR}/tests/fw)
 
 # Benchmark: fast-path cycles per packet, send and receive, every lookup hitting (docs/firmware.md).

@@ -56,3 +56,18 @@ function(ncp_check_options)
     message(FATAL_ERROR "NCP_MTU must be a multiple of 64 between 256 and 16384, not ${NCP_MTU}")
   endif()
 endfunction()
+
+# ncp_config_bools(TEMPLATE): for every boolean option X the template (firmware/include/
+# ncp_config.h.in) names as @X_01@, sets X_01 to 1 or 0 from X, in the caller's scope (a macro).
+macro(ncp_config_bools template)
+  file(READ ${template} _ncp_tmpl)
+  string(REGEX MATCHALL "@[A-Z0-9_]+_01@" _ncp_bools "${_ncp_tmpl}")
+  list(TRANSFORM _ncp_bools REPLACE "^@(.*)_01@$" "\\1")
+  foreach(_b ${_ncp_bools})
+    if(${_b})
+      set(${_b}_01 1)
+    else()
+      set(${_b}_01 0)
+    endif()
+  endforeach()
+endmacro()

@@ -142,12 +142,12 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
     for (uint32_t i = 0; i < n; i++)
         cpl_on_acked(xport_cookie(x, first + i));
     if (h->type != PKT_NACK) {
-        /* A plain ACK re-arms the peer's deadline later (the timer, programmed for the earlier one,
-         * then fires early: one pass over its sources; in a stream that is once per RTO, not once
-         * per ACK), earlier only when it ended a backoff: then the timer service must know; and an
-         * ACK that empties the window lets it switch the timer off now. A resend in progress goes
-         * on from the new una. */
-        if (x->una == x->nxt || !timer_on || seq_lt(x->deadline, timer_at))
+        /* A plain ACK re-arms the peer's deadline later, or empties the window: the timer,
+         * programmed for the earlier deadline, then fires early (one pass over its sources, which
+         * re-arms it or switches it off: in a stream once per RTO, not once per ACK, and never on
+         * a message's critical path). Only an ACK that ended a backoff moves the deadline earlier:
+         * then the timer service must know. A resend in progress goes on from the new una. */
+        if (x->una != x->nxt && (!timer_on || seq_lt(x->deadline, timer_at)))
             timer_kick();
         if (x->rexmit != x->nxt)
             ncp_work.peer_rexmit |= 1u << peer;

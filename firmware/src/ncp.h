@@ -38,7 +38,9 @@
 #include "xport.h"
 
 /* ---- sizes (all bounded; see docs/firmware.md for the memory budget) ---- */
-#define NCP_SQ_N (NCP_SENDQ_ENTRIES < NIC_SENDQ_STRIDE / 64u ? NCP_SENDQ_ENTRIES : NIC_SENDQ_STRIDE / 64u)
+#define NCP_SQ_N NCP_SENDQ_ENTRIES
+_Static_assert(NCP_SENDQ_ENTRIES <= NIC_SENDQ_STRIDE / 64u,
+               "NCP_SENDQ_ENTRIES: a send queue holds at most NIC_SENDQ_STRIDE / 64 entries (reconfigure)");
 #define NCP_EPS (NCP_MAX_PROCS < NIC_SENDQ_SLOTS ? NCP_MAX_PROCS : NIC_SENDQ_SLOTS)
 #define NCP_CMD_N 32u
 #define NCP_OPS 64u         /* initiator operations outstanding (all endpoints) */
@@ -290,12 +292,9 @@ static inline uint32_t ncp_peer_mask(void)
 }
 
 /*
- * Development profiling of the fast path (off by default: build with -DNCP_PROFILE=1): checkpoint
+ * Development profiling of the fast path (off by default: configure with -DNCP_PROFILE=ON): checkpoint
  * k adds the cycles and instructions since the previous checkpoint to ncp_prof[k].
  */
-#ifndef NCP_PROFILE
-#define NCP_PROFILE 0
-#endif
 #if NCP_PROFILE
 extern uint32_t ncp_prof[16][3], ncp_prof_t, ncp_prof_i;
 #define NCP_PROF_START() (ncp_prof_t = ncp_rdcycle(), ncp_prof_i = ncp_rdinstret())

@@ -103,7 +103,7 @@ struct ncp_test_fp {
 uint32_t ncp_test_fp_count(unsigned k);              /* samples of kind k since the reset (cheap) */
 void ncp_test_fp(unsigned k, struct ncp_test_fp *f); /* kind k's figures and samples */
 void ncp_test_fp_reset(void);                        /* every kind, and the profile below */
-/* Development profile (a build with -DNCP_PROFILE=1): checkpoint k's cycles, instructions and
+/* Development profile (configured with -DNCP_PROFILE=ON): checkpoint k's cycles, instructions and
  * count in out[0..2]; 0 (out untouched) when the build does not profile or k is out of range. */
 int ncp_test_prof(unsigned k, uint32_t out[3]);
 

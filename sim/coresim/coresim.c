@@ -38,6 +38,8 @@ enum {
  * follows it with a console command in the high word within this window. */
 #define HTIF_EXIT_WINDOW 1024u
 #define PORT_QLEN 8u
+#define CORESIM_RAM_BASE 0x80000000u         /* default RAM (without --mem): QEMU's and Spike's base */
+#define CORESIM_RAM_SIZE (16u * 1024u * 1024u)
 
 struct port_rsp {
     uint64_t due;
@@ -85,7 +87,8 @@ static void usage(FILE *f)
                "  --max-cycles N       stop after N cycles with TIMEOUT (default: no limit)\n"
                "  --mem BASE:SIZE      memory region (repeatable); when given, only these\n"
                "                       regions exist and every PT_LOAD must fit in them;\n"
-               "                       default: each PT_LOAD rounded out to 4 KiB\n"
+               "                       default: each PT_LOAD rounded out to 4 KiB, plus RAM at\n"
+               "                       0x80000000, 16 MiB (as QEMU's and Spike's RAM base)\n"
                "  --nic                the NIC's memory map instead of the ELF's: instruction memory\n"
                "                       and SRAM at their nic_memmap.h addresses and sizes\n"
                "  --wait-states N      N extra cycles per access on both ports (default 0)\n"
@@ -375,6 +378,11 @@ int main(int argc, char **argv)
     } else if (cs_elf_add_regions(&elf, &s.mem, err, sizeof(err)) != 0) {
         fprintf(stderr, "coresim: %s: %s\n", path, err);
         goto out_elf;
+    } else if (cs_mem_add(&s.mem, CORESIM_RAM_BASE, CORESIM_RAM_SIZE) != 0) {
+        /* the default RAM: a bare-metal ELF linked at 0x80000000 (QEMU virt/spike, Spike) may put
+         * its stack or heap beyond its loadable segments */
+        fprintf(stderr, "coresim: %s: too many memory regions\n", path);
+        goto out_mem;
     }
     if (cs_mem_alloc(&s.mem) != 0) {
         fprintf(stderr, "coresim: %s: out of memory for the memory map\n", path);

@@ -77,7 +77,7 @@ static void report(const char *phase)
                phase, name[k], (unsigned long)f->n, k == NCP_TEST_FP_ACK ? "frames " : "packets", tmp[m / 2],
                (unsigned long)f->max, (unsigned long)(f->sum / f->n), k == NCP_TEST_FP_ACK ? "ACK" : "packet");
     }
-    for (unsigned i = 0; ncp_test_prof(i, pr); i++) /* a build with -DNCP_PROFILE=1 */
+    for (unsigned i = 0; ncp_test_prof(i, pr); i++) /* configured with -DNCP_PROFILE=ON */
         if (pr[2])
             printf("node %lu profile %u: %lu cycles %lu instructions (%lu)\n", (unsigned long)ih_me, i,
                    (unsigned long)(pr[0] / pr[2]), (unsigned long)(pr[1] / pr[2]), (unsigned long)pr[2]);

@@ -70,3 +70,7 @@ add_test(NAME fw.ncp.trace_states
          COMMAND ${CMAKE_COMMAND} -DNICSIM=$<TARGET_FILE:nicsim> -DTRACE_IMG=${CMAKE_BINARY_DIR}/fw-trace/ncp.img
                  -DPLAIN_IMG=${NCP_FW_DIR}/ncp.img -P ${CMAKE_CURRENT_SOURCE_DIR}/check_trace_states.cmake)
 set_tests_properties(fw.ncp.trace_states PROPERTIES LABELS fw)
+# The firmware build options are checked when the build is configured (no silent cap or fallback).
+add_test(NAME fw.options_checked
+         COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_SOURCE_DIR} -P ${CMAKE_CURRENT_SOURCE_DIR}/check_fw_options.cmake)
+set_tests_properties(fw.options_checked PROPERTIES LABELS fw)

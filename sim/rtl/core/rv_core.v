@@ -75,25 +75,27 @@ module rv_core #(
   // F: fetch + prediction
   // ------------------------------------------------------------------
   wire [31:0] pred_pc, pred_target;
-  wire        pred_taken;
+  wire        pred_taken, pred_fire;
   wire        d_valid, d_err;
   wire [31:0] d_pc, d_insn, d_pred_npc;
 
   // BTB update from E
-  wire        bu_valid, bu_is_cond, bu_is_jump, bu_taken, bu_invalidate;
-  wire [31:0] bu_pc, bu_target;
+  wire        bu_valid, bu_is_cond, bu_is_jump, bu_is_call, bu_is_ret, bu_taken, bu_invalidate;
+  wire [31:0] bu_pc, bu_target, bu_link;
 
   rv_btb u_btb (
     .clk(clk), .rst(rst),
     .f_pc(pred_pc), .f_taken(pred_taken), .f_target(pred_target),
+    .f_fire(pred_fire), .redirect(redirect),
     .u_valid(bu_valid), .u_pc(bu_pc), .u_is_cond(bu_is_cond), .u_is_jump(bu_is_jump),
-    .u_taken(bu_taken), .u_target(bu_target), .u_invalidate(bu_invalidate)
+    .u_is_call(bu_is_call), .u_is_ret(bu_is_ret),
+    .u_taken(bu_taken), .u_target(bu_target), .u_link(bu_link), .u_invalidate(bu_invalidate)
   );
 
   rv_fetch #(.RESET_VECTOR(RESET_VECTOR)) u_fetch (
     .clk(clk), .rst(rst),
     .redirect_valid(redirect), .redirect_pc(redirect_pc),
-    .pred_pc(pred_pc), .pred_taken(pred_taken), .pred_target(pred_target),
+    .pred_pc(pred_pc), .pred_taken(pred_taken), .pred_target(pred_target), .pred_fire(pred_fire),
     .ibus_req_valid(ibus_req_valid), .ibus_req_ready(ibus_req_ready), .ibus_req_addr(ibus_req_addr),
     .ibus_rsp_valid(ibus_rsp_valid), .ibus_rsp_rdata(ibus_rsp_rdata), .ibus_rsp_err(ibus_rsp_err),
     .d_valid(d_valid), .d_pc(d_pc), .d_insn(d_insn), .d_err(d_err), .d_pred_npc(d_pred_npc),
@@ -251,6 +253,12 @@ module rv_core #(
   assign bu_is_jump    = dc_jal || dc_jalr;
   assign bu_taken      = br_taken;
   assign bu_target     = e_target;
+  assign bu_link       = pc_plus4;
+  // return-address stack hints (RISC-V unprivileged spec, table 2.1): x1 and x5 are link registers
+  wire   e_rd_link     = e_insn[11:7] == 5'd1 || e_insn[11:7] == 5'd5;
+  wire   e_rs1_link    = e_rs1 == 5'd1 || e_rs1 == 5'd5;
+  assign bu_is_call    = (dc_jal || dc_jalr) && e_rd_link;
+  assign bu_is_ret     = dc_jalr && e_rs1_link && !e_rd_link;
   assign bu_invalidate = !dc_branch && !dc_jal && !dc_jalr && e_pred_npc != pc_plus4;
 
   wire [31:0] e_result = (dc_jal || dc_jalr) ? pc_plus4 : dc_div ? div_result : alu_y;
@@ -415,5 +423,42 @@ module rv_core #(
   assign retire_rd_wdata = w_result;
   assign retire_trap     = w_trap;
   assign sleeping        = m_valid && m_wfi && !wfi_wake;
+
+`ifdef RV_CORE_STATS
+  // measurement hook (not synthesized): control-transfer prediction statistics, printed at the end
+  reg [63:0] st_insn, st_cond, st_cond_t, st_cond_mp, st_jal, st_jal_mp, st_ret, st_ret_mp,
+             st_jr, st_jr_mp, st_alias, st_div, st_div_cyc, st_cyc;
+  initial begin
+    st_insn = 0; st_cond = 0; st_cond_t = 0; st_cond_mp = 0; st_jal = 0; st_jal_mp = 0;
+    st_ret = 0; st_ret_mp = 0; st_jr = 0; st_jr_mp = 0; st_alias = 0; st_div = 0; st_div_cyc = 0; st_cyc = 0;
+  end
+  wire st_is_ret = dc_jalr && e_insn[11:7] == 5'd0 && e_rs1 == 5'd1;
+  always @(posedge clk) begin
+    st_cyc <= st_cyc + 1;
+    if (e_valid && e_div && !div_done) st_div_cyc <= st_div_cyc + 1;
+    if (e_fire && !e_exc) begin
+      st_insn <= st_insn + 1;
+      if (dc_div) st_div <= st_div + 1;
+      if (dc_branch) begin
+        st_cond <= st_cond + 1;
+        if (br_taken) st_cond_t <= st_cond_t + 1;
+        if (e_redirect) st_cond_mp <= st_cond_mp + 1;
+      end else if (dc_jal) begin
+        st_jal <= st_jal + 1;
+        if (e_redirect) st_jal_mp <= st_jal_mp + 1;
+      end else if (st_is_ret) begin
+        st_ret <= st_ret + 1;
+        if (e_redirect) st_ret_mp <= st_ret_mp + 1;
+      end else if (dc_jalr) begin
+        st_jr <= st_jr + 1;
+        if (e_redirect) st_jr_mp <= st_jr_mp + 1;
+      end else if (e_redirect) st_alias <= st_alias + 1;
+    end
+  end
+  final begin
+    $display("rv_core stats: cycles %0d insn %0d cond %0d taken %0d mispred %0d | jal %0d mp %0d | ret %0d mp %0d | jalr %0d mp %0d | alias %0d | div %0d cycles %0d",
+             st_cyc, st_insn, st_cond, st_cond_t, st_cond_mp, st_jal, st_jal_mp, st_ret, st_ret_mp, st_jr, st_jr_mp, st_alias, st_div, st_div_cyc);
+  end
+`endif
 endmodule
 `default_nettype wire

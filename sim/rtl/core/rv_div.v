@@ -1,7 +1,15 @@
-// rv_div: iterative radix-2 divider for DIV/DIVU/REM/REMU (execute stage).
+// rv_div: iterative radix-64 divider for DIV/DIVU/REM/REMU (execute stage).
 // Contract: pulse `start` (ignored while busy or done) with operands; `done`
-// rises 33 cycles later (1 cycle for divide by zero) and holds `result` until
+// rises after the iterations the dividend needs and holds `result` until
 // `ack` (the instruction leaves execute) or `kill` (pipeline flush).
+// Timing: the dividend magnitude is split into six 6-bit chunks (36 bits, the
+// top 4 zero); only the chunks from the highest non-zero one down are
+// iterated, one chunk per cycle, so `done` rises 1-6 cycles after `start`
+// (1 cycle for divide by zero): the divide occupies execute for at most 8
+// cycles (start, <= 6 iterations, the cycle it leaves), 4 for a dividend
+// below 2^12. One iteration is three chained radix-4 restoring steps, each
+// comparing the shifted remainder with d, 2d and 3d in parallel (3d is
+// computed once at start), so the per-cycle path is three adder delays.
 // Spec corner cases fall out of the magnitude algorithm: x/0 -> -1 (all ones),
 // x%0 -> x, INT_MIN/-1 -> INT_MIN, INT_MIN%-1 -> 0.
 `default_nettype none
@@ -26,14 +34,51 @@ module rv_div (
   wire [31:0] a_mag = a_neg ? (~a + 32'd1) : a;
   wire [31:0] b_mag = b_neg ? (~b + 32'd1) : b;
 
-  reg  [31:0] quo;       // dividend shifts out, quotient shifts in
-  reg  [31:0] rem;
+  // chunks of the 36-bit dividend {4'b0, a_mag}: chunk 5 = a_mag[31:30], chunk k<5 = a_mag[6k+5:6k]
+  wire [5:0] nz = {|a_mag[31:30], |a_mag[29:24], |a_mag[23:18], |a_mag[17:12], |a_mag[11:6], |a_mag[5:0]};
+  reg  [2:0]  n_iter;            // iterations needed, 1..6
+  reg  [35:0] dvd_start;         // dividend shifted so its highest non-zero chunk is on top
+  always @* begin
+    casez (nz)
+      6'b1?????: begin n_iter = 3'd6;  dvd_start = {4'd0, a_mag}; end
+      6'b01????: begin n_iter = 3'd5;  dvd_start = {a_mag[29:0], 6'd0}; end
+      6'b001???: begin n_iter = 3'd4;  dvd_start = {a_mag[23:0], 12'd0}; end
+      6'b0001??: begin n_iter = 3'd3;  dvd_start = {a_mag[17:0], 18'd0}; end
+      6'b00001?: begin n_iter = 3'd2;  dvd_start = {a_mag[11:0], 24'd0}; end
+      default:   begin n_iter = 3'd1;  dvd_start = {a_mag[5:0], 30'd0}; end
+    endcase
+  end
+
+  reg  [35:0] quo;       // dividend shifts out at the top, quotient shifts in at the bottom
+  reg  [31:0] rem;       // always < dvs
   reg  [31:0] dvs;
-  reg  [5:0]  count;
+  reg  [33:0] dvs3;      // 3 * dvs
+  reg  [2:0]  count;
   reg         want_rem, neg_q, neg_r;
 
-  wire [32:0] trial = {rem, quo[31]} - {1'b0, dvs};
-  wire [31:0] q_out = neg_q ? (~quo + 32'd1) : quo;
+  // one radix-4 restoring step: r4 = rem*4 + 2 dividend bits; subtract the largest of 3d, 2d, d that fits
+  // returns {quotient digit, new remainder (34 bits, the top 2 are 0)}
+  function automatic [35:0] step4(input [31:0] r, input [1:0] bits, input [31:0] d, input [33:0] d3);
+    reg [34:0] r4, t1, t2, t3;
+    begin
+      r4 = {1'b0, r, bits};
+      t3 = r4 - {1'b0, d3};
+      t2 = r4 - {2'b0, d, 1'b0};
+      t1 = r4 - {3'b0, d};
+      if (!t3[34])      step4 = {2'd3, t3[33:0]};
+      else if (!t2[34]) step4 = {2'd2, t2[33:0]};
+      else if (!t1[34]) step4 = {2'd1, t1[33:0]};
+      else              step4 = {2'd0, r4[33:0]};
+    end
+  endfunction
+
+  wire [35:0] s1 = step4(rem,        quo[35:34], dvs, dvs3);
+  wire [35:0] s2 = step4(s1[31:0],   quo[33:32], dvs, dvs3);
+  wire [35:0] s3 = step4(s2[31:0],   quo[31:30], dvs, dvs3);
+  wire unused_rem_top = ^{s1[33:32], s2[33:32], s3[33:32]};   // always 0: the remainder is < dvs
+
+  // the quotient fits in 32 bits (bits 35:32 of quo are 0 when done)
+  wire [31:0] q_out = neg_q ? (~quo[31:0] + 32'd1) : quo[31:0];
   wire [31:0] r_out = neg_r ? (~rem + 32'd1) : rem;
   assign result = want_rem ? r_out : q_out;
 
@@ -44,15 +89,10 @@ module rv_div (
     end else if (done) begin
       if (ack) done <= 1'b0;
     end else if (busy) begin
-      if (trial[32]) begin
-        rem <= {rem[30:0], quo[31]};
-        quo <= {quo[30:0], 1'b0};
-      end else begin
-        rem <= trial[31:0];
-        quo <= {quo[30:0], 1'b1};
-      end
-      count <= count - 6'd1;
-      if (count == 6'd1) begin
+      quo   <= {quo[29:0], s1[35:34], s2[35:34], s3[35:34]};
+      rem   <= s3[31:0];
+      count <= count - 3'd1;
+      if (count == 3'd1) begin
         busy <= 1'b0;
         done <= 1'b1;
       end
@@ -60,19 +100,20 @@ module rv_div (
       want_rem <= op[1];
       if (b == 32'd0) begin
         // quotient all ones, remainder = dividend, no sign fix-up
-        quo <= 32'hFFFF_FFFF;
+        quo <= {4'd0, 32'hFFFF_FFFF};
         rem <= a;
         neg_q <= 1'b0;
         neg_r <= 1'b0;
         done <= 1'b1;
       end else begin
-        quo <= a_mag;
-        rem <= 32'd0;
-        dvs <= b_mag;
+        quo   <= dvd_start;
+        rem   <= 32'd0;
+        dvs   <= b_mag;
+        dvs3  <= {2'b0, b_mag} + {1'b0, b_mag, 1'b0};
         neg_q <= a_neg ^ b_neg;
         neg_r <= a_neg;
-        count <= 6'd32;
-        busy <= 1'b1;
+        count <= n_iter;
+        busy  <= 1'b1;
       end
     end
   end

@@ -19,6 +19,7 @@ module rv_fetch #(
   output wire [31:0] pred_pc,
   input  wire        pred_taken,
   input  wire [31:0] pred_target,
+  output wire        pred_fire,     // the request at pred_pc is accepted and kept (follows the prediction)
   // instruction bus
   output wire        ibus_req_valid,
   input  wire        ibus_req_ready,
@@ -58,6 +59,7 @@ module rv_fetch #(
   assign ibus_req_valid = !rst && ({1'b0, count} + {1'b0, discard}) < DEPTH;
   assign ibus_req_addr  = pc_f;
   wire req_fire = ibus_req_valid && ibus_req_ready;
+  assign pred_fire = req_fire && !redirect_valid;
   wire rsp_live = ibus_rsp_valid && discard == 0;
 
   wire head_done = q_done[head];

@@ -82,6 +82,11 @@ static inline int dmaq_direct(void)
 {
     return dmaq.issued == dmaq.head && (dmaq.credit || (dmaq.credit = hal_dma_free()));
 }
+/* dmaq_direct for n requests in a row (the engine has n slots free). */
+static inline int dmaq_direct_n(uint32_t n)
+{
+    return dmaq.issued == dmaq.head && (dmaq.credit >= n || (dmaq.credit = hal_dma_free()) >= n);
+}
 static inline void dmaq_post_direct(uint32_t sram, uint64_t host, uint32_t len, int to_host, uint8_t kind,
                                     uint32_t a, uint16_t b)
 {

@@ -197,6 +197,35 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
 }
 
 /*
+ * rx_fast's tail for a segment over two pages (an unaligned MTU write): both pages translate and
+ * the engine has two slots, else 0 with nothing counted (the general path decides). Posted as
+ * rx_place posts them: the first page's piece, then the rest with the continuation. Out of line:
+ * the one-page case keeps its registers.
+ */
+static __attribute__((noinline)) int rx_fast_2pages(const uint8_t *f, uint32_t ridx, uint32_t src, uint16_t pid,
+                                                    uint64_t va, uint32_t len)
+{
+    struct ncp_peer *pp = &conn_peer[src];
+    uint32_t first = NCP_PAGE - (uint32_t)(va & (NCP_PAGE - 1u));
+    uint64_t pa, pa2;
+
+    if (len - first > NCP_PAGE || !dmaq_direct_n(2) ||
+        !xlate_vmh_peek(pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 1) ||
+        !xlate_vmh_peek(pid, va + first, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa2, 1))
+        return 0;
+    xlate_vmh_count(2);
+    ncp_sat_inc(&rx_cnt.rx_packets);
+    ncp_sat_inc(&xlate_fast_hits.target);
+    rx_meta[ridx].seq = ((const uint32_t *)(const void *)f)[PKT_W_SEQ];
+    uint32_t at = HAL_SRAM_OFF(f + PKT_HDR_BYTES);
+    dmaq_post_direct(at, pa, first, 1, DK_NONE, ridx, (uint16_t)src);
+    dmaq_post_direct(at + first, pa2, len - first, 1, DK_RX, ridx, (uint16_t)src);
+    pp->rx_dma_pending++;
+    xport_rx_accept(&pp->x);
+    return 1;
+}
+
+/*
  * The common case of on_frame() in a straight line, without calls: a WRITE with data, well formed
  * (pkt_parse's checks, on the header words in place), from a synced peer, the next expected
  * sequence number, acknowledging nothing new, its target (pid, buffer) memoised with every
@@ -233,10 +262,11 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     const struct nic_cbh_entry *e = xlate_tmemo.e;
     if (rsp_access_check(e, pid, w[PKT_W_KEY], NIC_RIGHT_REMOTE_WRITE, off, len) != NIC_ST_OK)
         return 0;
-    /* write_host, one page */
+    /* rx_place, one page (two: rx_fast_2pages) */
     uint64_t va = ((uint64_t)e->va_hi << 32 | e->va_lo) + off;
-    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !dmaq_direct() ||
-        !xlate_vmh_hit((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 0))
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE)
+        return rx_fast_2pages(f, ridx, src, (uint16_t)pid, va, len);
+    if (!dmaq_direct() || !xlate_vmh_hit((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 0))
         return 0;
     ncp_sat_inc(&rx_cnt.rx_packets);
     ncp_sat_inc(&xlate_fast_hits.target);

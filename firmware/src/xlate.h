@@ -147,11 +147,13 @@ static inline __attribute__((always_inline)) int xlate_vmh_word(uint16_t pid, ui
 
 /*
  * The hit side of xlate_vmh, inline for the fast paths: 1 with *pa when the page translates (memo,
- * else the set's ways unrolled) with `right`, counted as a hit; 0 when it is absent or not allowed,
- * nothing counted (the caller's general path then calls xlate_vmh, which counts and decides).
+ * else the set's ways unrolled) with `right`; 0 when it is absent or not allowed. xlate_vmh_peek
+ * counts nothing (a caller that needs several pages counts them once all hit: xlate_vmh_count);
+ * xlate_vmh_hit counts the hit. On 0 nothing is counted (the caller's general path then calls
+ * xlate_vmh, which counts and decides).
  */
-static inline __attribute__((always_inline)) int xlate_vmh_hit(uint16_t pid, uint64_t va, uint32_t right,
-                                                               unsigned path, uint64_t *pa, int outline)
+static inline __attribute__((always_inline)) int xlate_vmh_peek(uint16_t pid, uint64_t va, uint32_t right,
+                                                                unsigned path, uint64_t *pa, int outline)
 {
     uint32_t w;
 
@@ -159,8 +161,19 @@ static inline __attribute__((always_inline)) int xlate_vmh_hit(uint16_t pid, uin
         return 0;
     if (!nic_vmh_allows(w, right))
         return 0;
-    ncp_sat_inc(&xlate_fast_hits.vmh);
     *pa = nic_vmh_pa(w, va);
+    return 1;
+}
+static inline void xlate_vmh_count(uint32_t hits)
+{
+    ncp_sat_add(&xlate_fast_hits.vmh, hits);
+}
+static inline __attribute__((always_inline)) int xlate_vmh_hit(uint16_t pid, uint64_t va, uint32_t right,
+                                                               unsigned path, uint64_t *pa, int outline)
+{
+    if (!xlate_vmh_peek(pid, va, right, path, pa, outline))
+        return 0;
+    ncp_sat_inc(&xlate_fast_hits.vmh);
     return 1;
 }
 

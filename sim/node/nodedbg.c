@@ -242,7 +242,8 @@ static void trace_probe(void *ctx, node_t *n, sim_cycle_t now)
     } else {
         int k = 0;
         if (p.retire_rd_we && p.retire_rd)
-            k = snprintf(eff, sizeof eff, "%s=0x%08" PRIx32 " ", rvdis_reg[p.retire_rd], p.retire_rd_wdata);
+            k = snprintf(eff, sizeof eff, "%s=0x%08" PRIx32 "%s", rvdis_reg[p.retire_rd], p.retire_rd_wdata,
+                         has_req ? " " : "");
         if (has_req && r.we)
             snprintf(eff + k, sizeof eff - (size_t)k, "PA:0x%08" PRIx32 " store:0x%08" PRIx32 " be:%x", r.addr, r.wdata,
                      r.be);
@@ -250,8 +251,8 @@ static void trace_probe(void *ctx, node_t *n, sim_cycle_t now)
             snprintf(eff + k, sizeof eff - (size_t)k, "PA:0x%08" PRIx32 " load:0x%08" PRIx32, r.addr,
                      p.retire_rd_wdata);
     }
-    if (fprintf(d->tf, "%12" PRIu64 " %08" PRIx32 " %08" PRIx32 " %-32s %-32s %s\n", (uint64_t)now, p.retire_pc,
-                p.retire_insn, where, dis, eff) < 0)
+    if (fprintf(d->tf, "%12" PRIu64 " %08" PRIx32 " %08" PRIx32 " %-32s %-*s%s%s\n", (uint64_t)now, p.retire_pc,
+                p.retire_insn, where, eff[0] ? 32 : 0, dis, eff[0] ? " " : "", eff) < 0)
         d->tf_err = true;
     d->lines++;
 }

@@ -18,6 +18,7 @@ Modes:
   raw      the protocol without GDB (a socket client): qSupported, ?, g size, target.xml, m of
            an unmapped address answers an error, Z1 out of slots, c then Ctrl-C halts (T02),
            D detaches and the run completes.
+  kill     k ends the run: the simulator exits with status 1, saying why.
 """
 import os
 import re
@@ -124,11 +125,14 @@ def nicrun_session(gdb, elf, sim, func, var, val, pause):
     cmds = ["break " + func, "continue", "print/x $pc", "print/x " + var, "stepi", "print/x $pc"]
     if pause:  # wall time spent halted must not change the simulated run
         cmds.append("shell sleep 1")
-    cmds += ["delete", "continue"]
+    # a hardware breakpoint through nic_top's debug port: the final printf
+    cmds += ["delete", "hbreak printf", "continue", "print $pc == printf", "delete", "continue"]
     out = run_gdb(gdb, elf, port, cmds)
     rc, sout, serr = finish_sim(p)
     expect(out, [r"Breakpoint 1 at 0x%x" % fa, r"Breakpoint 1, (0x[0-9a-f]+ in )?%s" % func, r"\$1 = 0x%x\b" % fa,
-                 r"\$2 = %s\b" % re.escape(val), r"\$3 = 0x(?!%x\b)[0-9a-f]+" % fa, r"exited normally"])
+                 r"\$2 = %s\b" % re.escape(val), r"\$3 = 0x(?!%x\b)[0-9a-f]+" % fa,
+                 r"Hardware assisted breakpoint 2 at", r"Breakpoint 2, (0x[0-9a-f]+ in )?printf", r"\$4 = 1\b",
+                 r"exited normally"])
     if rc != 0 or "PASS" not in sout:
         sys.exit("the run did not pass (exit %d):\n%s%s\nGDB:\n%s" % (rc, sout, serr, out))
     print(out)
@@ -205,6 +209,18 @@ def mode_raw(_gdb, _elf, sim):
     print("gdb_test raw: OK")
 
 
+def mode_kill(_gdb, _elf, sim):
+    """k from the client ends the run: exit status 1 and the reason on stderr"""
+    p, port = start_sim(sim)
+    c = Rsp(port)
+    assert c.send("?").startswith("T05")
+    c.s.sendall(b"$k#6b")
+    rc, sout, serr = finish_sim(p)
+    if rc != 1 or "killed by gdb" not in serr:
+        sys.exit("after k: exit %d, want 1 with 'killed by gdb':\n%s%s" % (rc, sout, serr))
+    print("gdb_test kill: OK")
+
+
 def main():
     if len(sys.argv) < 5 or "--" not in sys.argv:
         sys.exit(__doc__)
@@ -213,11 +229,11 @@ def main():
     extra = []
     if mode.startswith("nicrun:"):  # nicrun:FUNC:VAR:VALUE
         mode, *extra = mode.split(":")
-    if mode != "raw" and not shutil.which(gdb):
+    if mode not in ("raw", "kill") and not shutil.which(gdb):
         print("gdb_test: %s not found (scripts/setup installs gdb-multiarch): skipped" % gdb)
         sys.exit(77)
     sim = sys.argv[k + 1:]
-    {"coresim": mode_coresim, "nicrun": mode_nicrun, "raw": mode_raw}[mode](gdb, elf, sim, *extra)
+    {"coresim": mode_coresim, "nicrun": mode_nicrun, "raw": mode_raw, "kill": mode_kill}[mode](gdb, elf, sim, *extra)
 
 
 if __name__ == "__main__":

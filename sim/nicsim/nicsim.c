@@ -284,9 +284,9 @@ static void node_prog(void *arg)
     if (rc) {
         unsigned peers = nicdrv_fw_info(n->drv)->max_peers;
         if (peers && w->o->nodes > peers) /* INIT refused: say why */
-            ns_fail(n, "probe: the firmware keeps per-peer transport state for at most %u nodes (its max_peers, "
-                       "NCP_MAX_PEERS in firmware/include/ncp_config.h.in); --nodes %u needs a firmware built with "
-                       "more: %s: %s", peers, w->o->nodes, nicdrv_strerror(rc), err);
+            ns_fail(n, "the firmware supports at most %u nodes (its max_peers: NCP_MAX_PEERS, "
+                       "firmware/include/ncp_config.h.in); --nodes %u needs a firmware built with more",
+                    peers, w->o->nodes);
         else
             ns_fail(n, "probe: %s: %s", nicdrv_strerror(rc), err);
         goto out;

@@ -62,7 +62,12 @@ cluster_t *cluster_create(const struct cluster_config *cfg, const costs_t *costs
     c->first = block_first(cfg->nodes, c->nranks, c->rank);
     c->last = block_first(cfg->nodes, c->nranks, c->rank + 1);
     c->sw = switch_create(&c->cfg.sw);
-    c->sched = coro_sched_create(NULL);
+    {   /* room for every local node's host threads (user program, interrupt, up to 16 miss threads) */
+        struct coro_config cc;
+        coro_config_default(&cc);
+        cc.max_coros = 64 + 20 * (c->last - c->first);
+        c->sched = coro_sched_create(&cc);
+    }
     if (!c->sw || !c->sched)
         goto fail;
     if (cfg->quanta) {

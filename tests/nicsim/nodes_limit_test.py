@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""The simulator and switch take up to 256 nodes; the firmware keeps per-peer state for fewer
+(its max_peers, NCP_MAX_PEERS). A cluster larger than the firmware's limit must stop with an error
+that names the limit, not run wrong or hang; --nodes above 256 is refused as a bad option.
+
+  nodes_limit_test.py NICSIM
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def main():
+    nicsim = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        rep = os.path.join(tmp, "n.json")
+        p = subprocess.run([nicsim, "--workload", "pingpong", "--nodes", "17", "--iters", "1", "--size-max", "64",
+                            "--quiet", "--json", rep], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=240)
+        if p.returncode != 1:
+            fail("--nodes 17: exit %d (expected 1, a failed run)\n%s" % (p.returncode, p.stderr))
+        with open(rep) as f:
+            d = json.load(f)
+        if d["result"] != "FAIL" or "at most 16 nodes" not in d["error"] or "NCP_MAX_PEERS" not in d["error"]:
+            fail("--nodes 17: the report's error does not name the firmware limit: %r" % d["error"])
+        if d["config"]["nodes"] != 17 or len(d["nodes"]) != 17:
+            fail("--nodes 17: the report does not cover 17 nodes")
+        print("17 nodes: %s" % d["error"])
+        p = subprocess.run([nicsim, "--nodes", "257"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 3 or "2..256" not in p.stderr:
+            fail("--nodes 257: exit %d, %r" % (p.returncode, p.stderr))
+        print("257 nodes: " + p.stderr.strip())
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()

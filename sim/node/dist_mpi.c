@@ -126,10 +126,18 @@ static int wait_req(dist_t *d, MPI_Request *req, uint64_t at, const char *what)
         }
         if (done)
             break;
-        if (++spins >= 64) {
+        /* spin a little (the other ranks are usually a few microseconds behind), then sleep in
+         * short naps: on a machine with more runnable processes than cores a spinning rank would
+         * take the core from the rank it waits for */
+        if (++spins >= 16) {
             spins = 0;
-            sched_yield();
             t = now_s();
+            if (t - t0 > 50e-6) {
+                struct timespec nap = { 0, 20000 };
+                nanosleep(&nap, NULL);
+            } else {
+                sched_yield();
+            }
             if (t - t0 > d->timeout_s) {
                 fprintf(stderr,
                         "%s: rank %u: no word from the other ranks for %.0f s at the quantum boundary of cycle %llu "

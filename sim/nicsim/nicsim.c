@@ -925,78 +925,17 @@ static int parse(int argc, char **argv, struct ns_opts *o)
 }
 
 /* ---- ranks: the start-up checks (docs/simulation-speed.md "Ranks") ---- */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
-static uint64_t file_hash(const char *path)
-{
-    uint8_t buf[65536];
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t k;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    while ((k = fread(buf, 1, sizeof buf, f)) > 0)
-        h = fnv(h, buf, k);
-    fclose(f);
-    return h;
-}
-
-/* Every rank must run the same build, with the same options and the same firmware image: the
- * runs would silently differ otherwise. 0, or EXIT_SETUP after rank 0 said which rank differs. */
 static int check_ranks(dist_t *d, int argc, char **argv, const struct ns_opts *o)
 {
-    uint64_t mine[3], theirs[3];
-    const uint8_t *const *blocks;
-    const size_t *lens;
-    static const char *const what[3] = {
-        "runs a different build of nicsim (executable hash)",
-        "was given different options",
-        "loads a different firmware image",
-    };
-    int bad = 0;
-
-    mine[0] = file_hash("/proc/self/exe");
-    mine[1] = 0xcbf29ce484222325ull;
-    for (int i = 1; i < argc; i++)
-        mine[1] = fnv(mine[1], argv[i], strlen(argv[i]) + 1);
-    mine[2] = fnv(0xcbf29ce484222325ull, S.img, S.img_len);
-    if (dist_allgather(d, mine, sizeof mine, 0, &blocks, &lens)) {
-        fprintf(stderr, "nicsim: rank %u: the ranks could not exchange their build ids\n", dist_rank(d));
+    if (dist_check_same(d, "nicsim", argc, argv, S.img, S.img_len))
         return EXIT_SETUP;
-    }
-    for (unsigned r = 0; r < dist_size(d); r++) {
-        if (lens[r] != sizeof theirs) {
-            if (dist_rank(d) == 0)
-                fprintf(stderr, "nicsim: rank %u is not a nicsim of this version (start-up message of %zu bytes)\n", r,
-                        lens[r]);
-            bad = 1;
-            continue;
-        }
-        memcpy(theirs, blocks[r], sizeof theirs);
-        uint64_t ref[3];
-        memcpy(ref, blocks[0], sizeof ref);
-        for (int k = 0; k < 3; k++)
-            if (theirs[k] != ref[k]) {
-                bad = 1;
-                if (dist_rank(d) == 0)
-                    fprintf(stderr, "nicsim: rank %u %s than rank 0 (%016" PRIx64 " vs %016" PRIx64 "): every rank "
-                                    "must run the same nicsim with the same options and image\n",
-                            r, what[k], theirs[k], ref[k]);
-            }
-    }
-    if (!bad && dist_size(d) > 1 && (o->events || o->fst)) {
+    if (dist_size(d) > 1 && (o->events || o->fst)) {
         if (dist_rank(d) == 0)
             fprintf(stderr, "nicsim: %s works with one rank only (it records one process's view)\n",
                     o->events ? "--events" : "--fst");
-        bad = 1;
+        return EXIT_SETUP;
     }
-    return bad ? EXIT_SETUP : 0;
+    return 0;
 }
 
 static int finish(int rc)

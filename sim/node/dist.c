@@ -4,6 +4,7 @@
 #include "dist.h"
 #include "dist_impl.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,4 +135,74 @@ double dist_wait_s(const dist_t *d)
 uint64_t dist_collectives(const dist_t *d)
 {
     return d ? d->collectives : 0;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t file_hash(const char *path)
+{
+    uint8_t buf[65536];
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t k;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    while ((k = fread(buf, 1, sizeof buf, f)) > 0)
+        h = fnv(h, buf, k);
+    fclose(f);
+    return h;
+}
+
+int dist_check_same(dist_t *d, const char *prog, int argc, char **argv, const void *blob, size_t blob_len)
+{
+    static const char *const what[3] = {
+        "runs a different build (executable hash)",
+        "was given different options",
+        "loads a different firmware image",
+    };
+    uint64_t mine[3], theirs[3], ref[3];
+    const uint8_t *const *blocks;
+    const size_t *lens;
+    int bad = 0;
+
+    if (dist_size(d) == 1)
+        return 0;
+    mine[0] = file_hash("/proc/self/exe");
+    mine[1] = 0xcbf29ce484222325ull;
+    for (int i = 1; i < argc; i++)
+        mine[1] = fnv(mine[1], argv[i], strlen(argv[i]) + 1);
+    mine[2] = fnv(0xcbf29ce484222325ull, blob, blob_len);
+    if (dist_allgather(d, mine, sizeof mine, 0, &blocks, &lens)) {
+        fprintf(stderr, "%s: rank %u: the ranks could not exchange their build ids\n", prog, dist_rank(d));
+        return -1;
+    }
+    if (lens[0] != sizeof ref)
+        return -1;
+    memcpy(ref, blocks[0], sizeof ref);
+    for (unsigned r = 0; r < dist_size(d); r++) {
+        if (lens[r] != sizeof theirs) {
+            if (dist_rank(d) == 0)
+                fprintf(stderr, "%s: rank %u is not a %s of this version (start-up message of %zu bytes)\n", prog, r,
+                        prog, lens[r]);
+            bad = 1;
+            continue;
+        }
+        memcpy(theirs, blocks[r], sizeof theirs);
+        for (int k = 0; k < 3; k++)
+            if (theirs[k] != ref[k]) {
+                bad = 1;
+                if (dist_rank(d) != 0)
+                    continue;
+                fprintf(stderr, "%s: rank %u %s than rank 0 (%016" PRIx64 " vs %016" PRIx64 "): every rank must run "
+                                "the same %s with the same options and image\n",
+                        prog, r, what[k], theirs[k], ref[k], prog);
+            }
+    }
+    return bad ? -1 : 0;
 }

@@ -42,6 +42,10 @@ const char *dist_transport(const dist_t *d);
  * only labels the messages. 0, or -1 after printing why (the caller then aborts). */
 int dist_allgather(dist_t *d, const void *buf, size_t len, uint64_t at, const uint8_t *const **blocks,
                    const size_t **lens);
+/* The start-up check: every rank runs the same executable (hash of /proc/self/exe), with the same
+ * arguments and the same input blob (e.g. the firmware image); 0, or -1 after rank 0 named each
+ * rank that differs and how. Collective. */
+int dist_check_same(dist_t *d, const char *prog, int argc, char **argv, const void *blob, size_t blob_len);
 /* Sum of a value over the ranks (uses dist_allgather). */
 uint64_t dist_sum_u64(dist_t *d, uint64_t v, uint64_t at);
 /* Wall-clock seconds this rank waited in collectives (load imbalance + transport). */

@@ -13,6 +13,8 @@ CASE:
   dies         rank 1 killed (SIGKILL) mid-run: the job ends nonzero within seconds, rank 0 says
                why (no hang)
   hangs        rank 1 stopped (SIGSTOP) mid-run: rank 0 gives up after --mpi-timeout and says so
+  nicrun       (NICSIM is nicrun here) fw_nic_link on 4 nodes with drops and corruption, mpirun -np 1
+               and -np 2: the same output (every node's PASS cycle and value, the link accounting)
 
 Open MPI refuses to run as root without --allow-run-as-root, and 2 ranks on a busy 2-core
 machine need --oversubscribe: both are added here.
@@ -128,7 +130,7 @@ def case_mismatch(nicsim, mpirun, tmp):
     base = ["--workload", "pingpong", "--nodes", "2", "--iters", "1", "--size-max", "64", "--fw", img]
     mr = mpirun_cmd(mpirun, 1)
     expect_refusal(mr + [nicsim] + base + [":", "-np", "1", other] + base,
-                   ["rank 1 runs a different build of nicsim", "same nicsim"], "another build on rank 1")
+                   ["rank 1 runs a different build (executable hash)", "same nicsim"], "another build on rank 1")
     expect_refusal(mr + [nicsim] + base + ["--seed", "1", ":", "-np", "1", nicsim] + base + ["--seed", "2"],
                    ["rank 1 was given different options"], "other options on rank 1")
 
@@ -209,6 +211,26 @@ def case_signal(nicsim, mpirun, tmp, sig, needle, extra):
     print("rank 1 got signal %d: job ended with exit %d after %.1f s: %s" % (sig, p.returncode, dt, line))
 
 
+def case_nicrun(nicrun, mpirun, tmp):
+    img = os.path.join(os.path.dirname(nicrun), "..", "fw", "fw_nic_link.img")
+    args = [nicrun, "--nodes", "4", "--frames", "60", "--check-link", "--drop", "0.05", "--corrupt", "0.05",
+            "--quiet", img]
+    outs = []
+    for k in (1, 2):
+        rc, out, err, _ = run(mpirun_cmd(mpirun, k) + args)
+        if rc != 0:
+            fail("nicrun, %d ranks: exit %d\n%s%s" % (k, rc, out, err))
+        lines = [l for l in out.splitlines() if "simulated cycles/s" not in l]
+        if sum("PASS at cycle" in l for l in lines) != 4 or not any("link:" in l for l in lines):
+            fail("nicrun, %d ranks: not every node passed, or no link accounting:\n%s" % (k, out))
+        if "(quanta, MPI)" not in out:
+            fail("nicrun, %d ranks: not run in quanta over MPI:\n%s" % (k, out))
+        outs.append(lines)
+    if outs[0] != outs[1]:
+        fail("nicrun: 1 and 2 ranks differ:\n%s\n---\n%s" % ("\n".join(outs[0]), "\n".join(outs[1])))
+    print("nicrun: 1 and 2 ranks: the same %d lines, e.g. %s" % (len(outs[0]), outs[0][0]))
+
+
 def main():
     nicsim, mpirun, case = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as tmp:
@@ -223,6 +245,8 @@ def main():
         elif case == "hangs":
             case_signal(nicsim, mpirun, tmp, signal.SIGSTOP, "no word from the other ranks for 4 s",
                         ["--mpi-timeout", "4"])
+        elif case == "nicrun":
+            case_nicrun(nicsim, mpirun, tmp)
         else:
             fail("unknown case " + case)
     print("PASS")

@@ -604,10 +604,10 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
             o->prefill ? "true" : "false");
     fprintf(f, "  \"sim\": {\"cycles\": %" PRIu64 ", \"wall_s\": %.3f, \"cycles_per_s\": %.0f, \"clock_hz\": %" PRIu64
                ", \"cycles_clocked\": %" PRIu64 ", \"skips\": %" PRIu64 ", \"ranks\": %u, \"transport\": \"%s\", "
-               "\"quantum_cycles\": %" PRIu64 ", \"boundaries\": %" PRIu64 ", \"sync_wait_s\": %.3f},\n",
+               "\"quantum_cycles\": %" PRIu64 ", \"boundaries\": %" PRIu64 ", \"sync_wait_s\": %.3f, \"cpu_s\": %.3f},\n",
             (uint64_t)cs->cycles, cs->wall_s, cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s : 0, w->clock_hz,
             cs->cycles_clocked, cs->skips, dist_size(S.dist), dist_transport(S.dist), (uint64_t)cluster_quantum(w->cl),
-            dist_collectives(S.dist), dist_wait_s(S.dist));
+            dist_collectives(S.dist), dist_wait_s(S.dist), cs->cpu_s);
     fprintf(f, "  \"workload\": {\"name\": \"%s\", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"time_ns\": %.0f, "
                "\"latency_ns\": {\"p50\": %.0f, \"p99\": %.0f, \"samples\": %" PRIu64 "}, \"bandwidth_MBps\": %.2f, ",
             o->workload, w->ops, w->bytes, time_ns(w), ns_cyc_to_ns(w, pctl(lat, nl, 50)), ns_cyc_to_ns(w, pctl(lat, nl, 99)),

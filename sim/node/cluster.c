@@ -176,6 +176,13 @@ static sim_cycle_t next_activity(cluster_t *c)
     return sim_cycle_max(t, c->now);
 }
 
+static double cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double wall(void)
 {
     struct timespec ts;
@@ -269,7 +276,7 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
 {
     sim_cycle_t end = sim_cycle_add(c->now, max_cycles);
     sim_cycle_t q = cluster_quantum(c), qend = end;
-    double t0 = wall(), last = t0;
+    double t0 = wall(), last = t0, c0 = cpu();
     sim_cycle_t last_cycles = c->now;
     uint64_t nb = 0;
     int rc = 1;
@@ -341,6 +348,7 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
         fputc('\n', progress);
     c->st.cycles = c->now;
     c->st.wall_s += wall() - t0;
+    c->st.cpu_s += cpu() - c0;
     return rc;
 }
 

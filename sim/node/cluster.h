@@ -53,6 +53,7 @@ struct cluster_stats {
     uint64_t cycles_clocked; /* NIC clocks actually evaluated (per cluster, not per node) */
     uint64_t skips;          /* idle jumps */
     double wall_s;
+    double cpu_s;            /* this process's CPU time in cluster_run (waits for other ranks included) */
 };
 
 typedef bool (*cluster_stop_fn)(cluster_t *c, void *ctx);

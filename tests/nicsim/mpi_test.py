@@ -30,7 +30,7 @@ import time
 
 # What describes the simulator's own work, not the simulated cluster: allowed to differ.
 NOT_SIMULATED = {"wall_s", "cycles_per_s", "cycles_clocked", "skips", "ranks", "transport", "boundaries",
-                 "sync_wait_s"}
+                 "sync_wait_s", "cpu_s"}
 
 
 def mpirun_cmd(mpirun, np):

@@ -3,7 +3,10 @@
 (its max_peers, NCP_MAX_PEERS). A cluster larger than the firmware's limit must stop with an error
 that names the limit, not run wrong or hang; --nodes above 256 is refused as a bad option.
 
-  nodes_limit_test.py NICSIM
+  nodes_limit_test.py NICSIM            the firmware's limit named (17 nodes), 257 refused
+  nodes_limit_test.py --256 NICRUN IMG  256 nodes on the switch: fw_nic_link (raw frames to the next
+                                        node, no NCP peer state) passes on every node, and every
+                                        frame is accounted for (nicrun --check-link)
 """
 import json
 import os
@@ -17,7 +20,22 @@ def fail(msg):
     sys.exit(1)
 
 
+def nodes_256(nicrun, img):
+    p = subprocess.run([nicrun, "--nodes", "256", "--frames", "4", "--check-link", "--quiet", img],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=280)
+    passed = sum("PASS at cycle" in l for l in p.stdout.splitlines())
+    link = [l for l in p.stdout.splitlines() if "nicrun: link:" in l]
+    if p.returncode != 0 or passed != 256 or not link:
+        fail("256 nodes: exit %d, %d nodes passed\n%s%s" % (p.returncode, passed, p.stdout[-2000:], p.stderr[-2000:]))
+    if "1024 frames sent, 1024 handed to NICs" not in link[0] or "1024 in, 1024 out" not in link[0]:
+        fail("256 nodes: the link accounting is not 4 frames per node: " + link[0])
+    print("256 nodes: %d passed; %s" % (passed, link[0]))
+    print("PASS")
+
+
 def main():
+    if sys.argv[1] == "--256":
+        return nodes_256(sys.argv[2], sys.argv[3])
     nicsim = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         rep = os.path.join(tmp, "n.json")

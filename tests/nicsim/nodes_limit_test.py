@@ -3,7 +3,8 @@
 (its max_peers, NCP_MAX_PEERS). A cluster larger than the firmware's limit must stop with an error
 that names the limit, not run wrong or hang; --nodes above 256 is refused as a bad option.
 
-  nodes_limit_test.py NICSIM            the firmware's limit named (17 nodes), 257 refused
+  nodes_limit_test.py NICSIM PEERS      the firmware's limit (its NCP_MAX_PEERS = PEERS) named by a
+                                        run on PEERS + 1 nodes, 257 refused
   nodes_limit_test.py --256 NICRUN IMG  256 nodes on the switch: fw_nic_link (raw frames to the next
                                         node, no NCP peer state) passes on every node, and every
                                         frame is accounted for (nicrun --check-link)
@@ -36,21 +37,25 @@ def nodes_256(nicrun, img):
 def main():
     if sys.argv[1] == "--256":
         return nodes_256(sys.argv[2], sys.argv[3])
-    nicsim = sys.argv[1]
+    nicsim, peers = sys.argv[1], int(sys.argv[2])
+    nodes = peers + 1
+    if nodes > 256:
+        print("the firmware takes 256 nodes: no larger cluster to refuse")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         rep = os.path.join(tmp, "n.json")
-        p = subprocess.run([nicsim, "--workload", "pingpong", "--nodes", "17", "--iters", "1", "--size-max", "64",
+        p = subprocess.run([nicsim, "--workload", "pingpong", "--nodes", str(nodes), "--iters", "1", "--size-max", "64",
                             "--quiet", "--json", rep], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            timeout=240)
         if p.returncode != 1:
-            fail("--nodes 17: exit %d (expected 1, a failed run)\n%s" % (p.returncode, p.stderr))
+            fail("--nodes %d: exit %d (expected 1, a failed run)\n%s" % (nodes, p.returncode, p.stderr))
         with open(rep) as f:
             d = json.load(f)
-        if d["result"] != "FAIL" or "at most 16 nodes" not in d["error"] or "NCP_MAX_PEERS" not in d["error"]:
-            fail("--nodes 17: the report's error does not name the firmware limit: %r" % d["error"])
-        if d["config"]["nodes"] != 17 or len(d["nodes"]) != 17:
-            fail("--nodes 17: the report does not cover 17 nodes")
-        print("17 nodes: %s" % d["error"])
+        if d["result"] != "FAIL" or ("at most %d nodes" % peers) not in d["error"] or "NCP_MAX_PEERS" not in d["error"]:
+            fail("--nodes %d: the report's error does not name the firmware limit: %r" % (nodes, d["error"]))
+        if d["config"]["nodes"] != nodes or len(d["nodes"]) != nodes:
+            fail("--nodes %d: the report does not cover %d nodes" % (nodes, nodes))
+        print("%d nodes: %s" % (nodes, d["error"]))
         p = subprocess.run([nicsim, "--nodes", "257"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if p.returncode != 3 or "2..256" not in p.stderr:
             fail("--nodes 257: exit %d, %r" % (p.returncode, p.stderr))

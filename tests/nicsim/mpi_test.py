@@ -7,7 +7,7 @@ ranks, and each bad input stopped with a clear error and a nonzero exit.
 CASE:
   identical    a small fft and a stream with every fault kind: 1 process (no mpirun), mpirun -np 2
                and (fft) -np 3; every simulated figure of the JSON reports identical
-  too_many     mpirun -np 3 with --nodes 2: refused, every rank exits nonzero
+  too_many     mpirun -np 3 with --nodes 2 (nicsim and nicrun): refused, every rank exits nonzero
   mismatch     a rank running another build (a copy of nicsim with one byte appended), and a rank
                given other options: refused at start with the rank named
   dies         rank 1 killed (SIGKILL) mid-run: the job ends nonzero within seconds, rank 0 says
@@ -116,7 +116,11 @@ def expect_refusal(cmd, needles, what, timeout=120):
 
 def case_too_many(nicsim, mpirun, tmp):
     expect_refusal(mpirun_cmd(mpirun, 3) + [nicsim, "--workload", "pingpong", "--nodes", "2"],
-                   ["3 ranks for 2 nodes", "K <= --nodes"], "3 ranks, 2 nodes")
+                   ["nicsim: 3 ranks for 2 nodes", "K <= --nodes"], "nicsim, 3 ranks, 2 nodes")
+    bindir = os.path.dirname(nicsim)
+    expect_refusal(mpirun_cmd(mpirun, 3) + [os.path.join(bindir, "nicrun"), "--nodes", "2",
+                                            os.path.join(bindir, "..", "fw", "fw_nic_link.img")],
+                   ["nicrun: 3 ranks for 2 nodes", "K <= --nodes"], "nicrun, 3 ranks, 2 nodes")
 
 
 def case_mismatch(nicsim, mpirun, tmp):

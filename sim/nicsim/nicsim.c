@@ -985,10 +985,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicsim: %s\n", err);
         return EXIT_SETUP;
     }
-    if (pick_image(o, S.img_path, sizeof S.img_path))
-        return finish(EXIT_SETUP);
-    if (!(S.img = read_all(S.img_path, &S.img_len))) {
-        fprintf(stderr, "nicsim: cannot read %s\n", S.img_path);
+    /* a rank that cannot go on alone ends every rank (the others would wait at the start-up check) */
+    if (pick_image(o, S.img_path, sizeof S.img_path) ||
+        (!(S.img = read_all(S.img_path, &S.img_len)) && fprintf(stderr, "nicsim: cannot read %s\n", S.img_path))) {
+        if (nranks > 1)
+            dist_abort(S.dist, EXIT_SETUP);
         return finish(EXIT_SETUP);
     }
     if ((rc = check_ranks(S.dist, argc, argv, o)))

@@ -39,6 +39,7 @@
 #include "costs.h"
 #include "hostsw.h"
 #include "nic.h"
+#include "nodedbg.h"
 
 #define NS_MAX_NODES 256 /* the simulator's and switch's limit; the firmware's is its max_peers */
 #define NS_MAX_BUFS 64 /* published buffers per node */
@@ -66,6 +67,7 @@ struct ns_opts {
     uint64_t seed, max_cycles;
     int trace_node;
     const char *fst;
+    struct nodedbg_opts dbg; /* --gdb, --trace-insn, --fst-start/stop/scope (sim/node/nodedbg.h) */
     const char *json, *csv;
     const char *pcap; /* --pcap: frames at the switch (sim/node/pcap.h) */
     double mpi_timeout; /* --mpi-timeout: seconds a rank waits for the others (0: 120) */

@@ -21,6 +21,8 @@ struct cluster {
     void *sync_ctx;
     struct cluster_buf out;
     sim_cycle_t jump_to; /* set at a boundary: every rank idle until then (0: no jump) */
+    cluster_hook_fn hook; /* debugging (cluster_set_hook) */
+    void *hook_ctx;
 };
 
 static unsigned block_first(unsigned nodes, unsigned nranks, unsigned r)
@@ -285,11 +287,13 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
         qend = sim_cycle_min(end, (c->now / q + 1) * q);
     while (c->now < end) {
         uint32_t skip = 0;
+        bool hold = c->hook && c->hook(c, c->hook_ctx);
 
         if (coro_next_event(c->sched) <= c->now)
             coro_run(c->sched, c->now);
         if (q) {
-            if (c->jump_to > c->now + 1) { /* agreed at the boundary: see boundary() */
+            /* agreed at the boundary (see boundary()); a debugger's hold (one rank only) forbids it */
+            if (c->jump_to > c->now + 1 && !hold) {
                 sim_cycle_t gap = sim_cycle_min(c->jump_to, end) - c->now - 1;
                 skip = gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap;
                 if (skip)
@@ -297,7 +301,7 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
                 qend = sim_cycle_min(end, c->now + 1 + skip + q);
             }
             c->jump_to = 0;
-        } else if (c->cfg.skip_idle) {
+        } else if (c->cfg.skip_idle && !hold) {
             sim_cycle_t t = next_activity(c);
             /* jump to one cycle before the event: that cycle is clocked with the skip */
             if (t > c->now + 1) {
@@ -350,6 +354,12 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
     c->st.wall_s += wall() - t0;
     c->st.cpu_s += cpu() - c0;
     return rc;
+}
+
+void cluster_set_hook(cluster_t *c, cluster_hook_fn fn, void *ctx)
+{
+    c->hook = fn;
+    c->hook_ctx = ctx;
 }
 
 void cluster_set_progress_note(cluster_t *c, cluster_note_fn fn, void *ctx)

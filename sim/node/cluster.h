@@ -95,6 +95,12 @@ sim_cycle_t cluster_quantum(const cluster_t *c); /* 0 without quanta */
 unsigned cluster_rank_of(const cluster_t *c, unsigned node);
 bool cluster_is_local(const cluster_t *c, unsigned node);
 dist_t *cluster_dist(const cluster_t *c);
+/* Called at the start of every loop iteration of cluster_run (before the cycle): the debugger
+ * (sim/node/nodedbg.c) serves GDB here while a core is halted, so no node advances meanwhile.
+ * A nonzero return forbids an idle jump in this iteration (a halt or step is under way; with quanta, one rank only:
+ * the tools refuse the debugger with several ranks). */
+typedef int (*cluster_hook_fn)(cluster_t *c, void *ctx);
+void cluster_set_hook(cluster_t *c, cluster_hook_fn fn, void *ctx);
 
 unsigned cluster_nodes(const cluster_t *c);
 /* A secret derived from the cluster seed (reproducible runs): purpose CLUSTER_SECRET_FABRIC is the

@@ -28,6 +28,7 @@
 #include "nic_regs.h"
 #include "nic_model.h"
 #include "nicdrv.h"
+#include "nodedbg.h"
 #include "pcap.h"
 #include "sim_exec.h"
 
@@ -84,9 +85,10 @@ static void usage(FILE *f)
                "  --expect-oracle    pass only if the unpinned-DMA oracle fires (and report it)\n"
                "  --check-link       the image reports link counters (fw_nic_link): account for every\n"
                "                     frame between senders, switch and receiving MACs\n"
-               "  --fst FILE         FST waveform of one node's NIC (runs nicrun-trace, the traced model:\n"
-               "                     ~45%% slower); time is in clocked cycles\n"
-               "  --trace-node N     the node --fst records (default 0)\n"
+               "  --fst FILE         FST waveform of one node's NIC (runs nicrun-trace, the traced model,\n"
+               "                     many times slower: docs/debugging.md); time is simulated time\n"
+               "  --trace-node N     the node --fst and --trace-insn record (default 0)\n"
+               NODEDBG_USAGE
                "  --pcap FILE        capture every frame at the switch (pcap, ns timestamps in simulated\n"
                "                     time, link type USER0; decode with tools/wireshark/ncp.lua)\n"
                "  --quiet            no node console output\n"
@@ -440,6 +442,7 @@ int main(int argc, char **argv)
         { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
         { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
         { "link-gbps", required_argument, 0, 'G' },
+        NODEDBG_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
     struct cluster_config cfg;
@@ -453,6 +456,10 @@ int main(int argc, char **argv)
     uint64_t trace_node = 0;
     double fault[4] = { 0, 0, 0, 0 };
     int opt, rc;
+    struct nodedbg_opts dbo;
+    nodedbg_t *dbg = NULL;
+
+    nodedbg_opts_default(&dbo);
 
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
@@ -509,9 +516,14 @@ int main(int argc, char **argv)
         case 'h':
             usage(stdout);
             return EXIT_PASS;
-        default:
-            usage(stderr);
+        default: {
+            int k = nodedbg_option(&dbo, opt, optarg, "nicrun", stderr);
+            if (k == 1)
+                break;
+            if (k == 0)
+                usage(stderr);
             return EXIT_SETUP;
+        }
         }
     }
     if (optind != argc - 1) {
@@ -552,7 +564,8 @@ int main(int argc, char **argv)
         return EXIT_SETUP;
     }
     if (dist_check_same(r.dist, "nicrun", argc, argv, r.image, r.image_len) ||
-        (dist_size(r.dist) > 1 && fst_path && (rank == 0 ? fprintf(stderr, "nicrun: --fst works with one rank only\n") : 1))) {
+        (dist_size(r.dist) > 1 && (fst_path || dbo.gdb_port >= 0 || dbo.trace_path || dbo.fst_scopes) &&
+         (rank == 0 ? fprintf(stderr, "nicrun: --fst, --gdb and --trace-insn work with one rank only\n") : 1))) {
         dist_close(r.dist);
         return EXIT_SETUP;
     }
@@ -574,6 +587,12 @@ int main(int argc, char **argv)
     r.cl = cluster_create(&cfg, NULL);
     if (!r.cl) {
         fprintf(stderr, "nicrun: cannot create the cluster\n");
+        free(r.image);
+        return EXIT_SETUP;
+    }
+    dbg = nodedbg_attach(&dbo, r.cl, (unsigned)trace_node, argv[optind], "nicrun", stderr);
+    if (!dbg) {
+        cluster_destroy(r.cl);
         free(r.image);
         return EXIT_SETUP;
     }
@@ -679,6 +698,10 @@ int main(int argc, char **argv)
                cs->cycles, cs->cycles_clocked, cs->skips, cs->wall_s,
                cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0, r.quanta ? " (quanta, MPI)" : "");
     sim_cycle_t end = cs->cycles;
+    if (nodedbg_finish(dbg, result)) {
+        fprintf(stderr, "nicrun: --trace-insn: write failed: the trace is incomplete\n");
+        result = result ? result : EXIT_SETUP;
+    }
     cluster_destroy(r.cl);
     free(r.image);
     /* every rank agrees on the verdict; the link accounting was rank 0's */

@@ -59,6 +59,7 @@ struct sim {
     struct costs_stats miss;
     struct switch_port_counters sw;
     uint64_t violations;
+    dist_t *dist; /* the ranks (one local process without mpirun) */
     pcap_cap_t *pcap;
     evlog_t *ev;
     int pcap_bad;
@@ -75,7 +76,8 @@ static void usage(FILE *f)
             "and a workload. Every byte moved is verified. Exit: 0 pass, 1 fail, 2 --max-cycles, 3 bad options.\n"
             "\n"
             "Cluster and workload:\n"
-            "  --nodes N            nodes on the switch, 2..%u (default 4)\n"
+            "  --nodes N            nodes on the switch, 2..%u (default 4); the firmware's own limit\n"
+            "                       (max_peers, NCP_MAX_PEERS) applies: a larger cluster stops with an error\n"
             "  --workload W         one of the list below (default fft)\n"
             "  --size-min B         pingpong: smallest message (default 8)\n"
             "  --size-max B         pingpong: largest message; stream/missratio: the message size\n"
@@ -131,7 +133,11 @@ static void usage(FILE *f)
             "                       simulated time, link type USER0; tools/wireshark/ncp.lua decodes it)\n"
             "  --events FILE        JSON-lines log: driver misses, fills, invalidations; NACKs, RESUMEs,\n"
             "                       retransmissions and give-ups seen on the wire (docs/nicsim.md)\n"
+            "  --mpi-timeout S      under mpirun: seconds a rank waits for the others at a quantum\n"
+            "                       boundary before it aborts the run (default 120)\n"
             "  --help\n"
+            "\nRanks: mpirun -np K nicsim ... spreads the nodes over K ranks (K <= --nodes); every\n"
+            "simulated figure is the same for any K (docs/simulation-speed.md \"Ranks\").\n"
             "\nWorkloads:\n",
             NS_MAX_NODES);
     for (unsigned i = 0; i < NWL; i++)
@@ -277,7 +283,13 @@ static void node_prog(void *arg)
 
     rc = nicdrv_probe(n->drv, S.img, S.img_len, err, sizeof err);
     if (rc) {
-        ns_fail(n, "probe: %s: %s", nicdrv_strerror(rc), err);
+        unsigned peers = nicdrv_fw_info(n->drv)->max_peers;
+        if (peers && w->o->nodes > peers) /* INIT refused: say why */
+            ns_fail(n, "the firmware supports at most %u nodes (its max_peers: NCP_MAX_PEERS, "
+                       "firmware/include/ncp_config.h.in); --nodes %u needs a firmware built with more",
+                    peers, w->o->nodes);
+        else
+            ns_fail(n, "probe: %s: %s", nicdrv_strerror(rc), err);
         goto out;
     }
     if (n->id == 0) {
@@ -317,7 +329,7 @@ out:
     n->pinned_after_close = os_pinned_pages_total(n->os);
     if (n->pinned_after_close)
         ns_fail(n, "%" PRIu64 " pages still pinned after close and remove", n->pinned_after_close);
-    w->done++;
+    ns_done(n);
 }
 
 /* After a failure every program skips to its end-of-run steps (counters, close, remove), so
@@ -346,10 +358,10 @@ static void drv_observe(void *ctx, const char *kind, unsigned cache, uint16_t pi
 static bool stop_fn(cluster_t *c, void *ctx)
 {
     struct ns_world *w = ctx;
-    /* A halted NCP (ns_check_halt) is a failure like any other: the programs skip to their end
-     * (their commands to the halted NIC time out, so the drivers release their locks and can be
-     * removed), and what fails on the way is counted as suppressed, not printed. */
-    ns_check_halt(w);
+    /* Asked at quantum boundaries (ns_dist.c). A halted NCP is a failure like any other: the
+     * programs skip to their end (their commands to the halted NIC time out, so the drivers
+     * release their locks and can be removed), and what fails on the way is counted as
+     * suppressed, not printed. */
     return w->done == w->o->nodes || (w->failed && cluster_now(c) > w->fail_at + NS_FAIL_GRACE);
 }
 
@@ -592,9 +604,11 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
             o->miss_ratio, o->ws_pages, o->phases, o->compute_ns, o->pin_hwm, o->miss_threads,
             o->prefill ? "true" : "false");
     fprintf(f, "  \"sim\": {\"cycles\": %" PRIu64 ", \"wall_s\": %.3f, \"cycles_per_s\": %.0f, \"clock_hz\": %" PRIu64
-               ", \"cycles_clocked\": %" PRIu64 ", \"skips\": %" PRIu64 "},\n",
+               ", \"cycles_clocked\": %" PRIu64 ", \"skips\": %" PRIu64 ", \"ranks\": %u, \"transport\": \"%s\", "
+               "\"quantum_cycles\": %" PRIu64 ", \"boundaries\": %" PRIu64 ", \"sync_wait_s\": %.3f, \"cpu_s\": %.3f},\n",
             (uint64_t)cs->cycles, cs->wall_s, cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s : 0, w->clock_hz,
-            cs->cycles_clocked, cs->skips);
+            cs->cycles_clocked, cs->skips, dist_size(S.dist), dist_transport(S.dist), (uint64_t)cluster_quantum(w->cl),
+            dist_collectives(S.dist), dist_wait_s(S.dist), cs->cpu_s);
     fprintf(f, "  \"workload\": {\"name\": \"%s\", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"time_ns\": %.0f, "
                "\"latency_ns\": {\"p50\": %.0f, \"p99\": %.0f, \"samples\": %" PRIu64 "}, \"bandwidth_MBps\": %.2f, ",
             o->workload, w->ops, w->bytes, time_ns(w), ns_cyc_to_ns(w, pctl(lat, nl, 50)), ns_cyc_to_ns(w, pctl(lat, nl, 99)),
@@ -701,7 +715,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_HELP
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_MPIT, O_HELP
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -717,7 +731,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "trace-node", 1, 0, O_TN },     { "json", 1, 0, O_JSON },        { "csv", 1, 0, O_CSV },
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
-        { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    NODEDBG_LONG_OPTIONS,
+        { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    { "mpi-timeout", 1, 0, O_MPIT },
+        NODEDBG_LONG_OPTIONS,
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -748,7 +763,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         switch (c) {
         case O_NODES:
             if (parse_u64(a, &v) || v < 2 || v > NS_MAX_NODES)
-                return bad("--nodes", a, "2..16");
+                return bad("--nodes", a, "2..256");
             o->nodes = (unsigned)v;
             break;
         case O_WL: {
@@ -868,6 +883,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         case O_QUIET: o->quiet = 1; break;
         case O_CONSOLE: o->console = 1; break;
         case O_PCAP: o->pcap = a; break;
+        case O_MPIT:
+            if (parse_u64(a, &v) || v < 1 || v > 86400)
+                return bad("--mpi-timeout", a, "seconds 1..86400");
+            o->mpi_timeout = (double)v;
+            break;
         case O_EVENTS: o->events = a; break;
         case O_PREFILL:
             if (strcmp(a, "on") && strcmp(a, "off"))
@@ -912,6 +932,27 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     return 0;
 }
 
+/* ---- ranks: the start-up checks (docs/simulation-speed.md "Ranks") ---- */
+static int check_ranks(dist_t *d, int argc, char **argv, const struct ns_opts *o)
+{
+    if (dist_check_same(d, "nicsim", argc, argv, S.img, S.img_len))
+        return EXIT_SETUP;
+    if (dist_size(d) > 1 && (o->events || o->fst || o->dbg.gdb_port >= 0 || o->dbg.trace_path || o->dbg.fst_scopes)) {
+        if (dist_rank(d) == 0)
+            fprintf(stderr, "nicsim: %s works with one rank only (it records one process's view)\n",
+                    o->events ? "--events" : o->fst ? "--fst" : "--gdb / --trace-insn / --fst-scope");
+        return EXIT_SETUP;
+    }
+    return 0;
+}
+
+static int finish(int rc)
+{
+    dist_close(S.dist);
+    S.dist = NULL;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct ns_opts *o = &S.o;
@@ -924,6 +965,19 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if ((rc = parse(argc, argv, o)))
         return rc;
+    if (!(S.dist = dist_open(&argc, &argv, "nicsim", o->mpi_timeout, err, sizeof err))) {
+        fprintf(stderr, "nicsim: %s\n", err);
+        return EXIT_SETUP;
+    }
+    unsigned rank = dist_rank(S.dist), nranks = dist_size(S.dist);
+    if (nranks > o->nodes) {
+        if (rank == 0)
+            fprintf(stderr, "nicsim: %u ranks for %u nodes: every rank needs at least one node (run mpirun -np K "
+                            "with K <= --nodes)\n", nranks, o->nodes);
+        return finish(EXIT_SETUP);
+    }
+    if (rank != 0) /* rank 0 speaks for the run: summary, reports, progress */
+        o->quiet = 1, o->progress = 0, o->json = o->csv = o->pcap = NULL;
     if (o->fst && !nic_model_traced()) {
         sim_exec_twin("nicsim", "nicsim-trace", "--fst", argv); /* returns only on failure */
         return EXIT_SETUP;
@@ -939,21 +993,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicsim: %s\n", err);
         return EXIT_SETUP;
     }
-    if (pick_image(o, S.img_path, sizeof S.img_path))
-        return EXIT_SETUP;
-    if (!(S.img = read_all(S.img_path, &S.img_len))) {
-        fprintf(stderr, "nicsim: cannot read %s\n", S.img_path);
-        return EXIT_SETUP;
+    /* a rank that cannot go on alone ends every rank (the others would wait at the start-up check) */
+    if (pick_image(o, S.img_path, sizeof S.img_path) ||
+        (!(S.img = read_all(S.img_path, &S.img_len)) && fprintf(stderr, "nicsim: cannot read %s\n", S.img_path))) {
+        if (nranks > 1)
+            dist_abort(S.dist, EXIT_SETUP);
+        return finish(EXIT_SETUP);
     }
+    if ((rc = check_ranks(S.dist, argc, argv, o)))
+        return finish(rc);
     read_mem(S.img_path, &S.mem);
 
     memset(w, 0, sizeof *w);
     w->o = o;
     w->wl = wl;
-    w->lat = calloc(NS_LAT_MAX, sizeof *w->lat);
     coro_event_init(&w->bar_ev);
-    w->costs = costs_create(0, o->seed);
-    if (!w->lat || !w->costs)
+    w->costs = costs_create(0, o->seed); /* the parameters, and every node's samples at the end */
+    if (!w->costs)
         return EXIT_SETUP;
     if (o->host_cost && costs_set_list(w->costs, o->host_cost)) {
         fprintf(stderr, "nicsim: --host-cost: %s\n", costs_error(w->costs));
@@ -970,6 +1026,8 @@ int main(int argc, char **argv)
     cc.seed = o->seed;
     cc.console = o->console ? stderr : NULL; /* firmware console lines ("[node N] ...") */
     cc.skip_idle = !o->no_skip;
+    cc.quanta = true; /* the same semantics for one rank and many */
+    cc.dist = S.dist;
     w->cl = cluster_create(&cc, w->costs);
     if (!w->cl) {
         fprintf(stderr, "nicsim: cannot create the cluster (bad link or fault settings?)\n");
@@ -993,9 +1051,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicsim: cannot open %s\n", o->fst);
         return EXIT_SETUP;
     }
+    ns_dist_attach(w);
     for (unsigned i = 0; i < o->nodes; i++) {
         struct nicdrv_config dc;
         struct ns_node *n = &w->node[i];
+        n->w = w;
+        n->id = i;
+        if (!cluster_is_local(w->cl, i))
+            continue; /* another rank's */
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)o->nodes;
@@ -1007,10 +1070,13 @@ int main(int argc, char **argv)
             dc.observe = drv_observe;
             dc.observe_ctx = n;
         }
-        n->w = w;
-        n->id = i;
         n->os = node_os(cluster_node(w->cl, i));
-        n->hs = hostsw_create(w->cl, i, w->costs, &dc);
+        /* each node draws its host costs from its own stream, so no draw depends on another
+         * node's (or rank's) order */
+        n->costs = costs_create(0, o->seed ^ ((uint64_t)(i + 1) << 40));
+        if (!n->costs || (o->host_cost && costs_set_list(n->costs, o->host_cost)))
+            return EXIT_SETUP;
+        n->hs = hostsw_create(w->cl, i, n->costs, &dc);
         if (!n->hs) {
             fprintf(stderr, "nicsim: cannot create node %u's host software\n", i);
             return EXIT_SETUP;
@@ -1024,14 +1090,12 @@ int main(int argc, char **argv)
     if (prog)
         cluster_set_progress_note(w->cl, note_fn, w);
     rc = cluster_run(w->cl, o->max_cycles, stop_fn, w, prog ? stderr : NULL);
+    ns_dist_flush(w);
     w->stopping = 1;
     if (ns_check_halt(w)) { /* the explanation first; what followed from the halt is not repeated */
-        for (unsigned i = 0; i < o->nodes; i++)
-            if (node_status(cluster_node(w->cl, i))->halted)
+        for (unsigned i = 0; i < o->nodes; i++) /* by the rank of each halted node */
+            if (cluster_node(w->cl, i) && node_status(cluster_node(w->cl, i))->halted)
                 fwdiag_explain(stderr, "nicsim", cluster_node(w->cl, i), S.img_path);
-        if (w->suppressed)
-            fprintf(stderr, "nicsim: %" PRIu64 " later error%s suppressed (consequences of the halt)\n", w->suppressed,
-                    w->suppressed == 1 ? "" : "s");
     }
     switch_set_tap(cluster_switch(w->cl), NULL, NULL);
     if (S.ev) {
@@ -1059,7 +1123,13 @@ int main(int argc, char **argv)
         snprintf(w->fail_msg, sizeof w->fail_msg, "--max-cycles %" PRIu64 " reached before the workload finished",
                  o->max_cycles);
     for (unsigned i = 0; i < o->nodes; i++)
-        S.violations += hostmem_counters(node_hostmem(cluster_node(w->cl, i)))->violations;
+        if (cluster_node(w->cl, i))
+            S.violations += hostmem_counters(node_hostmem(cluster_node(w->cl, i)))->violations;
+    /* every rank's results into every rank's world: the same verdict everywhere */
+    ns_dist_gather(w, w->costs, &S.sw, &S.violations);
+    if (w->halted && w->suppressed && rank == 0)
+        fprintf(stderr, "nicsim: %" PRIu64 " later error%s suppressed (consequences of the halt)\n", w->suppressed,
+                w->suppressed == 1 ? "" : "s");
     if (S.violations && S.rc == EXIT_PASS) {
         S.rc = EXIT_FAIL;
         snprintf(w->fail_msg, sizeof w->fail_msg, "%" PRIu64 " unpinned-DMA oracle violations", S.violations);
@@ -1069,7 +1139,6 @@ int main(int argc, char **argv)
         snprintf(w->fail_msg, sizeof w->fail_msg, "nothing was verified");
     }
     costs_stats(w->costs, &S.miss);
-    switch_totals(cluster_switch(w->cl), &S.sw);
     uint64_t nl = w->nlat;
     qsort(w->lat, nl, sizeof *w->lat, cmp_u64);
     const struct cluster_stats *cs = cluster_stats(w->cl);
@@ -1081,7 +1150,7 @@ int main(int argc, char **argv)
         S.rc = S.rc ? S.rc : EXIT_SETUP;
     if (o->csv && write_csv(o->csv, w, w->lat, nl))
         S.rc = S.rc ? S.rc : EXIT_SETUP;
-    if (S.rc != EXIT_PASS)
+    if (S.rc != EXIT_PASS && rank == 0)
         fprintf(stderr, "nicsim: %s: %s\n", verdict(), w->fail_msg);
     if (nodedbg_finish(dbg, S.rc)) {
         fprintf(stderr, "nicsim: --trace-insn: write failed: the trace is incomplete\n");
@@ -1090,8 +1159,11 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < o->nodes; i++)
         hostsw_destroy(w->node[i].hs);
     cluster_destroy(w->cl);
+    for (unsigned i = 0; i < o->nodes; i++)
+        costs_destroy(w->node[i].costs);
     costs_destroy(w->costs);
     free(w->lat);
+    free(w->out.p);
     free(S.img);
-    return S.rc;
+    return finish(S.rc);
 }

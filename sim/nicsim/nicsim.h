@@ -12,8 +12,16 @@
  *
  * Every node runs one user program (a coroutine): probe its driver, open the device and its
  * endpoint, let the workload register and publish buffers, barrier, run, barrier, collect the
- * NCP's counters, close. The directory and barrier are out of band (simulator memory, zero
- * simulated time), like an MPI bootstrap; the data path is only the NIC.
+ * NCP's counters, close. The directory and barrier are out of band (simulator memory, no
+ * simulated link), like an MPI bootstrap; the data path is only the NIC.
+ *
+ * Ranks (ns_dist.c, docs/simulation-speed.md "Ranks"): the nodes may be spread over MPI ranks, and
+ * what the nodes share out of band goes through the quantum boundaries, for one rank as for many:
+ * a published buffer (ns_reg, ns_publish) is visible to everyone from the next boundary; a barrier
+ * releases everyone at the first boundary after the last arrival; a failure (ns_fail) counts
+ * (w->failed) from the next boundary; a verification (ns_verify) is checked at the next boundary,
+ * by the rank that holds the target's memory. So every simulated figure is the same for any number
+ * of ranks.
  *
  * Verification: after each completed RDMA write the target range is compared with the source
  * (and after each read the local range with the remote source) by reading the simulated hosts'
@@ -33,10 +41,10 @@
 #include "nic.h"
 #include "nodedbg.h"
 
-#define NS_MAX_NODES 64
+#define NS_MAX_NODES 256 /* the simulator's and switch's limit; the firmware's is its max_peers */
 #define NS_MAX_BUFS 64 /* published buffers per node */
 #define NS_PAGE 4096u
-#define NS_LAT_MAX 200000u /* latency samples kept (beyond: counted, not kept) */
+#define NS_LAT_MAX (1u << 24) /* latency samples kept (beyond: counted, not kept) */
 
 struct ns_opts {
     unsigned nodes;
@@ -62,6 +70,7 @@ struct ns_opts {
     struct nodedbg_opts dbg; /* --gdb, --trace-insn, --fst-start/stop/scope (sim/node/nodedbg.h) */
     const char *json, *csv;
     const char *pcap; /* --pcap: frames at the switch (sim/node/pcap.h) */
+    double mpi_timeout; /* --mpi-timeout: seconds a rank waits for the others (0: 120) */
     const char *events; /* --events: JSON-lines event log (sim/node/evlog.h) */
     int quiet, progress; /* progress: 1 on, 0 off, -1 auto (a terminal) */
     int no_skip;
@@ -90,6 +99,7 @@ struct ns_world;
 struct ns_node {
     struct ns_world *w;
     unsigned id;
+    costs_t *costs; /* this node's host cost draws and miss-penalty samples */
     hostsw_t *hs;
     nicdrv_t *drv;
     os_t *os;
@@ -101,6 +111,7 @@ struct ns_node {
     struct nicdrv_stats dstats;   /* driver counters at the end */
     struct { uint32_t rx_ok, rx_bad_crc, rx_nobuf, rx_overflow, tx_ok; } mac; /* the MAC's own counters */
     uint64_t pinned_after_close;  /* pages still pinned after the process closed (must be 0) */
+    int halt_seen;                /* its NCP's halt has been reported (ns_dist.c) */
     uint64_t nlocal;
     struct nic_mr local[NS_MAX_BUFS]; /* this node's registered buffers, by slot */
     uint64_t posted, completed, errors;
@@ -123,12 +134,15 @@ struct ns_world {
     costs_t *costs;
     uint64_t clock_hz;
     struct ns_node node[NS_MAX_NODES];
-    /* out-of-band directory: node -> slot -> buffer */
+    /* out-of-band directory: node -> slot -> buffer (every rank's copy, updated at boundaries) */
     struct nic_mr dir[NS_MAX_NODES][NS_MAX_BUFS];
-    /* barrier */
+    /* barrier: arrivals counted at boundaries */
     unsigned bar_count;
     uint64_t bar_gen;
     coro_event_t bar_ev;
+    /* ranks (ns_dist.c): what this rank's nodes did since the last boundary */
+    struct cluster_buf out;
+    uint64_t fail_seq;
     /* results */
     unsigned done, failed;
     sim_cycle_t fail_at; /* the first failure */
@@ -143,14 +157,26 @@ struct ns_world {
     sim_cycle_t t0, t1;          /* the measured phase (first post to last completion) */
     sim_cycle_t t_first;         /* patterns: end of the first phase (its barrier), 0 if none;
                                   * t1 - t_first is the time without the cold first phase */
-    uint64_t *lat;               /* latency samples, cycles */
-    uint64_t nlat, lat_dropped;
+    uint64_t *lat;               /* latency samples, cycles (grows up to NS_LAT_MAX) */
+    uint64_t nlat, lat_cap, lat_dropped;
     uint64_t verify_bytes, verify_mismatch;
     uint64_t reg_pages;   /* reglimit: pages registered before the first failure */
     char reg_error[64];   /* reglimit: why registration stopped ("" = the cap) */
     struct ns_point pts[32];
     unsigned npts;
 };
+
+/* ---- ns_dist.c: the world across quantum boundaries and ranks ---- */
+void ns_dist_attach(struct ns_world *w); /* cluster_set_sync */
+/* One more boundary's exchange at the end of the run (what the last one left to check). */
+void ns_dist_flush(struct ns_world *w);
+/* The results of every rank's nodes into rank 0's world (sums, samples, per-node counters);
+ * merged_costs gets every node's miss-penalty samples in node order. */
+void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_port_counters *sw_total,
+                    uint64_t *violations);
+/* Publish an entry in the directory (seen by everyone from the next boundary). */
+void ns_publish(struct ns_node *n, unsigned slot, const struct nic_mr *mr);
+void ns_done(struct ns_node *n); /* the node's program has ended */
 
 /* ---- ns_rt.c: the per-node runtime workloads use ---- */
 /* A node's NCP halted (sim/node/fwdiag.h): records it as the run's failure the first time;

@@ -377,8 +377,8 @@ static void missratio_run(struct ns_node *n)
     for (unsigned j = 0; n->id == 1 && !bad && j < ncold; j++)
         bad = ns_reg(n, 2 + j, cold_base + j * stride, cold_len, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ) ||
               zero(n, cold_base + j * stride, cold_len);
-    if (n->id == 1)
-        w->dir[1][NS_MAX_BUFS - 1].len = ncold; /* tell node 0 how many cold buffers (out of band) */
+    if (n->id == 1) /* tell node 0 how many cold buffers (out of band) */
+        ns_publish(n, NS_MAX_BUFS - 1, &(struct nic_mr){ .len = ncold });
     ns_barrier(n);
     if (bad || n->id > 1)
         return;
@@ -449,15 +449,17 @@ static void reglimit_run(struct ns_node *n)
     if (n->id == 1)
         bad = ns_reg(n, 0, VA_SRC, NS_PAGE, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE);
     if (n->id == 0) {
-        struct nic_mr mr;
+        struct nic_mr mr, last_ok;
         for (k = 0; k < RL_MAX && (k + 1) * pages <= o->ws_pages; k++) {
             int rc = nic_reg(n->dev, RL_VA + k * o->size_max, o->size_max, NIC_ACCESS_REMOTE_WRITE, &mr);
             if (rc) {
                 snprintf(w->reg_error, sizeof w->reg_error, "%s", nic_strerror(rc));
                 break;
             }
-            w->dir[0][1] = mr;
+            last_ok = mr;
         }
+        if (k)
+            ns_publish(n, 1, &last_ok); /* the last buffer registered */
         w->reg_pages = k * pages;
         if (!k)
             bad = 1, ns_fail(n, "not even one buffer could be registered: %s", w->reg_error);

@@ -48,7 +48,20 @@ struct run {
     uint64_t unpinned_pa[CLUSTER_MAX_NODES];
     unsigned violations;
     char violation[256];
+    /* ranks (mpirun): quanta, and every node's status replicated at each boundary */
+    dist_t *dist;
+    bool quanta;
+    struct node_status gst[CLUSTER_MAX_NODES];
+    unsigned g_boot_failed, g_violations;
+    int host_ok[CLUSTER_MAX_NODES]; /* check_host by the node's rank: 1 verified, 0 nothing, -1 bad */
+    struct switch_port_counters gsw[CLUSTER_MAX_NODES];
 };
+
+/* A node's status: its own (one process) or the copy from the last boundary (ranks). */
+static const struct node_status *st(struct run *r, unsigned i)
+{
+    return r->quanta ? &r->gst[i] : node_status(cluster_node(r->cl, i));
+}
 
 struct boot_arg {
     struct run *run;
@@ -222,12 +235,13 @@ static bool all_done(cluster_t *c, void *ctx)
     struct run *r = ctx;
     unsigned done = 0;
 
-    if (r->boot_failed || (r->expect_oracle && r->violations))
+    if (r->quanta ? r->g_boot_failed || (r->expect_oracle && r->g_violations)
+                  : r->boot_failed || (r->expect_oracle && r->violations))
         return true;
     unsigned halted = 0;
     sim_cycle_t first = SIM_CYCLE_NEVER;
     for (unsigned i = 0; i < r->nodes; i++) {
-        const struct node_status *s = node_status(cluster_node(c, i));
+        const struct node_status *s = st(r, i);
         if (s->halted) { /* explained after the run; what follows a halt is noise */
             halted++;
             first = s->halted_at < first ? s->halted_at : first;
@@ -261,8 +275,7 @@ static int check_host(struct run *r, unsigned i, uint32_t value)
             return -1;
         }
     }
-    printf("nicrun: node %u: host buffer verified (%u bytes written by NIC DMA)\n", i, HOSTMEM_PAGE_SIZE);
-    return 0;
+    return 1;
 }
 
 /*
@@ -277,9 +290,16 @@ static int link_accounting(struct run *r)
     uint64_t sent = 0, recv = 0;
     int bad = 0;
 
-    switch_totals(cluster_switch(r->cl), &tot);
+    if (r->quanta) { /* each port's counters from its node's rank */
+        memset(&tot, 0, sizeof tot);
+        for (unsigned i = 0; i < r->nodes; i++)
+            for (size_t k = 0; k < sizeof tot / sizeof(uint64_t); k++)
+                ((uint64_t *)&tot)[k] += ((const uint64_t *)&r->gsw[i])[k];
+    } else {
+        switch_totals(cluster_switch(r->cl), &tot);
+    }
     for (unsigned i = 0; i < r->nodes; i++) {
-        const struct node_status *s = node_status(cluster_node(r->cl, i));
+        const struct node_status *s = st(r, i);
         sent += s->frames_sent;
         recv += s->frames_received;
     }
@@ -294,7 +314,7 @@ static int link_accounting(struct run *r)
         bad = 1;
     }
     for (unsigned i = 0; r->check_link && i < r->nodes; i++) {
-        const struct node_status *s = node_status(cluster_node(r->cl, i));
+        const struct node_status *s = st(r, i);
         uint32_t v = s->test_value;
         if (!s->test_done || s->test_status != 1)
             continue;
@@ -309,6 +329,105 @@ static int link_accounting(struct run *r)
         }
     }
     return bad;
+}
+
+/* ---- ranks (mpirun -np K nicrun ...): docs/simulation-speed.md "Ranks" ---- */
+static void sync_pack(void *ctx, sim_cycle_t t, struct cluster_buf *b)
+{
+    struct run *r = ctx;
+    uint32_t h[3] = { r->boot_failed, r->violations, 0 };
+    (void)t;
+    for (unsigned i = 0; i < r->nodes; i++)
+        h[2] += cluster_is_local(r->cl, i);
+    cluster_buf_put(b, h, sizeof h);
+    for (uint32_t i = 0; i < r->nodes; i++)
+        if (cluster_is_local(r->cl, i)) {
+            cluster_buf_put(b, &i, sizeof i);
+            cluster_buf_put(b, node_status(cluster_node(r->cl, i)), sizeof(struct node_status));
+        }
+}
+
+static int sync_unpack(void *ctx, sim_cycle_t t, const uint8_t *const *blocks, const size_t *lens, unsigned n)
+{
+    struct run *r = ctx;
+    (void)t;
+    r->g_boot_failed = r->g_violations = 0;
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t h[3], id;
+        size_t off = sizeof h;
+        if (lens[k] < sizeof h)
+            continue;
+        memcpy(h, blocks[k], sizeof h);
+        r->g_boot_failed += h[0];
+        r->g_violations += h[1];
+        for (uint32_t j = 0; j < h[2] && off + sizeof id + sizeof(struct node_status) <= lens[k]; j++) {
+            memcpy(&id, blocks[k] + off, sizeof id);
+            if (id < r->nodes)
+                memcpy(&r->gst[id], blocks[k] + off + sizeof id, sizeof(struct node_status));
+            off += sizeof id + sizeof(struct node_status);
+        }
+    }
+    return 0;
+}
+
+static const struct cluster_sync nicrun_sync = { sync_pack, sync_unpack };
+
+/* The end of a run on ranks: every node's status, host check and switch port counters, and the
+ * oracle's first message, to every rank. */
+static void gather_results(struct run *r)
+{
+    struct cluster_buf b = { 0, 0, 0 };
+    const uint8_t *const *blocks;
+    const size_t *lens;
+    uint32_t h[2] = { r->violations, 0 };
+
+    for (uint32_t i = 0; i < r->nodes; i++)
+        h[1] += cluster_is_local(r->cl, i);
+    cluster_buf_put(&b, h, sizeof h);
+    cluster_buf_put(&b, r->violation, sizeof r->violation);
+    for (uint32_t i = 0; i < r->nodes; i++) {
+        const struct node_status *s;
+        int32_t ok = 0;
+        if (!cluster_is_local(r->cl, i))
+            continue;
+        s = node_status(cluster_node(r->cl, i));
+        if (s->test_done && s->test_status == 1 && !r->expect_oracle)
+            ok = check_host(r, i, s->test_value);
+        cluster_buf_put(&b, &i, sizeof i);
+        cluster_buf_put(&b, s, sizeof *s);
+        cluster_buf_put(&b, &ok, sizeof ok);
+        cluster_buf_put(&b, switch_port_counters(cluster_switch(r->cl), i), sizeof(struct switch_port_counters));
+    }
+    if (dist_allgather(r->dist, b.p, b.n, cluster_now(r->cl), &blocks, &lens)) {
+        fprintf(stderr, "nicrun: rank %u: cannot gather the results\n", dist_rank(r->dist));
+        dist_abort(r->dist, DIST_EXIT_LOST);
+    }
+    r->violations = 0;
+    for (unsigned k = 0; k < dist_size(r->dist); k++) {
+        size_t off = sizeof h + sizeof r->violation, one = sizeof(uint32_t) + sizeof(struct node_status) + sizeof(int32_t) +
+                                                          sizeof(struct switch_port_counters);
+        uint32_t hk[2], id;
+        int32_t ok;
+        if (lens[k] < off)
+            continue;
+        memcpy(hk, blocks[k], sizeof hk);
+        if (hk[0] && !r->violations)
+            memcpy(r->violation, blocks[k] + sizeof hk, sizeof r->violation);
+        r->violation[sizeof r->violation - 1] = 0;
+        r->violations += hk[0];
+        for (uint32_t j = 0; j < hk[1] && off + one <= lens[k]; j++, off += one) {
+            const uint8_t *p = blocks[k] + off;
+            memcpy(&id, p, sizeof id);
+            if (id >= r->nodes)
+                continue;
+            memcpy(&r->gst[id], p + sizeof id, sizeof(struct node_status));
+            memcpy(&ok, p + sizeof id + sizeof(struct node_status), sizeof ok);
+            r->host_ok[id] = ok;
+            memcpy(&r->gsw[id], p + sizeof id + sizeof(struct node_status) + sizeof ok, sizeof(struct switch_port_counters));
+        }
+    }
+    r->boot_failed = r->g_boot_failed;
+    free(b.p);
 }
 
 int main(int argc, char **argv)
@@ -426,6 +545,32 @@ int main(int argc, char **argv)
     }
     r.nodes = (unsigned)nodes;
     r.frames = (uint32_t)frames;
+    {
+        char err[200];
+        if (!(r.dist = dist_open(&argc, &argv, "nicrun", 0, err, sizeof err))) {
+            fprintf(stderr, "nicrun: %s\n", err);
+            free(r.image);
+            return EXIT_SETUP;
+        }
+    }
+    /* under mpirun (any number of ranks): quanta, the same run for any K; alone: as ever */
+    r.quanta = dist_is_mpi(r.dist);
+    unsigned rank = dist_rank(r.dist);
+    if (dist_size(r.dist) > r.nodes) {
+        if (rank == 0)
+            fprintf(stderr, "nicrun: %u ranks for %u nodes: every rank needs at least one node (run mpirun -np K "
+                            "with K <= --nodes)\n", dist_size(r.dist), r.nodes);
+        dist_close(r.dist);
+        return EXIT_SETUP;
+    }
+    if (dist_check_same(r.dist, "nicrun", argc, argv, r.image, r.image_len) ||
+        (dist_size(r.dist) > 1 && (fst_path || dbo.gdb_port >= 0 || dbo.trace_path || dbo.fst_scopes) &&
+         (rank == 0 ? fprintf(stderr, "nicrun: --fst, --gdb and --trace-insn work with one rank only\n") : 1))) {
+        dist_close(r.dist);
+        return EXIT_SETUP;
+    }
+    if (rank != 0)
+        quiet = true, pcap_path = NULL;
 
     cluster_config_default(&cfg, r.nodes);
     cfg.seed = seed;
@@ -437,6 +582,8 @@ int main(int argc, char **argv)
     cfg.sw.faults.duplicate = fault[2];
     cfg.sw.faults.delay = fault[3];
     r.faults = fault[0] > 0 || fault[1] > 0 || fault[2] > 0 || fault[3] > 0;
+    cfg.quanta = r.quanta;
+    cfg.dist = r.dist;
     r.cl = cluster_create(&cfg, NULL);
     if (!r.cl) {
         fprintf(stderr, "nicrun: cannot create the cluster\n");
@@ -461,8 +608,12 @@ int main(int argc, char **argv)
         free(r.image);
         return EXIT_SETUP;
     }
+    if (r.quanta)
+        cluster_set_sync(r.cl, &nicrun_sync, &r);
     for (unsigned i = 0; i < r.nodes; i++) {
         char name[16];
+        if (!cluster_is_local(r.cl, i))
+            continue;
         args[i] = (struct boot_arg){ &r, i };
         snprintf(name, sizeof name, "boot%u", i);
         coro_spawn(cluster_sched(r.cl), name, boot, &args[i], NULL);
@@ -470,6 +621,8 @@ int main(int argc, char **argv)
     }
 
     rc = cluster_run(r.cl, max_cycles, all_done, &r, quiet ? NULL : stderr);
+    if (r.quanta)
+        gather_results(&r);
 
     const struct cluster_stats *cs = cluster_stats(r.cl);
     int result = EXIT_PASS;
@@ -477,31 +630,41 @@ int main(int argc, char **argv)
      * a timeout, its mailbox code) are not reported again. */
     for (unsigned i = 0; i < r.nodes; i++) {
         node_t *n = cluster_node(r.cl, i);
-        if (!node_status(n)->halted)
+        if (!st(&r, i)->halted)
             continue;
-        fwdiag_explain(stderr, "nicrun", n, argv[optind]);
+        if (n) /* by the node's rank */
+            fwdiag_explain(stderr, "nicrun", n, argv[optind]);
         halted++;
     }
     if (halted) {
-        fprintf(stderr, "nicrun: FAIL: %u node%s halted (later errors suppressed)\n", halted, halted == 1 ? "" : "s");
+        if (rank == 0)
+            fprintf(stderr, "nicrun: FAIL: %u node%s halted (later errors suppressed)\n", halted, halted == 1 ? "" : "s");
         result = EXIT_FAIL;
     } else if (r.boot_failed) {
         result = EXIT_SETUP;
     } else if (r.expect_oracle) {
         if (r.violations) {
-            printf("nicrun: the DMA oracle fired as expected: %s\n", r.violation);
+            if (rank == 0)
+                printf("nicrun: the DMA oracle fired as expected: %s\n", r.violation);
         } else {
-            fprintf(stderr, "nicrun: expected the DMA oracle to fire, it did not\n");
+            if (rank == 0)
+                fprintf(stderr, "nicrun: expected the DMA oracle to fire, it did not\n");
             result = EXIT_FAIL;
         }
     } else if (rc != 0) {
-        fprintf(stderr, "nicrun: TIMEOUT after %" PRIu64 " cycles\n", cs->cycles);
+        if (rank == 0)
+            fprintf(stderr, "nicrun: TIMEOUT after %" PRIu64 " cycles\n", cs->cycles);
         result = EXIT_TIMEOUT;
     }
     for (unsigned i = 0; i < r.nodes && !r.expect_oracle && !halted; i++) {
-        const struct node_status *s = node_status(cluster_node(r.cl, i));
+        const struct node_status *s = st(&r, i);
         if (!s->test_done)
             continue;
+        if (rank != 0) { /* rank 0 reports; the verdict is the same everywhere */
+            if (s->test_status != 1 || r.host_ok[i] < 0)
+                result = EXIT_FAIL;
+            continue;
+        }
         if (s->test_status != 1) {
             fprintf(stderr, "nicrun: node %u: FAIL code %" PRIu32 " (value 0x%08" PRIx32 ") at cycle %" PRIu64 "\n", i,
                     s->test_status >> 1, s->test_value, s->test_done_at);
@@ -509,13 +672,16 @@ int main(int argc, char **argv)
         } else {
             printf("nicrun: node %u: PASS at cycle %" PRIu64 " (value 0x%08" PRIx32 ")\n", i, s->test_done_at,
                    s->test_value);
-            if (check_host(&r, i, s->test_value))
+            int ok = r.quanta ? r.host_ok[i] : check_host(&r, i, s->test_value);
+            if (ok > 0)
+                printf("nicrun: node %u: host buffer verified (%u bytes written by NIC DMA)\n", i, HOSTMEM_PAGE_SIZE);
+            if (ok < 0)
                 result = EXIT_FAIL;
         }
     }
     if (r.violations && !r.expect_oracle)
         result = EXIT_FAIL;
-    if (!halted && link_accounting(&r) && result == EXIT_PASS)
+    if (!halted && rank == 0 && link_accounting(&r) && result == EXIT_PASS)
         result = EXIT_FAIL;
     if (pcap) {
         uint64_t nf = pcap_cap_frames(pcap);
@@ -526,16 +692,22 @@ int main(int argc, char **argv)
             printf("nicrun: %" PRIu64 " frames captured to %s\n", nf, pcap_path);
         }
     }
-    printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps) in %.3f s: %.2f M "
-           "simulated cycles/s\n",
-           cs->cycles, cs->cycles_clocked, cs->skips, cs->wall_s,
-           cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0);
+    if (rank == 0)
+        printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps) in %.3f s: %.2f M "
+               "simulated cycles/s%s\n",
+               cs->cycles, cs->cycles_clocked, cs->skips, cs->wall_s,
+               cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0, r.quanta ? " (quanta, MPI)" : "");
+    sim_cycle_t end = cs->cycles;
     if (nodedbg_finish(dbg, result)) {
         fprintf(stderr, "nicrun: --trace-insn: write failed: the trace is incomplete\n");
         result = result ? result : EXIT_SETUP;
     }
     cluster_destroy(r.cl);
     free(r.image);
+    /* every rank agrees on the verdict; the link accounting was rank 0's */
+    if (r.quanta && dist_size(r.dist) > 1)
+        result = (int)(dist_sum_u64(r.dist, rank == 0 ? (uint64_t)result : 0, end));
+    dist_close(r.dist);
     return result;
 bad:
     fprintf(stderr, "nicrun: bad value for --%s: %s\n", argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",

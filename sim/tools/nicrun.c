@@ -29,6 +29,7 @@
 #include "nic_model.h"
 #include "nicdrv.h"
 #include "pcap.h"
+#include "report.h"
 #include "sim_exec.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
@@ -76,6 +77,8 @@ static void usage(FILE *f)
                "  --trace-node N     the node --fst records (default 0)\n"
                "  --pcap FILE        capture every frame at the switch (pcap, ns timestamps in simulated\n"
                "                     time, link type USER0; decode with tools/wireshark/ncp.lua)\n"
+               "  --json FILE        machine-readable report (docs/nicsim.md, nicrun's report); opened\n"
+               "                     before the run; SIGINT/SIGTERM write it marked partial\n"
                "  --quiet            no node console output\n"
                "A node whose NCP traps or halts is explained: cause, function and file:line (from the\n"
                "ELF next to IMAGE.img, IMAGE.elf) and its last console lines.\n"
@@ -220,7 +223,7 @@ static bool all_done(cluster_t *c, void *ctx)
     struct run *r = ctx;
     unsigned done = 0;
 
-    if (r->boot_failed || (r->expect_oracle && r->violations))
+    if (r->boot_failed || (r->expect_oracle && r->violations) || report_signal)
         return true;
     unsigned halted = 0;
     sim_cycle_t first = SIM_CYCLE_NEVER;
@@ -309,6 +312,86 @@ static int link_accounting(struct run *r)
     return bad;
 }
 
+/* --json: the run's outcome (docs/nicsim.md, "nicrun's report") */
+struct run_opts {
+    uint64_t max_cycles, seed, frames, gbps, trace_node;
+    double fault[4];
+    bool skip;
+};
+
+static cJSON *run_json(const struct run *r, const struct run_opts *ro, const char *img_path, int result,
+                       const char *error)
+{
+    cJSON *root = report_new("nicrun", img_path, r->image, r->image_len), *x, *arr;
+    struct switch_port_counters tot;
+    const struct cluster_stats *cs = cluster_stats(r->cl);
+    if (!root)
+        return NULL;
+    report_mark(root);
+    cJSON_AddStringToObject(root, "result", result == EXIT_PASS      ? "PASS"
+                                            : result == EXIT_TIMEOUT ? "TIMEOUT"
+                                            : result == EXIT_SETUP   ? "SETUP"
+                                            : result > 128           ? "INTERRUPTED"
+                                                                     : "FAIL");
+    cJSON_AddStringToObject(root, "error", error);
+    cJSON_AddNumberToObject(root, "exit_status", result);
+    x = cJSON_AddObjectToObject(root, "config");
+    cJSON_AddNumberToObject(x, "nodes", r->nodes);
+    cJSON_AddStringToObject(x, "image", img_path);
+    report_u64(x, "max_cycles", ro->max_cycles);
+    report_u64(x, "seed", ro->seed);
+    cJSON_AddNumberToObject(x, "drop", ro->fault[0]);
+    cJSON_AddNumberToObject(x, "corrupt", ro->fault[1]);
+    cJSON_AddNumberToObject(x, "duplicate", ro->fault[2]);
+    cJSON_AddNumberToObject(x, "delay", ro->fault[3]);
+    report_u64(x, "frames", ro->frames);
+    report_u64(x, "link_gbps", ro->gbps);
+    cJSON_AddBoolToObject(x, "no_skip", !ro->skip);
+    cJSON_AddBoolToObject(x, "expect_oracle", r->expect_oracle);
+    cJSON_AddBoolToObject(x, "check_link", r->check_link);
+    x = cJSON_AddObjectToObject(root, "sim");
+    report_u64(x, "cycles", cs->cycles);
+    report_u64(x, "cycles_clocked", cs->cycles_clocked);
+    report_u64(x, "skips", cs->skips);
+    report_num(x, "wall_s", cs->wall_s, 3);
+    arr = cJSON_AddArrayToObject(root, "nodes");
+    for (unsigned i = 0; arr && i < r->nodes; i++) {
+        const struct node_status *s = node_status(cluster_node(r->cl, i));
+        cJSON *q = cJSON_CreateObject();
+        char v[16];
+        if (!q)
+            break;
+        cJSON_AddNumberToObject(q, "id", i);
+        cJSON_AddBoolToObject(q, "done", s->test_done);
+        cJSON_AddBoolToObject(q, "passed", s->test_done && s->test_status == 1);
+        cJSON_AddNumberToObject(q, "code", s->test_done && s->test_status != 1 ? s->test_status >> 1 : 0);
+        snprintf(v, sizeof v, "0x%08" PRIx32, s->test_value);
+        cJSON_AddStringToObject(q, "value", v);
+        if (s->test_done)
+            report_u64(q, "done_at_cycle", s->test_done_at);
+        else
+            cJSON_AddNullToObject(q, "done_at_cycle");
+        cJSON_AddBoolToObject(q, "halted", s->halted);
+        report_u64(q, "frames_sent", s->frames_sent);
+        report_u64(q, "frames_received", s->frames_received);
+        cJSON_AddItemToArray(arr, q);
+    }
+    switch_totals(cluster_switch(r->cl), &tot);
+    x = cJSON_AddObjectToObject(root, "switch");
+    report_u64(x, "rx_frames", tot.rx_frames);
+    report_u64(x, "tx_frames", tot.tx_frames);
+    report_u64(x, "fault_drop", tot.fault_drop);
+    report_u64(x, "queue_drops", tot.queue_drops);
+    report_u64(x, "slot_drops", tot.slot_drops);
+    report_u64(x, "fault_duplicate", tot.fault_duplicate);
+    report_u64(x, "fault_corrupt", tot.fault_corrupt);
+    report_u64(x, "fault_delay", tot.fault_delay);
+    x = cJSON_AddObjectToObject(root, "oracle");
+    cJSON_AddNumberToObject(x, "violations", r->violations);
+    cJSON_AddStringToObject(x, "first", r->violation);
+    return root;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -320,7 +403,7 @@ int main(int argc, char **argv)
         { "check-link", no_argument, 0, 'K' },    { "quiet", no_argument, 0, 'q' },
         { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
         { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
-        { "link-gbps", required_argument, 0, 'G' },
+        { "link-gbps", required_argument, 0, 'G' }, { "json", required_argument, 0, 'J' },
         { 0, 0, 0, 0 },
     };
     struct cluster_config cfg;
@@ -328,14 +411,18 @@ int main(int argc, char **argv)
     struct boot_arg args[CLUSTER_MAX_NODES];
     uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64, gbps = 10;
     bool skip = true, quiet = false;
-    const char *fst_path = NULL, *pcap_path = NULL;
+    const char *fst_path = NULL, *pcap_path = NULL, *json_path = NULL;
+    FILE *json = NULL;
+    char error[320] = "";
+    int li = -1;
     pcap_cap_t *pcap = NULL;
     unsigned halted = 0;
     uint64_t trace_node = 0;
     double fault[4] = { 0, 0, 0, 0 };
     int opt, rc;
 
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", opts, &li)) != -1) {
         switch (opt) {
         case 'n':
             if (parse_u64(optarg, &nodes) || nodes < 1 || nodes > CLUSTER_MAX_NODES)
@@ -380,6 +467,9 @@ int main(int argc, char **argv)
         case 'P':
             pcap_path = optarg;
             break;
+        case 'J':
+            json_path = optarg;
+            break;
         case 'T':
             if (parse_u64(optarg, &trace_node))
                 goto bad;
@@ -391,11 +481,14 @@ int main(int argc, char **argv)
             usage(stdout);
             return EXIT_PASS;
         default:
-            usage(stderr);
+            fprintf(stderr, "nicrun: unknown option or missing value: %s (nicrun --help)\n", argv[optind - 1]);
             return EXIT_SETUP;
         }
+        li = -1;
     }
     if (optind != argc - 1) {
+        fprintf(stderr, optind < argc ? "nicrun: one IMAGE.img expected, not several (nicrun --help)\n"
+                                      : "nicrun: IMAGE.img missing (nicrun --help)\n");
         usage(stderr);
         return EXIT_SETUP;
     }
@@ -412,6 +505,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicrun: %s: %s\n", argv[optind], strerror(errno));
         return EXIT_SETUP;
     }
+    {   /* as the driver's loader will see it: a corrupt image is a set-up error before any cluster */
+        struct nic_fwimg_info fi;
+        if (report_image("nicrun", argv[optind], r.image, r.image_len, &fi)) {
+            free(r.image);
+            return EXIT_SETUP;
+        }
+    }
+    if (json_path && !(json = report_open("nicrun", "--json", json_path))) {
+        free(r.image);
+        return EXIT_SETUP;
+    }
+    report_signals();
     r.nodes = (unsigned)nodes;
     r.frames = (uint32_t)frames;
 
@@ -465,19 +570,28 @@ int main(int argc, char **argv)
         halted++;
     }
     if (halted) {
+        snprintf(error, sizeof error, "%u node%s halted", halted, halted == 1 ? "" : "s");
         fprintf(stderr, "nicrun: FAIL: %u node%s halted (later errors suppressed)\n", halted, halted == 1 ? "" : "s");
         result = EXIT_FAIL;
     } else if (r.boot_failed) {
+        snprintf(error, sizeof error, "%u node%s could not be booted", r.boot_failed, r.boot_failed == 1 ? "" : "s");
         result = EXIT_SETUP;
+    } else if (report_signal) {
+        snprintf(error, sizeof error, "stopped by %s at cycle %" PRIu64 " (partial)", report_signame(report_signal),
+                 cs->cycles);
+        fprintf(stderr, "nicrun: %s\n", error);
+        result = 128 + report_signal;
     } else if (r.expect_oracle) {
         if (r.violations) {
             printf("nicrun: the DMA oracle fired as expected: %s\n", r.violation);
         } else {
             fprintf(stderr, "nicrun: expected the DMA oracle to fire, it did not\n");
+            snprintf(error, sizeof error, "expected the DMA oracle to fire, it did not");
             result = EXIT_FAIL;
         }
     } else if (rc != 0) {
         fprintf(stderr, "nicrun: TIMEOUT after %" PRIu64 " cycles\n", cs->cycles);
+        snprintf(error, sizeof error, "--max-cycles %" PRIu64 " reached", max_cycles);
         result = EXIT_TIMEOUT;
     }
     for (unsigned i = 0; i < r.nodes && !r.expect_oracle && !halted; i++) {
@@ -487,18 +601,28 @@ int main(int argc, char **argv)
         if (s->test_status != 1) {
             fprintf(stderr, "nicrun: node %u: FAIL code %" PRIu32 " (value 0x%08" PRIx32 ") at cycle %" PRIu64 "\n", i,
                     s->test_status >> 1, s->test_value, s->test_done_at);
+            if (!error[0])
+                snprintf(error, sizeof error, "node %u: FAIL code %" PRIu32, i, s->test_status >> 1);
             result = EXIT_FAIL;
         } else {
             printf("nicrun: node %u: PASS at cycle %" PRIu64 " (value 0x%08" PRIx32 ")\n", i, s->test_done_at,
                    s->test_value);
-            if (check_host(&r, i, s->test_value))
+            if (check_host(&r, i, s->test_value)) {
+                if (!error[0])
+                    snprintf(error, sizeof error, "node %u: the host buffer does not hold what the image said", i);
                 result = EXIT_FAIL;
+            }
         }
     }
-    if (r.violations && !r.expect_oracle)
+    if (r.violations && !r.expect_oracle) {
+        if (!error[0])
+            snprintf(error, sizeof error, "DMA oracle: %s", r.violation);
         result = EXIT_FAIL;
-    if (!halted && link_accounting(&r) && result == EXIT_PASS)
+    }
+    if (!halted && link_accounting(&r) && result == EXIT_PASS) {
+        snprintf(error, sizeof error, "link accounting does not add up");
         result = EXIT_FAIL;
+    }
     if (pcap) {
         uint64_t nf = pcap_cap_frames(pcap);
         if (pcap_cap_close(pcap)) {
@@ -512,11 +636,18 @@ int main(int argc, char **argv)
            "simulated cycles/s\n",
            cs->cycles, cs->cycles_clocked, cs->skips, cs->wall_s,
            cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0);
+    if (json) {
+        struct run_opts ro = { max_cycles, seed, frames, gbps, trace_node, { fault[0], fault[1], fault[2], fault[3] },
+                               skip };
+        if (report_write(json, run_json(&r, &ro, argv[optind], result, error), "nicrun", json_path) &&
+            result == EXIT_PASS)
+            result = EXIT_SETUP;
+    }
     cluster_destroy(r.cl);
     free(r.image);
     return result;
 bad:
-    fprintf(stderr, "nicrun: bad value for --%s: %s\n", argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",
-            optarg ? optarg : "");
+    fprintf(stderr, "nicrun: bad value '%s' for --%s (nicrun --help)\n", optarg ? optarg : "",
+            li >= 0 ? opts[li].name : "?");
     return EXIT_SETUP;
 }

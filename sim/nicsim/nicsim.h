@@ -33,7 +33,7 @@
 #include "hostsw.h"
 #include "nic.h"
 
-#define NS_MAX_NODES 16
+#define NS_MAX_NODES 64
 #define NS_MAX_BUFS 64 /* published buffers per node */
 #define NS_PAGE 4096u
 #define NS_LAT_MAX 200000u /* latency samples kept (beyond: counted, not kept) */

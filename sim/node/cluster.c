@@ -43,7 +43,13 @@ cluster_t *cluster_create(const struct cluster_config *cfg, const costs_t *costs
     c->cfg.sw.nports = cfg->nodes < 2 ? 2 : cfg->nodes;
     c->cfg.sw.seed = cfg->seed;
     c->sw = switch_create(&c->cfg.sw);
-    c->sched = coro_sched_create(NULL);
+    struct coro_config cc;
+    coro_config_default(&cc);
+    /* each node's host runs a few coroutines (driver interrupt and miss threads, the user
+     * programs): room for 8 per node, at least the default */
+    if (cc.max_coros < 8u * cfg->nodes + 32u)
+        cc.max_coros = 8u * cfg->nodes + 32u;
+    c->sched = coro_sched_create(&cc);
     if (!c->sw || !c->sched)
         goto fail;
     for (unsigned i = 0; i < cfg->nodes; i++) {

@@ -16,7 +16,7 @@ set(NIC_SLOW_TESTS
   system.live_pressure system.live_pressure_s2 system.live_procs8 system.live_rxclean system.live_rxclean_nofast
   system.malicious system.malicious_nofast system.malicious_stamped system.read_dead system.soak
   system.soak_detects system.soak_nofast
-  sanitize.host ci.presets)
+  sanitize.host ci.presets ci.package)
 
 function(nic_speed_labels)
   get_property(tests DIRECTORY PROPERTY TESTS)

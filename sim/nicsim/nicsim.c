@@ -218,6 +218,14 @@ static int pick_image(const struct ns_opts *o, char *path, size_t n)
         } else {
             snprintf(path, n, "%s/../%s/ncp.img", dir, o->nack ? "fw" : "fw-nonack");
         }
+        /* not in a build tree: an installed one (cmake/Install.cmake), PREFIX/share/nic/... */
+        if (access(path, R_OK)) {
+            char rel[64];
+            snprintf(rel, sizeof rel, "%.63s", path + strlen(dir) + 4); /* after "DIR/../" */
+            snprintf(path, n, "%s/../share/nic/%s", dir, rel);
+            if (access(path, R_OK)) /* report the build tree's path */
+                snprintf(path, n, "%s/../%s", dir, rel);
+        }
     }
     f = fopen(path, "rb");
     if (!f) {

@@ -2,7 +2,8 @@
 """check_presets SRC WORK: CMake presets instead of sticky -D options (issue 17, item 8).
 
 The presets default, static, nonack, debug, asan and ci exist, each in its own directory except
-ci (build/, the default configuration); `scripts/build -DNCP_LOOKUP=static` is refused (build/
+ci (build/, the default configuration); the base preset sets every firmware option to the
+default cmake/FirmwareOptions.cmake declares; `scripts/build -DNCP_LOOKUP=static` is refused (build/
 would keep it); a directory configured with a preset and -DNCP_LOOKUP=static gets dynamic back
 when configured with the preset again; the static preset sets NCP_LOOKUP=static."""
 import json
@@ -40,6 +41,12 @@ def main():
     opts = open(os.path.join(src, "cmake", "FirmwareOptions.cmake")).read()
     names = re.search(r"set\(NCP_FW_OPTIONS ([^)]*)\)", opts).group(1).split()
     check(all(n in base for n in names), "the base preset sets every firmware option (%s)" % " ".join(n for n in names if n not in base))
+    # ... to the defaults FirmwareOptions.cmake declares (a default changed there must change here)
+    defaults = dict(re.findall(r'^set\((NCP_\w+) "?([^" ]+)"? CACHE', opts, re.M))
+    defaults.update(re.findall(r'^option\((NCP_\w+) "[^"]*" (ON|OFF)\)', opts, re.M))
+    diff = {n: (base.get(n), defaults.get(n)) for n in names if base.get(n) != defaults.get(n)}
+    check(len(defaults) == len(names) and not diff,
+          "the base preset's values are FirmwareOptions.cmake's defaults (differ: %s)" % diff)
     dirs = {}
     for n, c in conf.items():
         if c.get("hidden"):

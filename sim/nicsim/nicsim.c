@@ -694,10 +694,9 @@ int main(int argc, char **argv)
     w->o = o;
     w->wl = wl;
     w->lat = calloc(NS_LAT_MAX, sizeof *w->lat);
-    w->done_at = calloc(NS_LAT_MAX, sizeof *w->done_at);
     coro_event_init(&w->bar_ev);
     w->costs = costs_create(0, o->seed);
-    if (!w->lat || !w->done_at || !w->costs)
+    if (!w->lat || !w->costs)
         return EXIT_SETUP;
     if (o->host_cost && costs_set_list(w->costs, o->host_cost)) {
         fprintf(stderr, "nicsim: --host-cost: %s\n", costs_error(w->costs));
@@ -839,7 +838,8 @@ int main(int argc, char **argv)
     cluster_destroy(w->cl);
     costs_destroy(w->costs);
     free(w->lat);
-    free(w->done_at);
+    for (unsigned i = 0; i < o->nodes; i++)
+        free(w->node[i].msg_post), free(w->node[i].msg_done);
     free(S.img);
     return S.rc;
 }

@@ -120,6 +120,9 @@ struct ns_node {
     struct nic_mr local[NS_MAX_BUFS]; /* this node's registered buffers, by slot */
     uint64_t posted, completed, errors;
     uint64_t next_wr;
+    sim_cycle_t *msg_post, *msg_done; /* stream: per message (wr_id), when posted and completed
+                                       * (0: not yet); the first nmsg messages (the peak figures) */
+    uint64_t nmsg;
     void *wl; /* workload's per-node state */
 };
 
@@ -160,8 +163,6 @@ struct ns_world {
                                   * t1 - t_first is the time without the cold first phase */
     uint64_t *lat;               /* latency samples, cycles */
     uint64_t nlat, lat_dropped;
-    sim_cycle_t *done_at;        /* stream: completion times (the peak bandwidth), cycles */
-    uint64_t ndone;
     uint64_t verify_bytes, verify_mismatch;
     uint64_t reg_pages;   /* reglimit: pages registered before the first failure */
     char reg_error[64];   /* reglimit: why registration stopped ("" = the cap) */
@@ -191,7 +192,6 @@ void ns_verify(struct ns_node *a, uint64_t lva, unsigned b, uint64_t rva, uint64
 int ns_fill(struct ns_node *n, uint64_t va, uint64_t len, uint64_t seq);
 void ns_lat(struct ns_world *w, sim_cycle_t cycles);
 double ns_cyc_to_ns(const struct ns_world *w, double cycles);
-void ns_done(struct ns_world *w, sim_cycle_t at); /* stream: one completion at `at` */
 /* perftest's latency figures of n samples (cycles, any order; v is sorted in place), in ns */
 void ns_lat_stats(const struct ns_world *w, uint64_t *v, uint64_t n, struct ns_lat_stats *st);
 void ns_point_lat(struct ns_point *p, const struct ns_lat_stats *st);

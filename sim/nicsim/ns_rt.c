@@ -213,12 +213,6 @@ void ns_compute(struct ns_node *n, uint64_t ns)
         coro_sleep(c);
 }
 
-void ns_done(struct ns_world *w, sim_cycle_t at)
-{
-    if (w->done_at && w->ndone < NS_LAT_MAX)
-        w->done_at[w->ndone++] = at;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -282,6 +282,11 @@ static void stream_run(struct ns_node *n)
     if (n->id == 0)
         w->t0 = coro_now();
     w->ops_expected += o->iters; /* per active node (both with --bidir) */
+    n->nmsg = o->iters < NS_LAT_MAX ? o->iters : NS_LAT_MAX;
+    n->msg_post = calloc(n->nmsg, sizeof *n->msg_post);
+    n->msg_done = calloc(n->nmsg, sizeof *n->msg_done);
+    if (!n->msg_post || !n->msg_done)
+        n->nmsg = 0;
     /* Completions may come back in any order (reads are served concurrently by the peer), so
      * each request owns its ring chunk (local and remote) until its completion is verified. */
     while (done < o->iters && !w->failed) {
@@ -290,6 +295,8 @@ static void stream_run(struct ns_node *n)
             if (write && ns_fill(n, VA_SRC + k * chunk, s, posted * 2 + n->id))
                 goto out;
             t_post[k] = coro_now();
+            if (posted < n->nmsg)
+                n->msg_post[posted] = coro_now();
             if (ns_post(n, write, VA_SRC + k * chunk, (uint32_t)s, ns_peer(n, peer, 1), k * chunk, posted))
                 goto out;
             posted++;
@@ -303,7 +310,8 @@ static void stream_run(struct ns_node *n)
             goto out;
         }
         ns_lat(w, coro_now() - t_post[k]);
-        ns_done(w, coro_now());
+        if (wc.wr_id < n->nmsg)
+            n->msg_done[wc.wr_id] = coro_now();
         t_post[k] = SIM_CYCLE_NEVER;
         ns_verify(n, VA_SRC + k * chunk, peer, VA_DST + k * chunk, s);
         done++;

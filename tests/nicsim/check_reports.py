@@ -119,16 +119,25 @@ def case_open_before_run():
     check(rc == 3 and "--json" in err, "nicrun --json into a missing directory: exit %d: %s" % (rc, err.strip()))
 
 
-def interrupt(argv, sig, wait_s):
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(wait_s)
-    p.send_signal(sig)
+def interrupt(argv, sig, pattern):
+    """Start argv, wait until its progress output on stderr matches `pattern` (the run is under
+    way: nothing depends on the machine's speed), send sig, collect the output."""
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err, t0 = b"", time.time()
+    while time.time() - t0 < 240:
+        chunk = os.read(p.stderr.fileno(), 4096)
+        if not chunk:
+            break
+        err += chunk
+        if re.search(pattern, err.decode(errors="replace")):
+            p.send_signal(sig)
+            break
     try:
-        out, err = p.communicate(timeout=120)
+        out, rest = p.communicate(timeout=120)
     except subprocess.TimeoutExpired:
         p.kill()
-        out, err = p.communicate()
-    return p.returncode, out, err
+        out, rest = p.communicate()
+    return p.returncode, "", (err + rest).decode(errors="replace")
 
 
 def case_partial():
@@ -136,7 +145,8 @@ def case_partial():
     for sig, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
         js, cs = os.path.join(d, name + ".json"), os.path.join(d, name + ".csv")
         rc, out, err = interrupt([A.nicsim, "--workload", "stream", "--nodes", "2", "--iters", "10000000",
-                                  "--size", "4096", "--quiet", "--json", js, "--csv", cs], sig, 4)
+                                  "--size", "4096", "--quiet", "--progress", "--json", js, "--csv", cs], sig,
+                                 r"[1-9]\d*/10000000 ops")
         check(rc == 128 + sig, "nicsim stopped by %s: exit %d (want %d)" % (name, rc, 128 + sig))
         try:
             with open(js) as f:
@@ -153,8 +163,8 @@ def case_partial():
         check(len(rows) == 1 and rows[0]["partial"] == "1" and rows[0]["result"] == "INTERRUPTED",
               "nicsim %s: CSV row marked partial" % name)
     js = os.path.join(d, "nicrun.json")
-    rc, out, err = interrupt([A.nicrun, "--quiet", "--nodes", "4", "--no-skip", "--frames", "1000", "--json", js,
-                              os.path.join(A.build, "fw", "fw_nic_link.img")], signal.SIGTERM, 3)
+    rc, out, err = interrupt([A.nicrun, "--nodes", "4", "--no-skip", "--frames", "1000", "--json", js,
+                              os.path.join(A.build, "fw", "fw_nic_link.img")], signal.SIGTERM, r"\[sim\] [0-9.]+ ms")
     check(rc == 128 + signal.SIGTERM, "nicrun stopped by SIGTERM: exit %d" % rc)
     try:
         with open(js) as f:
@@ -303,6 +313,13 @@ def case_perftest():
     check(abs(float(row["bw_peak_MBps"]) - s["bw_peak_MBps"]) < 0.01 and
           abs(float(row["msg_rate_avg_Mps"]) - s["msg_rate_avg_Mps"]) < 1e-5, "CSV: the stream figures")
     check("bandwidth peak" in out and "message rate peak" in out, "text: the stream line")
+    # both directions, reads completing out of order: the peak still within the (doubled) limit
+    rc, out, err = run([A.nicsim, "--workload", "stream", "--nodes", "2", "--iters", "48", "--size", "16384",
+                        "--window", "12", "--op", "read", "--bidir", "--quiet", "--json", js])
+    r = json.load(open(js))
+    s, w = r["workload"]["stream"], r["workload"]
+    check(rc == 0 and s["bw_avg_MBps"] <= s["bw_peak_MBps"] <= w["limit_MBps"],
+          "stream --bidir --op read: average <= peak <= limit (%s, limit %.1f)" % (s, w["limit_MBps"]))
 
 
 def case_nicrun_json():

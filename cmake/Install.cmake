@@ -13,6 +13,9 @@
 # nicsim looks for its images next to its own directory (../fw, the build tree) and then in
 # ../share/nic (an installed tree).
 include(GNUInstallDirs)
+# Installing (and CPack, which installs) takes what is built: it does not build `all` first, so
+# the test ci.package never builds into build/ while other tests use it. Build first.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
 set(_nic_tools nicsim nicsim-trace nicrun nicrun-trace fwimage)
 if(TARGET coresim)
   list(APPEND _nic_tools coresim coresim-trace)

@@ -15,6 +15,8 @@ struct cluster {
     struct cluster_stats st;
     cluster_note_fn note;
     void *note_ctx;
+    cluster_hook_fn hook; /* debugging (cluster_set_hook) */
+    void *hook_ctx;
 };
 
 void cluster_config_default(struct cluster_config *cfg, unsigned nodes)
@@ -110,10 +112,11 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
 
     while (c->now < end) {
         uint32_t skip = 0;
+        bool hold = c->hook && c->hook(c, c->hook_ctx);
 
         if (coro_next_event(c->sched) <= c->now)
             coro_run(c->sched, c->now);
-        if (c->cfg.skip_idle) {
+        if (c->cfg.skip_idle && !hold) {
             sim_cycle_t t = next_activity(c);
             /* jump to one cycle before the event: that cycle is clocked with the skip */
             if (t > c->now + 1) {
@@ -155,6 +158,12 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
     c->st.cycles = c->now;
     c->st.wall_s += wall() - t0;
     return rc;
+}
+
+void cluster_set_hook(cluster_t *c, cluster_hook_fn fn, void *ctx)
+{
+    c->hook = fn;
+    c->hook_ctx = ctx;
 }
 
 void cluster_set_progress_note(cluster_t *c, cluster_note_fn fn, void *ctx)

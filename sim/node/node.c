@@ -82,6 +82,8 @@ struct node {
     char tail[NODE_CONSOLE_TAIL][NODE_CONSOLE_LINE]; /* ring of the last complete lines */
     unsigned tail_next, tail_count;
     sim_cycle_t now;
+    node_probe_fn probe; /* debugging (nodedbg.c) */
+    void *probe_ctx;
 };
 
 void node_config_default(struct node_config *cfg, unsigned id)
@@ -455,12 +457,16 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
         p->dma_wack_valid = 0;
     drive_rx(n, now, paced);
 
+    nic_model_set_cycle(n->nic, now);
     nic_model_eval(n->nic, p);
+    if (n->probe)
+        n->probe(n->probe_ctx, n, now);
     take_mmio(n, now);
     take_dma(n, now);
     take_link(n, now);
     take_misc(n, now);
     nic_model_clock(n->nic, p);
+    p->dbg_resume = 0; /* a pulse */
 
     if (paced) { /* accrue line time, at most a beat's and a cycle's worth (as the MAC) */
         int64_t add = (int64_t)n->cfg.phy_bits_per_cycle * (1 + (int64_t)skip),
@@ -491,6 +497,22 @@ sim_cycle_t node_next_event(const node_t *n, sim_cycle_t now)
 int node_trace_open(node_t *n, const char *path)
 {
     return nic_model_trace_open(n->nic, path);
+}
+
+struct nic_model *node_nic(node_t *n)
+{
+    return n->nic;
+}
+
+struct nic_pins *node_pins(node_t *n)
+{
+    return &n->pins;
+}
+
+void node_set_probe(node_t *n, node_probe_fn fn, void *ctx)
+{
+    n->probe = fn;
+    n->probe_ctx = ctx;
 }
 
 unsigned node_id(const node_t *n)

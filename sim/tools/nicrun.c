@@ -28,6 +28,7 @@
 #include "nic_regs.h"
 #include "nic_model.h"
 #include "nicdrv.h"
+#include "nodedbg.h"
 #include "pcap.h"
 #include "report.h"
 #include "sim_exec.h"
@@ -72,9 +73,10 @@ static void usage(FILE *f)
                "  --expect-oracle    pass only if the unpinned-DMA oracle fires (and report it)\n"
                "  --check-link       the image reports link counters (fw_nic_link): account for every\n"
                "                     frame between senders, switch and receiving MACs\n"
-               "  --fst FILE         FST waveform of one node's NIC (runs nicrun-trace, the traced model:\n"
-               "                     ~45%% slower); time is in clocked cycles\n"
-               "  --trace-node N     the node --fst records (default 0)\n"
+               "  --fst FILE         FST waveform of one node's NIC (runs nicrun-trace, the traced model,\n"
+               "                     many times slower: docs/debugging.md); time is simulated time\n"
+               "  --trace-node N     the node --fst and --trace-insn record (default 0)\n"
+               NODEDBG_USAGE
                "  --pcap FILE        capture every frame at the switch (pcap, ns timestamps in simulated\n"
                "                     time, link type USER0; decode with tools/wireshark/ncp.lua)\n"
                "  --json FILE        machine-readable report (docs/nicsim.md, nicrun's report); opened\n"
@@ -404,6 +406,7 @@ int main(int argc, char **argv)
         { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
         { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
         { "link-gbps", required_argument, 0, 'G' }, { "json", required_argument, 0, 'J' },
+        NODEDBG_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
     struct cluster_config cfg;
@@ -420,6 +423,10 @@ int main(int argc, char **argv)
     uint64_t trace_node = 0;
     double fault[4] = { 0, 0, 0, 0 };
     int opt, rc;
+    struct nodedbg_opts dbo;
+    nodedbg_t *dbg = NULL;
+
+    nodedbg_opts_default(&dbo);
 
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", opts, &li)) != -1) {
@@ -480,9 +487,14 @@ int main(int argc, char **argv)
         case 'h':
             usage(stdout);
             return EXIT_PASS;
-        default:
-            fprintf(stderr, "nicrun: unknown option or missing value: %s (nicrun --help)\n", argv[optind - 1]);
+        default: {
+            int k = nodedbg_option(&dbo, opt, optarg, "nicrun", stderr);
+            if (k == 1)
+                break;
+            if (k == 0)
+                fprintf(stderr, "nicrun: unknown option or missing value: %s (nicrun --help)\n", argv[optind - 1]);
             return EXIT_SETUP;
+        }
         }
         li = -1;
     }
@@ -533,6 +545,12 @@ int main(int argc, char **argv)
     r.cl = cluster_create(&cfg, NULL);
     if (!r.cl) {
         fprintf(stderr, "nicrun: cannot create the cluster\n");
+        free(r.image);
+        return EXIT_SETUP;
+    }
+    dbg = nodedbg_attach(&dbo, r.cl, (unsigned)trace_node, argv[optind], "nicrun", stderr);
+    if (!dbg) {
+        cluster_destroy(r.cl);
         free(r.image);
         return EXIT_SETUP;
     }
@@ -636,6 +654,10 @@ int main(int argc, char **argv)
            "simulated cycles/s\n",
            cs->cycles, cs->cycles_clocked, cs->skips, cs->wall_s,
            cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0);
+    if (nodedbg_finish(dbg, result)) {
+        fprintf(stderr, "nicrun: --trace-insn: write failed: the trace is incomplete\n");
+        result = result ? result : EXIT_SETUP;
+    }
     if (json) {
         struct run_opts ro = { max_cycles, seed, frames, gbps, trace_node, { fault[0], fault[1], fault[2], fault[3] },
                                skip };

@@ -55,7 +55,8 @@ def main():
     # every test quick xor slow; --quick selects the quick ones only
     lab = labels(build)
     bad = [t for t, l in lab.items() if ("quick" in l) == ("slow" in l)]
-    check(len(lab) > 100 and not bad, "every one of %d tests is quick or slow, not both (%s)" % (len(lab), bad[:5]))
+    check(len(lab) > 100 and not bad, "every one of %d tests is quick or slow, not both (%s; a new tests/ directory "
+          "starts its CMakeLists.txt with cmake_language(DEFER CALL nic_speed_labels))" % (len(lab), bad[:5]))
     check(all("slow" in lab[t] for t in ("system.soak", "rtl.synth", "sanitize.host") if t in lab),
           "the long tests are slow")
     check(all("quick" in l for t, l in lab.items() if re.match(r"^(unit|models)\.", t)), "unit and model tests are quick")

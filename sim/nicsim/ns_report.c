@@ -365,12 +365,18 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddStringToObject(x, "workload", o->workload);
     cJSON_AddStringToObject(x, "firmware", fw);
     cJSON_AddStringToObject(x, "image", r->img_path);
-    cJSON_AddStringToObject(x, "lookup", fi && !(fi->caps & NIC_CAP_DYNAMIC_LOOKUP) ? "static" : "dynamic");
-    y = cJSON_AddObjectToObject(x, "cache");
-    cJSON_AddNumberToObject(y, "C", fi ? fi->cache[0].entries : 0);
-    cJSON_AddNumberToObject(y, "L", fi ? fi->cache[0].line : 0);
-    cJSON_AddNumberToObject(y, "A", fi ? fi->cache[0].ways : 0);
-    cJSON_AddBoolToObject(x, "nack", fi && (fi->caps & NIC_CAP_NACK));
+    if (fi) { /* from the handshake; null when no driver got that far */
+        cJSON_AddStringToObject(x, "lookup", !(fi->caps & NIC_CAP_DYNAMIC_LOOKUP) ? "static" : "dynamic");
+        y = cJSON_AddObjectToObject(x, "cache");
+        cJSON_AddNumberToObject(y, "C", fi->cache[0].entries);
+        cJSON_AddNumberToObject(y, "L", fi->cache[0].line);
+        cJSON_AddNumberToObject(y, "A", fi->cache[0].ways);
+        cJSON_AddBoolToObject(x, "nack", (fi->caps & NIC_CAP_NACK) != 0);
+    } else {
+        cJSON_AddNullToObject(x, "lookup");
+        cJSON_AddNullToObject(x, "cache");
+        cJSON_AddNullToObject(x, "nack");
+    }
     report_num(x, "link_gbps", (double)o->link_bpc * 0.2, 3);
     report_u64(x, "link_latency_cycles", o->link_latency);
     cJSON_AddNumberToObject(x, "drop", o->drop);
@@ -575,9 +581,12 @@ int ns_write_csv(FILE *f, const char *path, const struct ns_report *r)
     for (unsigned k = 0; k < rows; k++) {
         const struct ns_point *p = w->npts ? &w->pts[k] : NULL;
         int whole = !p || !is_wl(w, "pingpong");
-        fprintf(f, "%s,%u,%s,%u,%u,%u,%d,", o->workload, o->nodes,
-                fi && !(fi->caps & NIC_CAP_DYNAMIC_LOOKUP) ? "static" : "dynamic", fi ? fi->cache[0].entries : 0,
-                fi ? fi->cache[0].line : 0, fi ? fi->cache[0].ways : 0, fi && (fi->caps & NIC_CAP_NACK) ? 1 : 0);
+        if (fi)
+            fprintf(f, "%s,%u,%s,%u,%u,%u,%d,", o->workload, o->nodes,
+                    !(fi->caps & NIC_CAP_DYNAMIC_LOOKUP) ? "static" : "dynamic", fi->cache[0].entries,
+                    fi->cache[0].line, fi->cache[0].ways, (fi->caps & NIC_CAP_NACK) ? 1 : 0);
+        else /* no handshake: unknown, empty */
+            fprintf(f, "%s,%u,,,,,,", o->workload, o->nodes);
         csv_str(f, r->img_path);
         fprintf(f, "%s,%d,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%g,%g,%g,%g,%" PRIu64 ",%g,%" PRIu64 ",%u,%" PRIu64 ",",
                 o->op_read ? "read" : "write", o->bidir, o->window, o->iters, o->warmup, o->size_min, o->size_max,

@@ -88,6 +88,16 @@ def case_json_any_path():
             "pin_hwm", "miss_threads", "prefill", "partial"]
     check(all(k in rows[0] for k in want), "CSV: every option that shapes a run has a column")
     check([int(x["size"]) for x in rows] == [8, 16, 32, 64], "CSV: sizes")
+    check(rows[0]["lookup"] == "dynamic" and rows[0]["C"] == "16384" and r["config"]["nack"] is True,
+          "the firmware's configuration from its handshake")
+    # an NCP that crashes before its handshake: the report does not invent a configuration
+    js2, cs2 = os.path.join(d, "trap.json"), os.path.join(d, "trap.csv")
+    rc, out, err = run([A.nicsim, "--workload", "pingpong", "--nodes", "2", "--size", "64", "--iters", "2", "--quiet",
+                        "--fw", os.path.join(A.build, "fw", "fw_trap_demo.img"), "--json", js2, "--csv", cs2])
+    t = json.load(open(js2))
+    row = list(csv.DictReader(open(cs2, newline="")))[0]
+    check(rc == 1 and t["result"] == "FAIL" and t["config"]["lookup"] is None and t["config"]["cache"] is None
+          and row["lookup"] == "" and row["C"] == "", "no handshake: lookup and cache null in the JSON, empty in the CSV")
 
 
 def case_csv_stream_rw():

@@ -570,7 +570,7 @@ int ns_write_csv(FILE *f, const char *path, const struct ns_report *r)
     /* every option that shaped the run first, then the figures (one unit per column, in its name) */
     fprintf(f, "workload,nodes,lookup,C,L,A,nack,image,op,bidir,window,iters,warmup,size_min,size_max,link_gbps,"
                "link_latency_cycles,drop,duplicate,corrupt,delay,seed,miss_ratio,ws_pages,phases,compute_ns,host_cost,"
-               "pin_hwm,miss_threads,prefill,"
+               "pin_hwm,miss_threads,prefill,max_cycles,no_skip,"
                "size,ops,bytes,time_ns,lat_p50_ns,lat_p99_ns,lat_mean_ns,"
                "lat_min_us,lat_max_us,lat_typical_us,lat_avg_us,lat_stdev_us,lat_p99_us,lat_p99_9_us,"
                "bw_MBps,bw_peak_MBps,bw_avg_MBps,msg_rate_peak_Mps,msg_rate_avg_Mps,"
@@ -593,7 +593,7 @@ int ns_write_csv(FILE *f, const char *path, const struct ns_report *r)
                 (double)o->link_bpc * 0.2, o->link_latency, o->drop, o->duplicate, o->corrupt, o->delay, o->seed,
                 o->miss_ratio, o->ws_pages, o->phases, o->compute_ns);
         csv_str(f, o->host_cost);
-        fprintf(f, "%" PRIu64 ",%u,%d,", o->pin_hwm, o->miss_threads, o->prefill);
+        fprintf(f, "%" PRIu64 ",%u,%d,%" PRIu64 ",%d,", o->pin_hwm, o->miss_threads, o->prefill, o->max_cycles, o->no_skip);
         fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.0f,%.0f,%.0f,%.0f,", p ? p->size : o->size_max,
                 whole ? w->ops : p->ops, whole ? w->bytes : p->bytes, time_ns(w),
                 whole ? ns_cyc_to_ns(w, pctl(r->lat, r->nl, 50)) : p->lat_p50_ns,

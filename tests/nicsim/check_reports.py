@@ -85,7 +85,7 @@ def case_json_any_path():
     check(all(x["host_cost"] == "irq_ns=1000" for x in rows), "CSV: host_cost column")
     want = ["op", "bidir", "window", "iters", "warmup", "size_min", "size_max", "link_gbps", "link_latency_cycles",
             "drop", "duplicate", "corrupt", "delay", "seed", "miss_ratio", "ws_pages", "phases", "compute_ns",
-            "pin_hwm", "miss_threads", "prefill", "partial"]
+            "pin_hwm", "miss_threads", "prefill", "max_cycles", "no_skip", "partial"]
     check(all(k in rows[0] for k in want), "CSV: every option that shapes a run has a column")
     check([int(x["size"]) for x in rows] == [8, 16, 32, 64], "CSV: sizes")
     check(rows[0]["lookup"] == "dynamic" and rows[0]["C"] == "16384" and r["config"]["nack"] is True,

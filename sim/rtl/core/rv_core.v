@@ -90,7 +90,7 @@ module rv_core #(
   wire        dbg_go;          // debug resume: restart fetch at dbg_resume_pc
   wire        d_hold;          // debug: decode holds its instruction (a stop is due or halted)
   wire        redirect    = m_flush || e_redirect || dbg_go;
-  wire [31:0] redirect_pc = dbg_go ? dbg_resume_pc : m_flush ? m_target : e_npc;
+  wire [31:0] redirect_pc = dbg_go ? dq_resume_pc : m_flush ? m_target : e_npc;
 
   // ------------------------------------------------------------------
   // F: fetch + prediction
@@ -126,6 +126,21 @@ module rv_core #(
   // ------------------------------------------------------------------
   // debug: halt between instructions (the decode stage holds; see the port list)
   // ------------------------------------------------------------------
+  // The port's inputs are registered: no combinational path from them into the pipeline (a
+  // request takes effect one cycle later; simulation: the model's input-driven logic stays small)
+  reg                   dq_halt, dq_resume, dq_step, dq_ebreak;
+  reg  [31:0]           dq_resume_pc;
+  reg  [DBG_BPS*32-1:0] dq_bp_addr;
+  reg  [DBG_BPS-1:0]    dq_bp_en;
+  always @(posedge clk) begin
+    dq_halt      <= dbg_halt_req;
+    dq_resume    <= dbg_resume;
+    dq_step      <= dbg_step;
+    dq_ebreak    <= dbg_ebreak;
+    dq_resume_pc <= dbg_resume_pc;
+    dq_bp_addr   <= dbg_bp_addr;
+    dq_bp_en     <= dbg_bp_en;
+  end
   reg         dbg_halted_r, dbg_skip_bp, dbg_stepping, dbg_step_issued;
   reg  [31:0] dbg_npc;         // pc of the next instruction to execute, once the pipeline drained
   reg         d_bp_hit;
@@ -133,13 +148,13 @@ module rv_core #(
   always @* begin
     d_bp_hit = 1'b0;
     for (bpi = 0; bpi < DBG_BPS; bpi = bpi + 1)
-      if (dbg_bp_en[bpi] && d_pc == dbg_bp_addr[bpi*32 +: 32]) d_bp_hit = 1'b1;
+      if (dq_bp_en[bpi] && d_pc == dq_bp_addr[bpi*32 +: 32]) d_bp_hit = 1'b1;
   end
-  wire d_ebreak   = dbg_ebreak && !d_err && d_insn == 32'h0010_0073;
+  wire d_ebreak   = dq_ebreak && !d_err && d_insn == 32'h0010_0073;
   // a stop is due: nothing more enters execute
-  wire dbg_stop   = dbg_halt_req || dbg_step_issued || (d_valid && !dbg_skip_bp && (d_bp_hit || d_ebreak));
+  wire dbg_stop   = dq_halt || dbg_step_issued || (d_valid && !dbg_skip_bp && (d_bp_hit || d_ebreak));
   assign d_hold   = dbg_halted_r || dbg_stop;
-  assign dbg_go   = dbg_halted_r && dbg_resume;
+  assign dbg_go   = dbg_halted_r && dq_resume;
   wire d_to_e     = e_ready && d_valid && !d_hold && !redirect;
 
   // ------------------------------------------------------------------
@@ -478,9 +493,9 @@ module rv_core #(
     end else if (dbg_go) begin
       dbg_halted_r    <= 1'b0;
       dbg_skip_bp     <= 1'b1;
-      dbg_stepping    <= dbg_step;
+      dbg_stepping    <= dq_step;
       dbg_step_issued <= 1'b0;
-      dbg_npc         <= dbg_resume_pc;
+      dbg_npc         <= dq_resume_pc;
     end else begin
       if (!dbg_halted_r && dbg_stop && pipe_empty) begin
         dbg_halted_r    <= 1'b1;
@@ -495,7 +510,7 @@ module rv_core #(
       else if (e_fire) dbg_npc <= e_npc;
     end
   end
-  assign dbg_halted = dbg_halted_r;
+  assign dbg_halted = dbg_halted_r && !dq_resume;   // leaving as soon as the resume is taken
   assign dbg_pc     = dbg_npc;
 
 `ifdef RV_CORE_STATS

@@ -4,7 +4,8 @@
  *
  * Role map:
  *   nicsim.c     options, firmware image choice, cluster and host software set-up, the run loop
- *                with progress, the summary table, JSON and CSV reports
+ *                with progress, the firmware handshake check
+ *   ns_report.c  the summary table, the JSON report (cJSON, sim/node/report.h) and the CSV rows
  *   ns_rt.c      the per-node runtime: probe, process, endpoint, registration, the out-of-band
  *                directory and barrier, posting with a window, verification, latency samples
  *   wl_micro.c   pingpong, stream, missratio
@@ -45,12 +46,20 @@
 #define NS_MAX_BUFS 64 /* published buffers per node */
 #define NS_PAGE 4096u
 #define NS_LAT_MAX (1u << 24) /* latency samples kept (beyond: counted, not kept) */
+/* The simulated host's memory (hostmem_config_default: 65536 frames, 256 MiB) minus what the
+ * driver, the rings and the process need besides a pattern's working set (measured: ocean on 2
+ * nodes runs at --ws-pages 32700, fails at 32760). */
+#define NS_HOST_RESERVE_PAGES 256u
+
+/* Exit status (docs/nicsim.md); a run stopped by SIGINT/SIGTERM exits 128 + the signal. */
+enum { NS_EXIT_PASS = 0, NS_EXIT_FAIL = 1, NS_EXIT_TIMEOUT = 2, NS_EXIT_SETUP = 3 };
 
 struct ns_opts {
     unsigned nodes;
     const char *workload;
     /* firmware */
-    const char *fw;       /* explicit image (overrides the next three) */
+    const char *fw;       /* explicit image (the next three are then only checked, when given) */
+    int lookup_set, cache_set, nack_set; /* given on the command line */
     int lookup_static;    /* --lookup static */
     unsigned cache[3];    /* C, L, A; 0 = the default build */
     int nack;             /* 1 = NACK build (default), 0 = seed-faithful timeout build */
@@ -91,7 +100,15 @@ struct ns_point {
     uint64_t ops, bytes;
     sim_cycle_t t0, t1;       /* measured interval */
     double lat_p50_ns, lat_p99_ns, lat_mean_ns;
+    double lat_min_ns, lat_max_ns, lat_stdev_ns, lat_p999_ns; /* perftest's figures (ns_lat_stats) */
     double mbps;
+};
+
+/* Latency figures of a set of samples (perftest's t_min, t_max, typical = median, average,
+ * stdev, 99 %, 99.9 %), in ns. */
+struct ns_lat_stats {
+    uint64_t n;
+    double min, max, p50, mean, stdev, p99, p999;
 };
 
 struct ns_world;
@@ -116,6 +133,9 @@ struct ns_node {
     struct nic_mr local[NS_MAX_BUFS]; /* this node's registered buffers, by slot */
     uint64_t posted, completed, errors;
     uint64_t next_wr;
+    sim_cycle_t *msg_post, *msg_done; /* stream: per message (wr_id), when posted and completed
+                                       * (0: not yet); the first nmsg messages (the peak figures) */
+    uint64_t nmsg;
     void *wl; /* workload's per-node state */
 };
 
@@ -200,7 +220,45 @@ void ns_verify(struct ns_node *a, uint64_t lva, unsigned b, uint64_t rva, uint64
 int ns_fill(struct ns_node *n, uint64_t va, uint64_t len, uint64_t seq);
 void ns_lat(struct ns_world *w, sim_cycle_t cycles);
 double ns_cyc_to_ns(const struct ns_world *w, double cycles);
+/* perftest's latency figures of n samples (cycles, any order; v is sorted in place), in ns */
+void ns_lat_stats(const struct ns_world *w, uint64_t *v, uint64_t n, struct ns_lat_stats *st);
+void ns_point_lat(struct ns_point *p, const struct ns_lat_stats *st);
 void ns_compute(struct ns_node *n, uint64_t ns); /* host compute time */
+
+/* ---- ns_report.c: the summary and the reports ---- */
+struct ns_mem_cats {
+    uint64_t code, buffers, lookup, queues, other;
+    int ok;
+};
+
+struct ns_report {
+    const struct ns_world *w;
+    const struct cluster_stats *cs;
+    const uint64_t *lat;  /* the run's latency samples, sorted */
+    uint64_t nl;
+    const char *img_path;
+    const uint8_t *img;
+    size_t img_len;
+    struct ns_mem_cats mem;
+    const struct nic_info *info; /* the firmware's handshake; NULL when no driver got that far */
+    struct costs_stats miss;
+    struct switch_port_counters sw;
+    uint64_t violations;
+    int rc; /* NS_EXIT_* or 128 + signal */
+    /* the ranks (docs/simulation-speed.md "Ranks"): how many, their transport, the quantum, the
+     * boundaries crossed and the time this rank waited at them */
+    unsigned ranks;
+    const char *transport;
+    uint64_t quantum, boundaries;
+    double wait_s;
+};
+
+const char *ns_verdict(int rc);
+void ns_summary(FILE *f, const struct ns_report *r);
+int ns_write_json(FILE *f, const char *path, const struct ns_report *r); /* closes f */
+int ns_write_csv(FILE *f, const char *path, const struct ns_report *r);  /* closes f */
+/* "dynamic C16384 L64 A4, miss NACKs" or "static tables", from the handshake */
+void ns_fw_desc(char *buf, size_t n, const struct nic_info *info, const char *img_path);
 
 /* ---- workloads ---- */
 extern const struct ns_workload ns_wl_pingpong, ns_wl_stream, ns_wl_missratio, ns_wl_reglimit;

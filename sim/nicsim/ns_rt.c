@@ -4,6 +4,7 @@
  * and the verification of every byte moved are in ns_dist.c.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,4 +133,51 @@ void ns_compute(struct ns_node *n, uint64_t ns)
     sim_cycle_t c = (sim_cycle_t)((double)ns * (double)n->w->clock_hz / 1e9);
     if (c)
         coro_sleep(c);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The p-th per-mille sample of n sorted ones, the convention the reports always used for p99:
+ * index floor(n * p / 1000), at most n - 1. */
+static double pm(const uint64_t *v, uint64_t n, unsigned p)
+{
+    uint64_t i = n * p / 1000;
+    return (double)v[i < n ? i : n - 1];
+}
+
+void ns_lat_stats(const struct ns_world *w, uint64_t *v, uint64_t n, struct ns_lat_stats *st)
+{
+    double sum = 0, sq = 0, mean;
+    memset(st, 0, sizeof *st);
+    st->n = n;
+    if (!n)
+        return;
+    qsort(v, n, sizeof *v, cmp_u64);
+    for (uint64_t i = 0; i < n; i++)
+        sum += (double)v[i];
+    mean = sum / (double)n;
+    for (uint64_t i = 0; i < n; i++)
+        sq += ((double)v[i] - mean) * ((double)v[i] - mean);
+    st->min = ns_cyc_to_ns(w, (double)v[0]);
+    st->max = ns_cyc_to_ns(w, (double)v[n - 1]);
+    st->p50 = ns_cyc_to_ns(w, pm(v, n, 500));
+    st->mean = ns_cyc_to_ns(w, mean);
+    st->stdev = ns_cyc_to_ns(w, sqrt(sq / (double)n)); /* population stdev, as perftest */
+    st->p99 = ns_cyc_to_ns(w, pm(v, n, 990));
+    st->p999 = ns_cyc_to_ns(w, pm(v, n, 999));
+}
+
+void ns_point_lat(struct ns_point *p, const struct ns_lat_stats *st)
+{
+    p->lat_min_ns = st->min;
+    p->lat_max_ns = st->max;
+    p->lat_p50_ns = st->p50;
+    p->lat_mean_ns = st->mean;
+    p->lat_stdev_ns = st->stdev;
+    p->lat_p99_ns = st->p99;
+    p->lat_p999_ns = st->p999;
 }

@@ -30,6 +30,7 @@
 #include "nicdrv.h"
 #include "nodedbg.h"
 #include "pcap.h"
+#include "report.h"
 #include "sim_exec.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
@@ -58,7 +59,7 @@ struct run {
 };
 
 /* A node's status: its own (one process) or the copy from the last boundary (ranks). */
-static const struct node_status *st(struct run *r, unsigned i)
+static const struct node_status *st(const struct run *r, unsigned i)
 {
     return r->quanta ? &r->gst[i] : node_status(cluster_node(r->cl, i));
 }
@@ -91,6 +92,8 @@ static void usage(FILE *f)
                NODEDBG_USAGE
                "  --pcap FILE        capture every frame at the switch (pcap, ns timestamps in simulated\n"
                "                     time, link type USER0; decode with tools/wireshark/ncp.lua)\n"
+               "  --json FILE        machine-readable report (docs/nicsim.md, nicrun's report); opened\n"
+               "                     before the run; SIGINT/SIGTERM write it marked partial\n"
                "  --quiet            no node console output\n"
                "A node whose NCP traps or halts is explained: cause, function and file:line (from the\n"
                "ELF next to IMAGE.img, IMAGE.elf) and its last console lines.\n"
@@ -235,8 +238,8 @@ static bool all_done(cluster_t *c, void *ctx)
     struct run *r = ctx;
     unsigned done = 0;
 
-    if (r->quanta ? r->g_boot_failed || (r->expect_oracle && r->g_violations)
-                  : r->boot_failed || (r->expect_oracle && r->violations))
+    if ((r->quanta ? r->g_boot_failed || (r->expect_oracle && r->g_violations)
+                   : r->boot_failed || (r->expect_oracle && r->violations)) || report_signal)
         return true;
     unsigned halted = 0;
     sim_cycle_t first = SIM_CYCLE_NEVER;
@@ -430,6 +433,93 @@ static void gather_results(struct run *r)
     free(b.p);
 }
 
+/* --json: the run's outcome (docs/nicsim.md, "nicrun's report") */
+struct run_opts {
+    uint64_t max_cycles, seed, frames, gbps, trace_node;
+    double fault[4];
+    bool skip;
+};
+
+static cJSON *run_json(const struct run *r, const struct run_opts *ro, const char *img_path, int result,
+                       const char *error)
+{
+    cJSON *root = report_new("nicrun", img_path, r->image, r->image_len), *x, *arr;
+    struct switch_port_counters tot;
+    const struct cluster_stats *cs = cluster_stats(r->cl);
+    if (!root)
+        return NULL;
+    report_mark(root);
+    cJSON_AddStringToObject(root, "result", result == EXIT_PASS      ? "PASS"
+                                            : result == EXIT_TIMEOUT ? "TIMEOUT"
+                                            : result == EXIT_SETUP   ? "SETUP"
+                                            : result > 128           ? "INTERRUPTED"
+                                                                     : "FAIL");
+    cJSON_AddStringToObject(root, "error", error);
+    cJSON_AddNumberToObject(root, "exit_status", result);
+    x = cJSON_AddObjectToObject(root, "config");
+    cJSON_AddNumberToObject(x, "nodes", r->nodes);
+    cJSON_AddStringToObject(x, "image", img_path);
+    report_u64(x, "max_cycles", ro->max_cycles);
+    report_u64(x, "seed", ro->seed);
+    cJSON_AddNumberToObject(x, "drop", ro->fault[0]);
+    cJSON_AddNumberToObject(x, "corrupt", ro->fault[1]);
+    cJSON_AddNumberToObject(x, "duplicate", ro->fault[2]);
+    cJSON_AddNumberToObject(x, "delay", ro->fault[3]);
+    report_u64(x, "frames", ro->frames);
+    report_u64(x, "link_gbps", ro->gbps);
+    cJSON_AddBoolToObject(x, "no_skip", !ro->skip);
+    cJSON_AddBoolToObject(x, "expect_oracle", r->expect_oracle);
+    cJSON_AddBoolToObject(x, "check_link", r->check_link);
+    x = cJSON_AddObjectToObject(root, "sim");
+    report_u64(x, "cycles", cs->cycles);
+    report_u64(x, "cycles_clocked", cs->cycles_clocked);
+    report_u64(x, "skips", cs->skips);
+    report_num(x, "wall_s", cs->wall_s, 3);
+    arr = cJSON_AddArrayToObject(root, "nodes");
+    for (unsigned i = 0; arr && i < r->nodes; i++) {
+        const struct node_status *s = st(r, i); /* under ranks: gathered from each node's rank */
+        cJSON *q = cJSON_CreateObject();
+        char v[16];
+        if (!q)
+            break;
+        cJSON_AddNumberToObject(q, "id", i);
+        cJSON_AddBoolToObject(q, "done", s->test_done);
+        cJSON_AddBoolToObject(q, "passed", s->test_done && s->test_status == 1);
+        cJSON_AddNumberToObject(q, "code", s->test_done && s->test_status != 1 ? s->test_status >> 1 : 0);
+        snprintf(v, sizeof v, "0x%08" PRIx32, s->test_value);
+        cJSON_AddStringToObject(q, "value", v);
+        if (s->test_done)
+            report_u64(q, "done_at_cycle", s->test_done_at);
+        else
+            cJSON_AddNullToObject(q, "done_at_cycle");
+        cJSON_AddBoolToObject(q, "halted", s->halted);
+        report_u64(q, "frames_sent", s->frames_sent);
+        report_u64(q, "frames_received", s->frames_received);
+        cJSON_AddItemToArray(arr, q);
+    }
+    if (r->quanta) { /* each port's counters from its node's rank (link_accounting) */
+        memset(&tot, 0, sizeof tot);
+        for (unsigned i = 0; i < r->nodes; i++)
+            for (size_t k = 0; k < sizeof tot / sizeof(uint64_t); k++)
+                ((uint64_t *)&tot)[k] += ((const uint64_t *)&r->gsw[i])[k];
+    } else {
+        switch_totals(cluster_switch(r->cl), &tot);
+    }
+    x = cJSON_AddObjectToObject(root, "switch");
+    report_u64(x, "rx_frames", tot.rx_frames);
+    report_u64(x, "tx_frames", tot.tx_frames);
+    report_u64(x, "fault_drop", tot.fault_drop);
+    report_u64(x, "queue_drops", tot.queue_drops);
+    report_u64(x, "slot_drops", tot.slot_drops);
+    report_u64(x, "fault_duplicate", tot.fault_duplicate);
+    report_u64(x, "fault_corrupt", tot.fault_corrupt);
+    report_u64(x, "fault_delay", tot.fault_delay);
+    x = cJSON_AddObjectToObject(root, "oracle");
+    cJSON_AddNumberToObject(x, "violations", r->violations);
+    cJSON_AddStringToObject(x, "first", r->violation);
+    return root;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -441,7 +531,7 @@ int main(int argc, char **argv)
         { "check-link", no_argument, 0, 'K' },    { "quiet", no_argument, 0, 'q' },
         { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
         { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
-        { "link-gbps", required_argument, 0, 'G' },
+        { "link-gbps", required_argument, 0, 'G' }, { "json", required_argument, 0, 'J' },
         NODEDBG_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
@@ -450,7 +540,10 @@ int main(int argc, char **argv)
     struct boot_arg args[CLUSTER_MAX_NODES];
     uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64, gbps = 10;
     bool skip = true, quiet = false;
-    const char *fst_path = NULL, *pcap_path = NULL;
+    const char *fst_path = NULL, *pcap_path = NULL, *json_path = NULL;
+    FILE *json = NULL;
+    char error[320] = "";
+    int li = -1;
     pcap_cap_t *pcap = NULL;
     unsigned halted = 0;
     uint64_t trace_node = 0;
@@ -461,7 +554,8 @@ int main(int argc, char **argv)
 
     nodedbg_opts_default(&dbo);
 
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", opts, &li)) != -1) {
         switch (opt) {
         case 'n':
             if (parse_u64(optarg, &nodes) || nodes < 1 || nodes > CLUSTER_MAX_NODES)
@@ -506,6 +600,9 @@ int main(int argc, char **argv)
         case 'P':
             pcap_path = optarg;
             break;
+        case 'J':
+            json_path = optarg;
+            break;
         case 'T':
             if (parse_u64(optarg, &trace_node))
                 goto bad;
@@ -521,12 +618,15 @@ int main(int argc, char **argv)
             if (k == 1)
                 break;
             if (k == 0)
-                usage(stderr);
+                fprintf(stderr, "nicrun: unknown option or missing value: %s (nicrun --help)\n", argv[optind - 1]);
             return EXIT_SETUP;
         }
         }
+        li = -1;
     }
     if (optind != argc - 1) {
+        fprintf(stderr, optind < argc ? "nicrun: one IMAGE.img expected, not several (nicrun --help)\n"
+                                      : "nicrun: IMAGE.img missing (nicrun --help)\n");
         usage(stderr);
         return EXIT_SETUP;
     }
@@ -543,6 +643,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicrun: %s: %s\n", argv[optind], strerror(errno));
         return EXIT_SETUP;
     }
+    {   /* as the driver's loader will see it: a corrupt image is a set-up error before any cluster */
+        struct nic_fwimg_info fi;
+        if (report_image("nicrun", argv[optind], r.image, r.image_len, &fi)) {
+            free(r.image);
+            return EXIT_SETUP;
+        }
+    }
+    report_signals();
     r.nodes = (unsigned)nodes;
     r.frames = (uint32_t)frames;
     {
@@ -570,7 +678,14 @@ int main(int argc, char **argv)
         return EXIT_SETUP;
     }
     if (rank != 0)
-        quiet = true, pcap_path = NULL;
+        quiet = true, pcap_path = NULL, json_path = NULL; /* rank 0 reports */
+    if (json_path && !(json = report_open("nicrun", "--json", json_path))) { /* before the run */
+        if (dist_size(r.dist) > 1)
+            dist_abort(r.dist, EXIT_SETUP);
+        dist_close(r.dist);
+        free(r.image);
+        return EXIT_SETUP;
+    }
 
     cluster_config_default(&cfg, r.nodes);
     cfg.seed = seed;
@@ -637,11 +752,18 @@ int main(int argc, char **argv)
         halted++;
     }
     if (halted) {
+        snprintf(error, sizeof error, "%u node%s halted", halted, halted == 1 ? "" : "s");
         if (rank == 0)
             fprintf(stderr, "nicrun: FAIL: %u node%s halted (later errors suppressed)\n", halted, halted == 1 ? "" : "s");
         result = EXIT_FAIL;
     } else if (r.boot_failed) {
+        snprintf(error, sizeof error, "%u node%s could not be booted", r.boot_failed, r.boot_failed == 1 ? "" : "s");
         result = EXIT_SETUP;
+    } else if (report_signal) {
+        snprintf(error, sizeof error, "stopped by %s at cycle %" PRIu64 " (partial)", report_signame(report_signal),
+                 cs->cycles);
+        fprintf(stderr, "nicrun: %s\n", error);
+        result = 128 + report_signal;
     } else if (r.expect_oracle) {
         if (r.violations) {
             if (rank == 0)
@@ -649,11 +771,13 @@ int main(int argc, char **argv)
         } else {
             if (rank == 0)
                 fprintf(stderr, "nicrun: expected the DMA oracle to fire, it did not\n");
+            snprintf(error, sizeof error, "expected the DMA oracle to fire, it did not");
             result = EXIT_FAIL;
         }
     } else if (rc != 0) {
         if (rank == 0)
             fprintf(stderr, "nicrun: TIMEOUT after %" PRIu64 " cycles\n", cs->cycles);
+        snprintf(error, sizeof error, "--max-cycles %" PRIu64 " reached", max_cycles);
         result = EXIT_TIMEOUT;
     }
     for (unsigned i = 0; i < r.nodes && !r.expect_oracle && !halted; i++) {
@@ -668,6 +792,8 @@ int main(int argc, char **argv)
         if (s->test_status != 1) {
             fprintf(stderr, "nicrun: node %u: FAIL code %" PRIu32 " (value 0x%08" PRIx32 ") at cycle %" PRIu64 "\n", i,
                     s->test_status >> 1, s->test_value, s->test_done_at);
+            if (!error[0])
+                snprintf(error, sizeof error, "node %u: FAIL code %" PRIu32, i, s->test_status >> 1);
             result = EXIT_FAIL;
         } else {
             printf("nicrun: node %u: PASS at cycle %" PRIu64 " (value 0x%08" PRIx32 ")\n", i, s->test_done_at,
@@ -675,14 +801,22 @@ int main(int argc, char **argv)
             int ok = r.quanta ? r.host_ok[i] : check_host(&r, i, s->test_value);
             if (ok > 0)
                 printf("nicrun: node %u: host buffer verified (%u bytes written by NIC DMA)\n", i, HOSTMEM_PAGE_SIZE);
-            if (ok < 0)
+            if (ok < 0) {
+                if (!error[0])
+                    snprintf(error, sizeof error, "node %u: the host buffer does not hold what the image said", i);
                 result = EXIT_FAIL;
+            }
         }
     }
-    if (r.violations && !r.expect_oracle)
+    if (r.violations && !r.expect_oracle) {
+        if (!error[0])
+            snprintf(error, sizeof error, "DMA oracle: %s", r.violation);
         result = EXIT_FAIL;
-    if (!halted && rank == 0 && link_accounting(&r) && result == EXIT_PASS)
+    }
+    if (!halted && rank == 0 && link_accounting(&r) && result == EXIT_PASS) {
+        snprintf(error, sizeof error, "link accounting does not add up");
         result = EXIT_FAIL;
+    }
     if (pcap) {
         uint64_t nf = pcap_cap_frames(pcap);
         if (pcap_cap_close(pcap)) {
@@ -702,6 +836,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicrun: --trace-insn: write failed: the trace is incomplete\n");
         result = result ? result : EXIT_SETUP;
     }
+    if (json) {
+        struct run_opts ro = { max_cycles, seed, frames, gbps, trace_node, { fault[0], fault[1], fault[2], fault[3] },
+                               skip };
+        if (report_write(json, run_json(&r, &ro, argv[optind], result, error), "nicrun", json_path) &&
+            result == EXIT_PASS)
+            result = EXIT_SETUP;
+    }
     cluster_destroy(r.cl);
     free(r.image);
     /* every rank agrees on the verdict; the link accounting was rank 0's */
@@ -710,7 +851,7 @@ int main(int argc, char **argv)
     dist_close(r.dist);
     return result;
 bad:
-    fprintf(stderr, "nicrun: bad value for --%s: %s\n", argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",
-            optarg ? optarg : "");
+    fprintf(stderr, "nicrun: bad value '%s' for --%s (nicrun --help)\n", optarg ? optarg : "",
+            li >= 0 ? opts[li].name : "?");
     return EXIT_SETUP;
 }

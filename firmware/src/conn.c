@@ -58,8 +58,7 @@ void ncp_secure(const uint32_t k[4])
     uint16_t me = ncp.me;
 
     memcpy(secret, k, sizeof secret);
-    /* this cluster's peers only (about 3,400 cycles each: three PRFs; 64 peers took 1 ms of boot) */
-    for (uint32_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
+    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
         struct ncp_peer *pp = &conn_peer[p];
         uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me);
         xport_init(&pp->x, (uint32_t)prf(PRF_ISN, me, p), rx_isn);

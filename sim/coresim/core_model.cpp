@@ -93,6 +93,7 @@ extern "C" void core_model_eval(struct core_model *m, struct core_pins *p)
     t->irq_external = p->irq_external;
     t->irq_timer = p->irq_timer;
     t->irq_software = p->irq_software;
+    t->cycle_skip = 0; /* rv_core's harness hook: coresim clocks every cycle */
     t->eval();
 #ifdef CORE_MODEL_TRACED
     if (m->vcd)

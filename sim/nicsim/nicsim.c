@@ -117,6 +117,9 @@ static void usage(FILE *f)
             "  --seed N             seed of the switch faults, costs and patterns (default 1)\n"
             "  --max-cycles N       give up after N simulated cycles (default 2000000000)\n"
             "  --no-skip            clock every cycle (no idle skipping; same results, slower)\n"
+            "  --eval-all           evaluate every NIC every cycle, even an idle one (same results,\n"
+            "                       slower; with --no-skip the reference for --pin-hash)\n"
+            "  --pin-hash           print a hash of every output pin of every NIC in every cycle\n"
             "  --fst FILE           FST waveform of one node's NIC (--trace-node, default 0)\n"
             "  --trace-node N       the node --fst records\n"
             "  --json FILE          machine-readable report (docs/nicsim.md lists the keys)\n"
@@ -590,10 +593,13 @@ static int write_json(const char *path, const struct ns_world *w, const struct c
             o->size_min, o->size_max, o->iters, o->window, o->op_read ? "read" : "write", o->bidir ? "true" : "false",
             o->miss_ratio, o->ws_pages, o->phases, o->compute_ns, o->pin_hwm, o->miss_threads,
             o->prefill ? "true" : "false");
+    uint64_t not_eval = 0; /* idle node-cycles the model was not evaluated (node_config.eval_all) */
+    for (unsigned i = 0; i < o->nodes; i++)
+        not_eval += node_status(cluster_node(w->cl, i))->cycles_not_evaluated;
     fprintf(f, "  \"sim\": {\"cycles\": %" PRIu64 ", \"wall_s\": %.3f, \"cycles_per_s\": %.0f, \"clock_hz\": %" PRIu64
-               ", \"cycles_clocked\": %" PRIu64 ", \"skips\": %" PRIu64 "},\n",
+               ", \"cycles_clocked\": %" PRIu64 ", \"skips\": %" PRIu64 ", \"node_cycles_not_evaluated\": %" PRIu64 "},\n",
             (uint64_t)cs->cycles, cs->wall_s, cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s : 0, w->clock_hz,
-            cs->cycles_clocked, cs->skips);
+            cs->cycles_clocked, cs->skips, not_eval);
     fprintf(f, "  \"workload\": {\"name\": \"%s\", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"time_ns\": %.0f, "
                "\"latency_ns\": {\"p50\": %.0f, \"p99\": %.0f, \"samples\": %" PRIu64 "}, \"bandwidth_MBps\": %.2f, ",
             o->workload, w->ops, w->bytes, time_ns(w), ns_cyc_to_ns(w, pctl(lat, nl, 50)), ns_cyc_to_ns(w, pctl(lat, nl, 99)),
@@ -700,7 +706,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_HELP
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_HELP,
+        O_EVALALL, O_PINHASH
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -717,6 +724,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
         { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },
+        { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -853,6 +861,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
                 return bad("--max-cycles", a, "a positive cycle count");
             break;
         case O_NOSKIP: o->no_skip = 1; break;
+        case O_EVALALL: o->eval_all = 1; break;
+        case O_PINHASH: o->pin_hash = 1; break;
         case O_FST: o->fst = a; break;
         case O_TN:
             if (parse_u64(a, &v) || v >= NS_MAX_NODES)
@@ -963,6 +973,8 @@ int main(int argc, char **argv)
     cc.seed = o->seed;
     cc.console = o->console ? stderr : NULL; /* firmware console lines ("[node N] ...") */
     cc.skip_idle = !o->no_skip;
+    cc.node.eval_all = o->eval_all != 0;
+    cc.node.pin_hash = o->pin_hash != 0;
     w->cl = cluster_create(&cc, w->costs);
     if (!w->cl) {
         fprintf(stderr, "nicsim: cannot create the cluster (bad link or fault settings?)\n");
@@ -1065,6 +1077,16 @@ int main(int argc, char **argv)
     const struct cluster_stats *cs = cluster_stats(w->cl);
     if (!o->quiet)
         summary(stdout, w, cs, w->lat, nl);
+    if (o->pin_hash) { /* every output pin of every node, every cycle (node_config.pin_hash) */
+        uint64_t h = 0, not_eval = 0;
+        for (unsigned i = 0; i < o->nodes; i++) {
+            h = (h ^ node_status(cluster_node(w->cl, i))->pin_hash) * 0x100000001B3ull + i;
+            not_eval += node_status(cluster_node(w->cl, i))->cycles_not_evaluated;
+        }
+        printf("nicsim: pin hash %016" PRIx64 " (every output pin of every node, every cycle to %" PRIu64
+               "; %" PRIu64 " idle node-cycles not evaluated)\n",
+               h, (uint64_t)cs->cycles, not_eval);
+    }
     if (S.pcap_bad)
         S.rc = S.rc ? S.rc : EXIT_SETUP;
     if (o->json && write_json(o->json, w, cs, w->lat, nl))

@@ -68,6 +68,9 @@ static void usage(FILE *f)
                "  --link-gbps G      link rate, 1..200 whole Gb/s at 200 MHz (default 10): the switch's\n"
                "                     ports and every NIC's PHY, which its MAC transmits at\n"
                "  --no-skip          clock every cycle, even when all NICs are idle\n"
+               "  --eval-all         evaluate every NIC every cycle, even an idle one (with --no-skip:\n"
+               "                     the reference the speed-ups must match)\n"
+               "  --pin-hash         print a hash of every output pin of every NIC in every cycle\n"
                "  --expect-oracle    pass only if the unpinned-DMA oracle fires (and report it)\n"
                "  --check-link       the image reports link counters (fw_nic_link): account for every\n"
                "                     frame between senders, switch and receiving MACs\n"
@@ -320,14 +323,15 @@ int main(int argc, char **argv)
         { "check-link", no_argument, 0, 'K' },    { "quiet", no_argument, 0, 'q' },
         { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
         { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
-        { "link-gbps", required_argument, 0, 'G' },
+        { "link-gbps", required_argument, 0, 'G' }, { "eval-all", no_argument, 0, 'E' },
+        { "pin-hash", no_argument, 0, 'H' },
         { 0, 0, 0, 0 },
     };
     struct cluster_config cfg;
     struct run r = { 0 };
     struct boot_arg args[CLUSTER_MAX_NODES];
     uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64, gbps = 10;
-    bool skip = true, quiet = false;
+    bool skip = true, quiet = false, eval_all = false, pin_hash = false;
     const char *fst_path = NULL, *pcap_path = NULL;
     pcap_cap_t *pcap = NULL;
     unsigned halted = 0;
@@ -387,6 +391,12 @@ int main(int argc, char **argv)
         case 'q':
             quiet = true;
             break;
+        case 'E':
+            eval_all = true;
+            break;
+        case 'H':
+            pin_hash = true;
+            break;
         case 'h':
             usage(stdout);
             return EXIT_PASS;
@@ -418,6 +428,8 @@ int main(int argc, char **argv)
     cluster_config_default(&cfg, r.nodes);
     cfg.seed = seed;
     cfg.skip_idle = skip;
+    cfg.node.eval_all = eval_all;
+    cfg.node.pin_hash = pin_hash;
     cfg.console = quiet ? NULL : stdout;
     cfg.sw.port.bits_per_cycle = (uint32_t)(gbps * 5); /* bits per cycle at 200 MHz */
     cfg.sw.faults.drop = fault[0];
@@ -508,9 +520,20 @@ int main(int argc, char **argv)
             printf("nicrun: %" PRIu64 " frames captured to %s\n", nf, pcap_path);
         }
     }
-    printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps) in %.3f s: %.2f M "
-           "simulated cycles/s\n",
-           cs->cycles, cs->cycles_clocked, cs->skips, cs->wall_s,
+    uint64_t not_eval = 0, hash = 0;
+    for (unsigned i = 0; i < r.nodes; i++) {
+        const struct node_status *s = node_status(cluster_node(r.cl, i));
+        not_eval += s->cycles_not_evaluated;
+        hash = (hash ^ s->pin_hash) * 0x100000001B3ull + i;
+        if (pin_hash)
+            printf("nicrun: node %u pin hash %016" PRIx64 "\n", i, s->pin_hash);
+    }
+    if (pin_hash)
+        printf("nicrun: pin hash %016" PRIx64 " (every output pin of every node, every cycle to %" PRIu64 ")\n",
+               hash, cs->cycles);
+    printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps; %" PRIu64
+           " idle node-cycles not evaluated) in %.3f s: %.2f M simulated cycles/s\n",
+           cs->cycles, cs->cycles_clocked, cs->skips, not_eval, cs->wall_s,
            cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0);
     cluster_destroy(r.cl);
     free(r.image);

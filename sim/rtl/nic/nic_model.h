@@ -46,7 +46,7 @@ struct nic_pins {
     uint8_t console_valid, console_char, testmb_valid;
     uint32_t testmb_status, testmb_value;
     uint8_t core_sleeping, idle;
-    uint32_t timer_cycles_to_irq;
+    uint64_t timer_cycles_to_irq; /* 0 while the timer interrupt is pending */
 };
 
 typedef struct nic_model nic_model_t;

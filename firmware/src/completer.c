@@ -150,14 +150,14 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
         if (x->una != x->nxt && (!timer_on || seq_lt(x->deadline, timer_at)))
             timer_kick();
         if (x->rexmit != x->nxt)
-            ncp_work.peer_rexmit |= 1u << peer;
+            pset_add(ncp_work.peer_rexmit, peer);
         return;
     }
     cpl_on_nack(x, h);
     /* a NACK moves deadlines (retry delays, holds) and may start resends */
     timer_kick();
     if (x->rexmit != x->nxt)
-        ncp_work.peer_rexmit |= 1u << peer;
+        pset_add(ncp_work.peer_rexmit, peer);
 }
 
 /* The reason-specific part of a NACK (its ACK field is handled). */

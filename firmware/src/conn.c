@@ -80,18 +80,19 @@ void conn_flush_acks(void)
     /* Only the peers in ncp_work.peer_ack (a frame came from them, or their last receive DMA
      * completed) may have an ACK to send now; afterwards none has: the ACK went out, or it waits
      * for DMAs whose completion (rx_dma_done) sets the bit again. */
-    uint32_t m = ncp_work.peer_ack & ncp_peer_mask();
-
-    ncp_work.peer_ack &= ~m;
-    for (; m; m &= m - 1) {
-        uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        struct ncp_peer *pp = &conn_peer[p];
-        if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
-            uint32_t t0 = fp_now();
-            pp->ack_val = pp->x.expected;
-            tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
-            pp->x.ack_pending = 0;
-            fp_record(FP_ACK, fp_now() - t0, 0);
+    for (uint32_t i = 0; i < NCP_PEER_WORDS; i++) {
+        uint32_t m = pset_word(ncp_work.peer_ack, i);
+        ncp_work.peer_ack[i] &= ~m;
+        for (; m; m &= m - 1) {
+            uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
+            struct ncp_peer *pp = &conn_peer[p];
+            if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
+                uint32_t t0 = fp_now();
+                pp->ack_val = pp->x.expected;
+                tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
+                pp->x.ack_pending = 0;
+                fp_record(FP_ACK, fp_now() - t0, 0);
+            }
         }
     }
 }
@@ -101,29 +102,31 @@ int conn_timer(uint32_t now, uint32_t *at)
 {
     int armed = 0;
 
-    for (uint32_t m = ncp_work.peer_tx & ncp_peer_mask(); m; m &= m - 1) { /* the others: una == nxt */
-        uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        struct xport_peer *x = &conn_peer[p].x;
-        uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
-        enum xport_tick_action t = xport_tick(x, &ncp_xcfg, now);
-        if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
-            ncp_sat_inc(&conn_cnt.timeouts);
-        if (t == XP_TICK_GIVEUP) {
-            uint32_t marks = 0;
-            if (x->st.stall_giveups != stalls)
-                ncp_sat_inc(&conn_cnt.stall_giveups); /* the no-progress bound, not the retry limit */
-            for (uint32_t s = x->una; s != x->nxt; s++)
-                cpl_on_giveup(xport_cookie(x, s), &marks);
-            xport_giveup(x);
-            ncp_sat_inc(&conn_cnt.giveups);
-        }
-        if (x->rexmit != x->nxt)
-            ncp_work.peer_rexmit |= 1u << p; /* a timeout: go-back-N from una */
-        if (x->una == x->nxt)
-            ncp_work.peer_tx &= ~(1u << p); /* nothing in flight */
-        else if (!armed || seq_lt(x->deadline, *at)) {
-            *at = x->deadline;
-            armed = 1;
+    for (uint32_t i = 0; i < NCP_PEER_WORDS; i++) {
+        for (uint32_t m = pset_word(ncp_work.peer_tx, i); m; m &= m - 1) { /* the others: una == nxt */
+            uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
+            struct xport_peer *x = &conn_peer[p].x;
+            uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
+            enum xport_tick_action t = xport_tick(x, &ncp_xcfg, now);
+            if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
+                ncp_sat_inc(&conn_cnt.timeouts);
+            if (t == XP_TICK_GIVEUP) {
+                uint32_t marks = 0;
+                if (x->st.stall_giveups != stalls)
+                    ncp_sat_inc(&conn_cnt.stall_giveups); /* the no-progress bound, not the retry limit */
+                for (uint32_t s = x->una; s != x->nxt; s++)
+                    cpl_on_giveup(xport_cookie(x, s), &marks);
+                xport_giveup(x);
+                ncp_sat_inc(&conn_cnt.giveups);
+            }
+            if (x->rexmit != x->nxt)
+                pset_add(ncp_work.peer_rexmit, p); /* a timeout: go-back-N from una */
+            if (x->una == x->nxt)
+                pset_del(ncp_work.peer_tx, p); /* nothing in flight */
+            else if (!armed || seq_lt(x->deadline, *at)) {
+                *at = x->deadline;
+                armed = 1;
+            }
         }
     }
     return armed;

@@ -140,14 +140,14 @@ void ncp_run_once(void)
     if (ev & HAL_EV_TX)
         tx_reap(); /* frames the MAC finished: free them, feed the MAC */
     /* new packets after resends (they hold the window): responses, then endpoints */
-    if (w->peer_rexmit)
+    if (pset_any(w->peer_rexmit))
         seg_resend_poll();
     if (w->resp)
         resp_poll();
     if (w->ep_ready | (ncp_work.parked_wake ? w->ep_parked : 0u))
         req_poll();
     ncp_work.parked_wake = 0; /* a fill wakes the endpoints parked before it, once */
-    if (w->peer_ack)
+    if (pset_any(w->peer_ack))
         conn_flush_acks();
     if (w->misses_held)
         xlate_post_held();

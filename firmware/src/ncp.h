@@ -270,12 +270,13 @@ struct ncp_work {
     uint8_t misses_held;
     uint8_t resume; /* a fill arrived while peers wait on a MISS NACK: rx_send_resumes */
     uint8_t parked_wake; /* a fill arrived: the endpoints parked before it retry (once) */
-    uint32_t ep_ready, ep_parked, resp, peer_tx, peer_rexmit, peer_ack;
+    uint32_t ep_ready, ep_parked, resp;
+    uint32_t peer_tx[NCP_PEER_WORDS], peer_rexmit[NCP_PEER_WORDS], peer_ack[NCP_PEER_WORDS]; /* peer sets */
     uint32_t ops_waiting;
 };
 extern struct ncp_work ncp_work;
 
-_Static_assert(NCP_EPS <= 32 && NCP_RESP <= 32 && NCP_MAX_PEERS <= 32, "struct ncp_work bitmaps");
+_Static_assert(NCP_EPS <= 32 && NCP_RESP <= 32 && NCP_MAX_PEERS <= 256, "struct ncp_work bitmaps, peer sets");
 
 /* Index of the lowest set bit of m != 0 (RV32IM has no ctz instruction: de Bruijn multiply). */
 static inline uint32_t ncp_lowest_bit(uint32_t m)
@@ -285,10 +286,31 @@ static inline uint32_t ncp_lowest_bit(uint32_t m)
     return pos[((m & (0u - m)) * 0x077CB531u) >> 27];
 }
 
-/* Peers [0, ncp.nodes) as a bitmap (the range the per-peer loops cover). */
-static inline uint32_t ncp_peer_mask(void)
+/*
+ * Peer sets: one bit per peer node in NCP_PEER_WORDS words (struct ncp_work, rx.c's resume set).
+ * A loop over a set takes each word's bits within [0, ncp.nodes) (pset_word) and visits them
+ * lowest first; with up to 32 peers a set is one word, as the bitmaps were.
+ */
+static inline void pset_add(uint32_t *s, uint32_t p)
 {
-    return ncp.nodes >= 32u ? 0xFFFFFFFFu : (1u << ncp.nodes) - 1u;
+    s[p >> 5] |= 1u << (p & 31u);
+}
+static inline void pset_del(uint32_t *s, uint32_t p)
+{
+    s[p >> 5] &= ~(1u << (p & 31u));
+}
+static inline uint32_t pset_any(const uint32_t *s)
+{
+    uint32_t a = 0;
+    for (uint32_t i = 0; i < NCP_PEER_WORDS; i++)
+        a |= s[i];
+    return a;
+}
+/* Word i of set s, restricted to the peers [0, ncp.nodes) (the range the per-peer loops cover). */
+static inline uint32_t pset_word(const uint32_t *s, uint32_t i)
+{
+    uint32_t lo = i * 32u, n = ncp.nodes;
+    return n >= lo + 32u ? s[i] : n <= lo ? 0u : s[i] & ((1u << (n - lo)) - 1u);
 }
 
 /*

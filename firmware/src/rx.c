@@ -45,7 +45,7 @@ struct rx_meta rx_meta[RX_N];
 static uint32_t rx_next;          /* next RX entry to process */
 static uint32_t rx_tail;          /* entries returned to the MAC */
 static uint8_t rx_busy[RX_N];     /* a DMA pending on the entry's buffer */
-static uint32_t resume_peers;     /* peers told MISS since the last fill (they wait for RESUME) */
+static uint32_t resume_peers[NCP_PEER_WORDS]; /* peers told MISS since the last fill (they wait for RESUME) */
 
 void rx_init(void)
 {
@@ -65,7 +65,7 @@ void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
     ncp_sat_inc(&rx_cnt.drops_miss);
     if (NCP_NACK) {
         tx_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
-        resume_peers |= 1u << peer; /* told to wait: RESUME at the next fill */
+        pset_add(resume_peers, peer); /* told to wait: RESUME at the next fill */
     }
 }
 
@@ -77,20 +77,21 @@ void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
  */
 void rx_on_fill(void)
 {
-    if (resume_peers)
+    if (pset_any(resume_peers))
         ncp_work.resume = 1; /* rx_send_resumes: the peers waiting on a MISS resend now */
 }
 
 void rx_send_resumes(void)
 {
-    uint32_t m = resume_peers;
-
-    resume_peers = 0;
     ncp_work.resume = 0;
-    for (; m; m &= m - 1) {
-        uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        tx_ctl(p, PKT_NACK, PKT_NACK_RESUME, conn_peer[p].x.expected, 0, 0);
-        ncp_sat_inc(&rx_cnt.resumes_sent);
+    for (uint32_t i = 0; i < NCP_PEER_WORDS; i++) {
+        uint32_t m = resume_peers[i];
+        resume_peers[i] = 0;
+        for (; m; m &= m - 1) {
+            uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
+            tx_ctl(p, PKT_NACK, PKT_NACK_RESUME, conn_peer[p].x.expected, 0, 0);
+            ncp_sat_inc(&rx_cnt.resumes_sent);
+        }
     }
 }
 
@@ -164,7 +165,7 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
         return 0;
     }
     ncp_sat_inc(&rx_cnt.rx_packets);
-    ncp_work.peer_ack |= 1u << hp->src; /* conn_flush_acks looks at this peer */
+    pset_add(ncp_work.peer_ack, hp->src); /* conn_flush_acks looks at this peer */
     cpl_on_frame_ack(hp->src, hp);
     NCP_PROF(7);
     if (!pkt_is_sequenced(hp->type))
@@ -353,7 +354,7 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
         pp->ack_val = seq + 1u;
     if (pp->rx_dma_pending == 0) {
         pp->ack_val = pp->x.expected;
-        ncp_work.peer_ack |= 1u << peer; /* conn_flush_acks: the ACK may go now */
+        pset_add(ncp_work.peer_ack, peer); /* conn_flush_acks: the ACK may go now */
     }
     if (kind == DK_RXRESP)
         cpl_read_data_done(ridx, err);

@@ -208,7 +208,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         seq = xport_tx_push(&pp->x, &ncp_xcfg, cookie, ncp.now);
         if (seq == pp->x.una) { /* the window was empty: the push armed a deadline */
             timer_kick();
-            ncp_work.peer_tx |= 1u << peer;
+            pset_add(ncp_work.peer_tx, peer);
         }
     }
     flags |= xport_tx_flags(&pp->x, seq);
@@ -302,7 +302,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
         x->ack_pending = 0; /* piggy-backed */
     if (seq == una) { /* the window was empty: the push armed the deadline */
         timer_kick();
-        ncp_work.peer_tx |= 1u << peer;
+        pset_add(ncp_work.peer_tx, peer);
     }
     tx_frame_queue(f, PKT_HDR_BYTES + len);
     dmaq_post_direct(HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES, pa, len, 0, DK_TX, f, 0);
@@ -328,23 +328,25 @@ void seg_resend_poll(void)
 
     /* resends first (the loop calls this before new packets): they hold the window; only the
      * peers in peer_rexmit can have any */
-    for (uint32_t m = ncp_work.peer_rexmit & ncp_peer_mask(); m; m &= m - 1) {
-        uint16_t p = (uint16_t)ncp_lowest_bit(m);
-        struct xport_peer *x = &conn_peer[p].x;
-        int more = 1;
-        for (unsigned budget = 0; budget < 8; budget++) {
-            if (!xport_rexmit_next(x, &seq, &cookie)) {
-                more = 0; /* none left now (or a probe waits for progress: an ACK sets the bit) */
-                break;
+    for (uint32_t i = 0; i < NCP_PEER_WORDS; i++) {
+        for (uint32_t m = pset_word(ncp_work.peer_rexmit, i); m; m &= m - 1) {
+            uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
+            struct xport_peer *x = &conn_peer[p].x;
+            int more = 1;
+            for (unsigned budget = 0; budget < 8; budget++) {
+                if (!xport_rexmit_next(x, &seq, &cookie)) {
+                    more = 0; /* none left now (or a probe waits for progress: an ACK sets the bit) */
+                    break;
+                }
+                if (seg_build(p, cookie, 1, seq) == B_WAIT) {
+                    x->rexmit = seq; /* not now: the cursor goes back, the next pass tries again */
+                    break;
+                }
+                ncp_sat_inc(&seg_cnt.retransmits);
             }
-            if (seg_build(p, cookie, 1, seq) == B_WAIT) {
-                x->rexmit = seq; /* not now: the cursor goes back, the next pass tries again */
-                break;
-            }
-            ncp_sat_inc(&seg_cnt.retransmits);
+            if (!more)
+                pset_del(ncp_work.peer_rexmit, p);
         }
-        if (!more)
-            ncp_work.peer_rexmit &= ~(1u << p);
     }
 }
 

@@ -440,7 +440,7 @@ static int read_info(nicdrv_t *d, char *err, size_t errlen)
 {
     uint32_t off = 0, *w = (uint32_t *)&d->info;
     const struct nic_info *in = &d->info;
-    char msg[160];
+    char msg[256];
 
     if (rd(d, NICDRV_BAR_REGS, REG(HOSTIF, FW_INFO), &off))
         return fail(err, errlen, NICDRV_EBUS, "hostif.fw_info: MMIO read failed");
@@ -465,6 +465,14 @@ static int read_info(nicdrv_t *d, char *err, size_t errlen)
     if (in->max_procs < 2 || !in->sq_entries || in->sq_stride > NIC_DB_SQ_BYTES ||
         (uint32_t)in->sq_entries * sizeof(struct nic_sq_entry) > in->sq_stride)
         return fail(err, errlen, NICDRV_EPROTO, "info block: send queue geometry");
+    if (d->cfg.nodes > in->max_peers || d->cfg.node_id >= in->max_peers) {
+        /* INIT would be refused, and unanswerable (the event ring is set by INIT itself) */
+        snprintf(msg, sizeof msg,
+                 "the firmware connects at most %u nodes (NCP_MAX_PEERS), the cluster has %u (this is node %u): "
+                 "build the firmware with -DNCP_MAX_PEERS=%u or more",
+                 (unsigned)in->max_peers, (unsigned)d->cfg.nodes, (unsigned)d->cfg.node_id, (unsigned)d->cfg.nodes);
+        return fail(err, errlen, NICDRV_ENORES, msg);
+    }
     for (unsigned c = 0; c < NIC_CACHE__COUNT; c++) {
         const struct nic_cache_geom *g = &in->cache[c];
         if (!g->line || (size_t)g->line * drv_entry_size(c) > NICDRV_PAGE_SIZE) {

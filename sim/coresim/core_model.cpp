@@ -7,9 +7,11 @@
 #ifdef CORE_MODEL_TRACED
 #include <verilated_vcd_c.h>
 #include "Vrv_core_tr.h"
+#include "Vrv_core_tr___024root.h"
 typedef Vrv_core_tr Vtop;
 #else
 #include "Vrv_core.h"
+#include "Vrv_core___024root.h"
 typedef Vrv_core Vtop;
 #endif
 
@@ -94,6 +96,14 @@ extern "C" void core_model_eval(struct core_model *m, struct core_pins *p)
     t->irq_timer = p->irq_timer;
     t->irq_software = p->irq_software;
     t->cycle_skip = 0; /* rv_core's harness hook: coresim clocks every cycle */
+    t->dbg_halt_req = p->dbg_halt_req;
+    t->dbg_resume = p->dbg_resume;
+    t->dbg_step = p->dbg_step;
+    t->dbg_resume_pc = p->dbg_resume_pc;
+    t->dbg_ebreak = p->dbg_ebreak;
+    t->dbg_bp_en = p->dbg_bp_en;
+    for (int i = 0; i < CORE_MODEL_DBG_BPS; i++)
+        t->dbg_bp_addr[i] = p->dbg_bp_addr[i];
     t->eval();
 #ifdef CORE_MODEL_TRACED
     if (m->vcd)
@@ -115,6 +125,24 @@ extern "C" void core_model_eval(struct core_model *m, struct core_pins *p)
     p->retire_rd_wdata = t->retire_rd_wdata;
     p->retire_trap = t->retire_trap;
     p->sleeping = t->sleeping;
+    p->dbg_halted = t->dbg_halted;
+    p->dbg_pc = t->dbg_pc;
+}
+
+extern "C" int core_model_dbg_reg(struct core_model *m, unsigned reg, uint32_t *val, int write)
+{
+    if (reg > 31)
+        return -1;
+    if (reg == 0) {
+        if (!write)
+            *val = 0;
+        return 0;
+    }
+    if (write)
+        m->top->rootp->rv_core__DOT__u_rf__DOT__regs[reg - 1] = *val;
+    else
+        *val = m->top->rootp->rv_core__DOT__u_rf__DOT__regs[reg - 1];
+    return 0;
 }
 
 extern "C" void core_model_posedge(struct core_model *m)

@@ -10,6 +10,8 @@
 extern "C" {
 #endif
 
+#define CORE_MODEL_DBG_BPS 4
+
 struct core_pins {
     /* inputs */
     uint8_t rst;
@@ -18,6 +20,10 @@ struct core_pins {
     uint8_t dbus_req_ready, dbus_rsp_valid, dbus_rsp_err;
     uint32_t dbus_rsp_rdata;
     uint8_t irq_external, irq_timer, irq_software;
+    /* debug port (rv_core.v; docs/debugging.md): dbg_resume is a one-cycle pulse */
+    uint8_t dbg_halt_req, dbg_resume, dbg_step, dbg_ebreak, dbg_bp_en;
+    uint32_t dbg_resume_pc;
+    uint32_t dbg_bp_addr[CORE_MODEL_DBG_BPS];
     /* outputs */
     uint8_t ibus_req_valid;
     uint32_t ibus_req_addr;
@@ -25,6 +31,8 @@ struct core_pins {
     uint32_t dbus_req_addr, dbus_req_wdata;
     uint8_t retire_valid, retire_rd, retire_rd_we, retire_trap, sleeping;
     uint32_t retire_pc, retire_insn, retire_rd_wdata;
+    uint8_t dbg_halted;
+    uint32_t dbg_pc;
 };
 
 struct core_model;
@@ -39,6 +47,9 @@ int core_model_is_traced(void);
 void core_model_eval(struct core_model *m, struct core_pins *p);
 /* rising clock edge */
 void core_model_posedge(struct core_model *m);
+/* debug backdoor: register x`reg` (1..31; 0 reads 0) read or written without a clock; -1 if reg
+ * > 31. The next core_model_eval() sees a written value. */
+int core_model_dbg_reg(struct core_model *m, unsigned reg, uint32_t *val, int write);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@
 #include "cs_dev.h"
 #include "cs_elf.h"
 #include "cs_mem.h"
+#include "gdbstub.h"
 #include "nic_memmap.h"
 #include "sim_exec.h"
 
@@ -96,6 +97,8 @@ static void usage(FILE *f)
                "  --trace-insn FILE    one line per retired instruction / trap\n"
                "  --vcd FILE           VCD waveform (runs the traced build coresim-trace)\n"
                "  --signature FILE     dump [begin_signature, end_signature) as hex words\n"
+               "  --gdb PORT           wait for GDB on 127.0.0.1:PORT (0: any free port, printed on\n"
+               "                       stderr) and start halted at the ELF entry (docs/debugging.md)\n"
                "  --quiet              no statistics on stderr\n"
                "  --help               this text\n"
                "\n"
@@ -240,6 +243,88 @@ static void fetch_access(struct sim *s, uint32_t addr)
     port_accept(s, &s->ip, rdata, err);
 }
 
+/* ---- GDB target (gdbstub.h): the core's debug port, registers and memory by backdoor ------ */
+
+struct dbg {
+    struct sim *s;
+    struct core_model *m;
+    struct core_pins *p;
+    int pc_set; /* GDB wrote the pc while halted */
+    uint32_t pc;
+};
+
+static int dbg_reg_read(void *ctx, unsigned n, uint32_t *v)
+{
+    struct dbg *d = ctx;
+    if (n == 32) {
+        *v = d->pc_set ? d->pc : d->p->dbg_pc;
+        return 0;
+    }
+    return core_model_dbg_reg(d->m, n, v, 0);
+}
+
+static int dbg_reg_write(void *ctx, unsigned n, uint32_t v)
+{
+    struct dbg *d = ctx;
+    if (n == 32) {
+        d->pc_set = 1;
+        d->pc = v;
+        return 0;
+    }
+    return core_model_dbg_reg(d->m, n, &v, 1);
+}
+
+static int dbg_mem(struct dbg *d, uint32_t addr, uint8_t *buf, uint32_t len, int write)
+{
+    for (uint32_t i = 0; i < len; i++) {
+        uint8_t *b = cs_mem_ptr(&d->s->mem, addr + i, 1);
+        if (!b)
+            return -1;
+        if (write)
+            *b = buf[i];
+        else
+            buf[i] = *b;
+    }
+    return 0;
+}
+
+static int dbg_mem_read(void *ctx, uint32_t addr, uint8_t *buf, uint32_t len)
+{
+    return dbg_mem(ctx, addr, buf, len, 0);
+}
+
+static int dbg_mem_write(void *ctx, uint32_t addr, const uint8_t *buf, uint32_t len)
+{
+    return dbg_mem(ctx, addr, (uint8_t *)(uintptr_t)buf, len, 1);
+}
+
+static void dbg_hw_bp(void *ctx, unsigned i, uint32_t addr, int on)
+{
+    struct dbg *d = ctx;
+    d->p->dbg_bp_addr[i] = addr;
+    d->p->dbg_bp_en = (uint8_t)(on ? d->p->dbg_bp_en | 1u << i : d->p->dbg_bp_en & ~(1u << i));
+}
+
+static void dbg_halt_req(void *ctx, int on)
+{
+    ((struct dbg *)ctx)->p->dbg_halt_req = (uint8_t)on;
+}
+
+static void dbg_resume(void *ctx, uint32_t pc, int step)
+{
+    struct dbg *d = ctx;
+    d->p->dbg_resume = 1;
+    d->p->dbg_step = (uint8_t)step;
+    d->p->dbg_resume_pc = pc;
+    d->pc_set = 0;
+}
+
+static int dbg_halted(void *ctx)
+{
+    struct dbg *d = ctx;
+    return d->p->dbg_halted && !d->p->dbg_resume;
+}
+
 /* ---- setup helpers ------------------------------------------------------ */
 
 static int parse_u64(const char *str, uint64_t *v)
@@ -287,6 +372,7 @@ int main(int argc, char **argv)
         { "fst", required_argument, 0, 'f' },
         { "signature", required_argument, 0, 's' },
         { "quiet", no_argument, 0, 'q' },
+        { "gdb", required_argument, 0, 'g' },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
@@ -297,7 +383,9 @@ int main(int argc, char **argv)
     struct core_pins p;
     uint64_t max_cycles = 0, v;
     const char *trace_path = NULL, *vcd_path = NULL, *sig_path = NULL, *path;
-    int quiet = 0, rc = EXIT_SETUP, opt;
+    int quiet = 0, rc = EXIT_SETUP, opt, gdb_port = -1;
+    gdbstub_t *gdb = NULL;
+    struct dbg dbg = { 0 };
     char err[512];
     struct timespec t0, t1;
     double secs;
@@ -350,6 +438,11 @@ int main(int argc, char **argv)
             break;
         case 'q':
             quiet = 1;
+            break;
+        case 'g':
+            if (parse_u64(optarg, &v) || v > 65535)
+                goto bad_arg;
+            gdb_port = (int)v;
             break;
         case 'h':
             usage(stdout);
@@ -426,8 +519,32 @@ int main(int argc, char **argv)
     }
     p.rst = 0;
 
+    if (gdb_port >= 0) {
+        struct gdb_target t = {
+            .ctx = &dbg, .reg_read = dbg_reg_read, .reg_write = dbg_reg_write, .mem_read = dbg_mem_read,
+            .mem_write = dbg_mem_write, .hw_bp = dbg_hw_bp, .hw_bps = CORE_MODEL_DBG_BPS,
+            .halt_req = dbg_halt_req, .resume = dbg_resume, .halted = dbg_halted,
+        };
+        dbg.s = &s;
+        dbg.m = m;
+        dbg.p = &p;
+        p.dbg_ebreak = 1; /* GDB's software breakpoints: ebreak halts instead of trapping */
+        gdb = gdbstub_open(gdb_port, &t, "coresim", stderr);
+        if (!gdb) {
+            fprintf(stderr, "coresim: --gdb %d: %s\n", gdb_port, strerror(errno));
+            core_model_close(m);
+            goto out_trace;
+        }
+        /* GDB starts at the ELF's entry, not at the boot stub */
+        dbg.pc_set = 1;
+        dbg.pc = elf.entry;
+        s.stub_active = 0;
+    }
+
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (!s.done) {
+        /* a resume pulse lasts the one cycle whose evaluation drives it */
+        int resume_driven = p.dbg_resume;
         p.ibus_req_ready = (uint8_t)port_ready(&s, &s.ip);
         p.dbus_req_ready = (uint8_t)port_ready(&s, &s.dp);
         port_drive(&s.ip, s.now, &p.ibus_rsp_valid, &p.ibus_rsp_rdata, &p.ibus_rsp_err);
@@ -436,6 +553,12 @@ int main(int argc, char **argv)
         p.irq_timer = (uint8_t)cs_dev_irq_timer(&s.dev);
         p.irq_software = (uint8_t)cs_dev_irq_software(&s.dev);
         core_model_eval(m, &p);
+        /* GDB sees this cycle's outputs (halted, pc); what it drives applies from the next one */
+        if (gdb && gdbstub_poll(gdb) == GDBSTUB_KILL) {
+            fprintf(stderr, "coresim: killed by gdb\n");
+            s.done = 3;
+            break;
+        }
 
         if (p.retire_valid) {
             if (!p.retire_trap)
@@ -450,6 +573,8 @@ int main(int argc, char **argv)
             }
         }
         core_model_posedge(m);
+        if (resume_driven)
+            p.dbg_resume = 0;
 
         port_end_cycle(&s.ip);
         port_end_cycle(&s.dp);
@@ -483,6 +608,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "coresim: FAIL code %" PRIu32 "\n", s.exit_value >> 1);
             rc = EXIT_FAIL;
         }
+    } else if (s.done == 3) {
+        s.exit_cycles = s.now;
+        s.exit_instret = s.instret;
+        rc = EXIT_FAIL;
     } else {
         fprintf(stderr, "coresim: TIMEOUT after %" PRIu64 " cycles\n", s.now);
         s.exit_cycles = s.now;
@@ -497,6 +626,7 @@ int main(int argc, char **argv)
     }
     if (sig_path && write_signature(&s, &elf, sig_path) != 0 && rc == EXIT_PASS)
         rc = EXIT_SETUP;
+    gdbstub_close(gdb, rc);
     core_model_close(m);
 out_trace:
     if (s.trace)

@@ -121,7 +121,8 @@ static void usage(FILE *f)
             "                       slower; with --no-skip the reference for --pin-hash)\n"
             "  --pin-hash           print a hash of every output pin of every NIC in every cycle\n"
             "  --fst FILE           FST waveform of one node's NIC (--trace-node, default 0)\n"
-            "  --trace-node N       the node --fst records\n"
+            "  --trace-node N       the node --fst and --trace-insn record\n"
+            NODEDBG_USAGE
             "  --json FILE          machine-readable report (docs/nicsim.md lists the keys)\n"
             "  --csv FILE           one row per measured point (pingpong: per size)\n"
             "  --progress / --no-progress   progress line on stderr (default: when stderr is a terminal)\n"
@@ -723,7 +724,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "trace-node", 1, 0, O_TN },     { "json", 1, 0, O_JSON },        { "csv", 1, 0, O_CSV },
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
-        { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },
+        { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    NODEDBG_LONG_OPTIONS,
         { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
@@ -732,6 +733,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     int c;
 
     memset(o, 0, sizeof *o);
+    nodedbg_opts_default(&o->dbg);
     o->nodes = 4;
     o->workload = "fft";
     o->nack = 1;
@@ -889,9 +891,14 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             break;
         case O_HELP:
         case 'h': usage(stdout); exit(0);
-        default:
-            fprintf(stderr, "nicsim: unknown option or missing value: %s (nicsim --help)\n", argv[optind - 1]);
+        default: {
+            int k = nodedbg_option(&o->dbg, c, a, "nicsim", stderr);
+            if (k == 1)
+                break;
+            if (k == 0)
+                fprintf(stderr, "nicsim: unknown option or missing value: %s (nicsim --help)\n", argv[optind - 1]);
             return EXIT_SETUP;
+        }
         }
     }
     if (optind < argc) {
@@ -991,6 +998,9 @@ int main(int argc, char **argv)
     }
     if (S.pcap || S.ev)
         switch_set_tap(cluster_switch(w->cl), wire_tap, NULL);
+    nodedbg_t *dbg = nodedbg_attach(&o->dbg, w->cl, (unsigned)o->trace_node, S.img_path, "nicsim", stderr);
+    if (!dbg)
+        return EXIT_SETUP;
     if (o->fst && node_trace_open(cluster_node(w->cl, (unsigned)o->trace_node), o->fst)) {
         fprintf(stderr, "nicsim: cannot open %s\n", o->fst);
         return EXIT_SETUP;
@@ -1095,6 +1105,10 @@ int main(int argc, char **argv)
         S.rc = S.rc ? S.rc : EXIT_SETUP;
     if (S.rc != EXIT_PASS)
         fprintf(stderr, "nicsim: %s: %s\n", verdict(), w->fail_msg);
+    if (nodedbg_finish(dbg, S.rc)) {
+        fprintf(stderr, "nicsim: --trace-insn: write failed: the trace is incomplete\n");
+        S.rc = S.rc ? S.rc : EXIT_SETUP;
+    }
     for (unsigned i = 0; i < o->nodes; i++)
         hostsw_destroy(w->node[i].hs);
     cluster_destroy(w->cl);

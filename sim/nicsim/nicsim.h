@@ -31,8 +31,9 @@
 #include "costs.h"
 #include "hostsw.h"
 #include "nic.h"
+#include "nodedbg.h"
 
-#define NS_MAX_NODES 16
+#define NS_MAX_NODES 64
 #define NS_MAX_BUFS 64 /* published buffers per node */
 #define NS_PAGE 4096u
 #define NS_LAT_MAX 200000u /* latency samples kept (beyond: counted, not kept) */
@@ -58,6 +59,7 @@ struct ns_opts {
     uint64_t seed, max_cycles;
     int trace_node;
     const char *fst;
+    struct nodedbg_opts dbg; /* --gdb, --trace-insn, --fst-start/stop/scope (sim/node/nodedbg.h) */
     const char *json, *csv;
     const char *pcap; /* --pcap: frames at the switch (sim/node/pcap.h) */
     const char *events; /* --events: JSON-lines event log (sim/node/evlog.h) */

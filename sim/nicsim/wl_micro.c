@@ -10,10 +10,12 @@
  *              the same time. Bandwidth = bytes / (last completion - first post).
  *   missratio  the seed's micro-benchmark (seed 000, Fig. 4): pingpong at --size-max where a
  *              fraction --miss-ratio of node 0's pings target buffers that miss in node 1's VMH
- *              cache. The cold buffers are single pages spaced one cache "set stride" apart
- *              (sets * L pages, from the firmware's handshake), 2A of them used round robin, so
- *              LRU keeps none of them: every use is a receive-path miss. The others target one
- *              hot buffer. Reported: latency (mean, p50, p99) and bandwidth.
+ *              cache. The cold buffers (--size-max rounded up to pages, at most one VMH line)
+ *              are spaced one cache "set stride" apart (sets * L pages, from the firmware's
+ *              handshake) in a set that holds neither hot buffer, 2A of them used round robin, so
+ *              LRU keeps none of them: every use is a receive-path miss, and the hot buffers never
+ *              miss (the miss ratio is exact). The others target one hot buffer. Reported:
+ *              latency (mean, p50, p99) and bandwidth.
  *
  * Arrival detection: the receiver polls the last byte of the expected message every
  * NS_POLL_CYCLES (host memory reads, as a real program would spin); the sender makes that byte
@@ -322,8 +324,8 @@ static int missratio_check(const struct ns_opts *o, char *err, size_t n)
 {
     if (size_ok(o, err, n))
         return -1;
-    if (o->size_max > NS_PAGE) {
-        snprintf(err, n, "missratio: --size-max must be <= 4096 (the cold buffers are single pages)");
+    if (o->size_max > 65536) {
+        snprintf(err, n, "missratio: --size-max must be <= 65536 (a cold buffer must lie in one VMH line)");
         return -1;
     }
     if (o->miss_ratio < 0 || o->miss_ratio > 1) {
@@ -337,26 +339,44 @@ static void missratio_run(struct ns_node *n)
 {
     struct ns_world *w = n->w;
     const struct ns_opts *o = w->o;
-    uint64_t s = o->size_max, stride = 0;
+    uint64_t s = o->size_max, stride = 0, cold_base = VA_COLD, cold_len = (s + NS_PAGE - 1) / NS_PAGE * NS_PAGE;
     unsigned ncold = 0;
     int bad = 0;
 
+    /*
+     * Node 1's hot buffers (VA_SRC, the pong's source, and VA_DST, the hot ping's target) are in
+     * the VMH set of their lines; the cold buffers are 2 x A lines (A = ways) of another set,
+     * `stride` apart (the same set), so that cycling through them misses on every cold ping and
+     * never evicts a hot line: the measured miss ratio is the nominal one. (Before: all in one set,
+     * the hot buffers evicted too, and 0.75 missed as often as 1.0.) The sets of lines l and l + k
+     * of one process differ when k is not a multiple of the number of sets (lkc_set: (line + the
+     * pid's salt) mod sets); VA_SRC, VA_DST and VA_COLD are multiples of every stride, so half the
+     * sets further is another set whenever there are two or more.
+     */
     if (n->id == 1) {
         const struct nic_info *fi = nicdrv_fw_info(n->drv);
         const struct nic_cache_geom *g = &fi->cache[NIC_CACHE_VMH];
-        uint64_t sets = g->entries / ((uint64_t)g->line * g->ways);
-        stride = sets * g->line * NS_PAGE;
+        uint64_t sets = g->entries / ((uint64_t)g->line * g->ways), line_bytes = (uint64_t)g->line * NS_PAGE;
+        stride = sets * line_bytes;
+        cold_base = VA_COLD + sets / 2 * line_bytes;
         ncold = 2u * g->ways;
         if (ncold + 2 > NS_MAX_BUFS)
             ncold = NS_MAX_BUFS - 2;
         if (!(fi->caps & NIC_CAP_DYNAMIC_LOOKUP))
             ncold = 4; /* static tables: nothing misses; the same code path, no cold effect */
+        else if (cold_len > line_bytes) {
+            ns_fail(n, "missratio: --size-max %" PRIu64 " is more than a VMH line (%" PRIu64 " bytes): a cold ping "
+                       "would miss more than once", s, line_bytes);
+            bad = 1;
+        } else if (sets < 2)
+            fprintf(stderr, "nicsim: missratio: the VMH cache has one set: the hot buffers share it with the cold "
+                            "ones and are evicted too (the miss ratio is above the nominal one)\n");
     }
-    if (n->id <= 1)
+    if (n->id <= 1 && !bad)
         bad = pp_setup(n, s);
     for (unsigned j = 0; n->id == 1 && !bad && j < ncold; j++)
-        bad = ns_reg(n, 2 + j, VA_COLD + j * stride, NS_PAGE, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ) ||
-              zero(n, VA_COLD + j * stride, NS_PAGE);
+        bad = ns_reg(n, 2 + j, cold_base + j * stride, cold_len, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ) ||
+              zero(n, cold_base + j * stride, cold_len);
     if (n->id == 1)
         w->dir[1][NS_MAX_BUFS - 1].len = ncold; /* tell node 0 how many cold buffers (out of band) */
     ns_barrier(n);
@@ -371,7 +391,7 @@ static void missratio_run(struct ns_node *n)
         int cold = i >= o->warmup && (uint64_t)((double)(m + 1) * o->miss_ratio) > (uint64_t)((double)m * o->miss_ratio);
         unsigned slot = cold ? 2 + (unsigned)(cold_i % ncold) : 1;
         /* both sides make the same choice; node 1 needs the address the ping lands at */
-        uint64_t va1 = cold ? VA_COLD + (cold_i % ncold) * stride : VA_DST;
+        uint64_t va1 = cold ? cold_base + (cold_i % ncold) * stride : VA_DST;
         if (cold)
             cold_i++;
         sim_cycle_t rtt = round_trip(n, s, i, slot, va1);

@@ -15,6 +15,8 @@ struct cluster {
     struct cluster_stats st;
     cluster_note_fn note;
     void *note_ctx;
+    cluster_hook_fn hook; /* debugging (cluster_set_hook) */
+    void *hook_ctx;
 };
 
 void cluster_config_default(struct cluster_config *cfg, unsigned nodes)
@@ -43,7 +45,13 @@ cluster_t *cluster_create(const struct cluster_config *cfg, const costs_t *costs
     c->cfg.sw.nports = cfg->nodes < 2 ? 2 : cfg->nodes;
     c->cfg.sw.seed = cfg->seed;
     c->sw = switch_create(&c->cfg.sw);
-    c->sched = coro_sched_create(NULL);
+    struct coro_config cc;
+    coro_config_default(&cc);
+    /* each node's host runs a few coroutines (driver interrupt and miss threads, the user
+     * programs): room for 8 per node, at least the default */
+    if (cc.max_coros < 8u * cfg->nodes + 32u)
+        cc.max_coros = 8u * cfg->nodes + 32u;
+    c->sched = coro_sched_create(&cc);
     if (!c->sw || !c->sched)
         goto fail;
     for (unsigned i = 0; i < cfg->nodes; i++) {
@@ -104,10 +112,11 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
 
     while (c->now < end) {
         uint32_t skip = 0;
+        bool hold = c->hook && c->hook(c, c->hook_ctx);
 
         if (coro_next_event(c->sched) <= c->now)
             coro_run(c->sched, c->now);
-        if (c->cfg.skip_idle) {
+        if (c->cfg.skip_idle && !hold) {
             sim_cycle_t t = next_activity(c);
             /* jump to one cycle before the event: that cycle is clocked with the skip */
             if (t > c->now + 1) {
@@ -159,6 +168,12 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
     c->st.cycles = c->now;
     c->st.wall_s += wall() - t0;
     return rc;
+}
+
+void cluster_set_hook(cluster_t *c, cluster_hook_fn fn, void *ctx)
+{
+    c->hook = fn;
+    c->hook_ctx = ctx;
 }
 
 void cluster_set_progress_note(cluster_t *c, cluster_note_fn fn, void *ctx)

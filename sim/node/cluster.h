@@ -59,6 +59,12 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
 typedef void (*cluster_note_fn)(void *ctx, char *buf, size_t n);
 void cluster_set_progress_note(cluster_t *c, cluster_note_fn fn, void *ctx);
 
+/* Called at the start of every loop iteration of cluster_run (before the cycle): the debugger
+ * (sim/node/nodedbg.c) serves GDB here while a core is halted, so no node advances meanwhile.
+ * A nonzero return forbids an idle jump in this iteration (a halt or step is under way). */
+typedef int (*cluster_hook_fn)(cluster_t *c, void *ctx);
+void cluster_set_hook(cluster_t *c, cluster_hook_fn fn, void *ctx);
+
 unsigned cluster_nodes(const cluster_t *c);
 /* A secret derived from the cluster seed (reproducible runs): purpose CLUSTER_SECRET_FABRIC is the
  * fabric secret every honest node's driver gives its NCP; CLUSTER_SECRET_KEYS + node a node's

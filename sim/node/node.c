@@ -28,8 +28,8 @@
 #define WACK_SLOTS 16
 #define MMIO_READS PCIE_MMIO_TAGS
 #define LINE_MAX 256
-/* nic_pins: the inputs up to the skip hook (compared to decide whether an idle NIC needs an
- * evaluation), and the outputs (from host_req_ready to the end; pin_hash) */
+/* nic_pins: the inputs up to the skip hook, the last of them (compared to decide whether an idle
+ * NIC needs an evaluation), and the outputs (from host_req_ready to the end; pin_hash) */
 #define PINS_KEY offsetof(struct nic_pins, skip_valid)
 #define PINS_OUT offsetof(struct nic_pins, host_req_ready)
 
@@ -89,6 +89,8 @@ struct node {
     char tail[NODE_CONSOLE_TAIL][NODE_CONSOLE_LINE]; /* ring of the last complete lines */
     unsigned tail_next, tail_count;
     sim_cycle_t now;
+    node_probe_fn probe; /* debugging (nodedbg.c) */
+    void *probe_ctx;
 
     /* idle cycles not evaluated since the last evaluation (doze) and that evaluation's inputs */
     uint64_t doze;
@@ -480,8 +482,8 @@ static bool may_doze(const node_t *n, sim_cycle_t due, sim_cycle_t last, uint32_
 {
     const struct nic_pins *p = &n->pins;
 
-    if (n->cfg.eval_all || !p->idle || p->rst != n->in_reset)
-        return false;
+    if (n->cfg.eval_all || n->probe || !p->idle || p->rst != n->in_reset)
+        return false; /* a probe (debugger, instruction trace) sees every cycle */
     if (p->host_rsp_valid || p->dma_req_valid || p->dma_wdata_valid || p->tx_valid || p->console_valid ||
         p->testmb_valid || (p->host_irq != 0) != n->irq_level)
         return false;
@@ -501,6 +503,7 @@ static void doze_catch_up(node_t *n)
     struct nic_pins *p = &n->pins, cur = *p;
 
     memcpy(p, n->last_in, PINS_KEY);
+    nic_model_set_cycle(n->nic, n->now - n->doze);
     p->skip_valid = n->doze > 1;
     p->skip_cycles = (uint32_t)(n->doze - 1);
     nic_model_eval(n->nic, p);
@@ -558,15 +561,19 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
         if (n->doze)
             doze_catch_up(n);
         memcpy(n->last_in, p, PINS_KEY);
+        nic_model_set_cycle(n->nic, now);
         nic_model_eval(n->nic, p);
         if (n->cfg.pin_hash) /* this cycle, then the skipped ones (both halves): the outputs of this
                                 cycle, which is idle if there is a skip */
             pins_fold(n, pins_word(n, now), 1 + 2 * (uint64_t)skip);
+        if (n->probe)
+            n->probe(n->probe_ctx, n, now);
         take_mmio(n, now);
         take_dma(n, now);
         take_link(n, now);
         take_misc(n, now);
         nic_model_clock(n->nic, p);
+        p->dbg_resume = 0; /* a pulse */
         if (n->cfg.pin_hash) /* after the edge (and the skip) */
             pins_fold(n, pins_word(n, now + 1 + skip), 1);
     }
@@ -600,6 +607,22 @@ sim_cycle_t node_next_event(const node_t *n, sim_cycle_t now)
 int node_trace_open(node_t *n, const char *path)
 {
     return nic_model_trace_open(n->nic, path);
+}
+
+struct nic_model *node_nic(node_t *n)
+{
+    return n->nic;
+}
+
+struct nic_pins *node_pins(node_t *n)
+{
+    return &n->pins;
+}
+
+void node_set_probe(node_t *n, node_probe_fn fn, void *ctx)
+{
+    n->probe = fn;
+    n->probe_ctx = ctx;
 }
 
 unsigned node_id(const node_t *n)

@@ -109,6 +109,17 @@ sim_cycle_t node_next_event(const node_t *n, sim_cycle_t now);
 /* Start an FST waveform of this node's NIC (only with the traced model, sim_node_trace): 0 or -1. */
 int node_trace_open(node_t *n, const char *path);
 
+/* Debugging (sim/node/nodedbg.c: GDB, instruction trace, waveform window). The NIC model and its
+ * pins (the core's debug port is driven through them; dbg_resume is cleared after the cycle that
+ * drives it), and a probe called in every clocked cycle after the model settled (before the
+ * clock edge), NULL to remove it. */
+struct nic_model;
+struct nic_pins;
+struct nic_model *node_nic(node_t *n);
+struct nic_pins *node_pins(node_t *n);
+typedef void (*node_probe_fn)(void *ctx, node_t *n, sim_cycle_t now);
+void node_set_probe(node_t *n, node_probe_fn fn, void *ctx);
+
 unsigned node_id(const node_t *n);
 pcie_t *node_pcie(node_t *n);
 hostmem_t *node_hostmem(node_t *n);

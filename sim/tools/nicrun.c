@@ -28,6 +28,7 @@
 #include "nic_regs.h"
 #include "nic_model.h"
 #include "nicdrv.h"
+#include "nodedbg.h"
 #include "pcap.h"
 #include "sim_exec.h"
 
@@ -74,9 +75,10 @@ static void usage(FILE *f)
                "  --expect-oracle    pass only if the unpinned-DMA oracle fires (and report it)\n"
                "  --check-link       the image reports link counters (fw_nic_link): account for every\n"
                "                     frame between senders, switch and receiving MACs\n"
-               "  --fst FILE         FST waveform of one node's NIC (runs nicrun-trace, the traced model:\n"
-               "                     ~45%% slower); time is in clocked cycles\n"
-               "  --trace-node N     the node --fst records (default 0)\n"
+               "  --fst FILE         FST waveform of one node's NIC (runs nicrun-trace, the traced model,\n"
+               "                     many times slower: docs/debugging.md); time is simulated time\n"
+               "  --trace-node N     the node --fst and --trace-insn record (default 0)\n"
+               NODEDBG_USAGE
                "  --pcap FILE        capture every frame at the switch (pcap, ns timestamps in simulated\n"
                "                     time, link type USER0; decode with tools/wireshark/ncp.lua)\n"
                "  --quiet            no node console output\n"
@@ -325,6 +327,7 @@ int main(int argc, char **argv)
         { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
         { "link-gbps", required_argument, 0, 'G' }, { "eval-all", no_argument, 0, 'E' },
         { "pin-hash", no_argument, 0, 'H' },
+        NODEDBG_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
     struct cluster_config cfg;
@@ -338,6 +341,10 @@ int main(int argc, char **argv)
     uint64_t trace_node = 0;
     double fault[4] = { 0, 0, 0, 0 };
     int opt, rc;
+    struct nodedbg_opts dbo;
+    nodedbg_t *dbg = NULL;
+
+    nodedbg_opts_default(&dbo);
 
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
@@ -400,9 +407,14 @@ int main(int argc, char **argv)
         case 'h':
             usage(stdout);
             return EXIT_PASS;
-        default:
-            usage(stderr);
+        default: {
+            int k = nodedbg_option(&dbo, opt, optarg, "nicrun", stderr);
+            if (k == 1)
+                break;
+            if (k == 0)
+                usage(stderr);
             return EXIT_SETUP;
+        }
         }
     }
     if (optind != argc - 1) {
@@ -440,6 +452,12 @@ int main(int argc, char **argv)
     r.cl = cluster_create(&cfg, NULL);
     if (!r.cl) {
         fprintf(stderr, "nicrun: cannot create the cluster\n");
+        free(r.image);
+        return EXIT_SETUP;
+    }
+    dbg = nodedbg_attach(&dbo, r.cl, (unsigned)trace_node, argv[optind], "nicrun", stderr);
+    if (!dbg) {
+        cluster_destroy(r.cl);
         free(r.image);
         return EXIT_SETUP;
     }
@@ -535,6 +553,10 @@ int main(int argc, char **argv)
            " idle node-cycles not evaluated) in %.3f s: %.2f M simulated cycles/s\n",
            cs->cycles, cs->cycles_clocked, cs->skips, not_eval, cs->wall_s,
            cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0);
+    if (nodedbg_finish(dbg, result)) {
+        fprintf(stderr, "nicrun: --trace-insn: write failed: the trace is incomplete\n");
+        result = result ? result : EXIT_SETUP;
+    }
     cluster_destroy(r.cl);
     free(r.image);
     return result;

@@ -45,7 +45,7 @@
 #ifndef FUZZ_MTU
 #define FUZZ_MTU 4096u
 #endif
-#define PEERS 16u /* NCP_MAX_PEERS default: frames from a source beyond are dropped (recv.c) */
+#define PEERS 16u /* the model's peers (the NCP has NCP_MAX_PEERS): frames from a source beyond are dropped (rx.c) */
 
 #define CHECK(c)                                                                          \
     do {                                                                                  \

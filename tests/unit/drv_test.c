@@ -85,6 +85,43 @@ static void probe_errors(void **state)
     probe_fails(FAKE_BOOT_NO_INIT, -1, false, NICDRV_ETIMEDOUT); /* INIT never answered */
 }
 
+/* A cluster larger than the firmware's connection table (nic_info.max_peers: 2 in the fake) is
+ * refused before INIT, with the reason: INIT itself would be refused unanswered. The largest
+ * cluster the firmware takes still probes. */
+static void probe_refuses_more_nodes_than_peers(void **state)
+{
+    static const struct {
+        uint16_t nodes, me;
+        int want;
+    } cases[] = {{3, 0, NICDRV_ENORES}, {200, 1, NICDRV_ENORES}, {2, 1, NICDRV_OK}};
+    (void)state;
+
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct fake *f = fake_create(true);
+        struct nicdrv_config c;
+        size_t len;
+        const uint8_t *img = fake_image(&len);
+        char err[300] = "";
+
+        nicdrv_config_default(&c);
+        c.nodes = cases[i].nodes;
+        c.node_id = cases[i].me;
+        c.boot_timeout = 100000;
+        c.cmd_timeout = 1000000;
+        assert_non_null(fake_driver(f, &c));
+        assert_int_equal(nicdrv_probe(f->drv, img, len, err, sizeof err), cases[i].want);
+        if (cases[i].want != NICDRV_OK) {
+            assert_non_null(strstr(err, "at most 2 nodes"));
+            assert_int_equal(f->cmds[NIC_CMD_INIT], 0); /* never sent */
+            assert_false(nicdrv_probed(f->drv));
+        } else {
+            assert_int_equal(f->cmds[NIC_CMD_INIT], 1);
+        }
+        assert_int_equal(nicdrv_remove(f->drv), NICDRV_OK);
+        fake_destroy(f);
+    }
+}
+
 /* The fake's default driver configuration with the PCH/CBH prefill on or off. */
 static const struct nicdrv_config *cfg_prefill(bool on)
 {
@@ -546,6 +583,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(probe_ok_remove_twice),
         cmocka_unit_test(probe_errors),
+        cmocka_unit_test(probe_refuses_more_nodes_than_peers),
         cmocka_unit_test(miss_pins_and_fills_whole_line),
         cmocka_unit_test(prefill_installs_cbh_line_at_registration),
         cmocka_unit_test(hwm_evicts_lrf_invalidate_before_unpin),

@@ -15,7 +15,8 @@
 `default_nettype none
 module rv_core #(
   parameter [31:0] RESET_VECTOR = 32'h0000_0000,
-  parameter [31:0] HART_ID      = 32'd0
+  parameter [31:0] HART_ID      = 32'd0,
+  parameter integer DBG_BPS     = 4              // hardware breakpoint comparators (debug port)
 ) (
   input  wire        clk,
   input  wire        rst,            // synchronous, active-high
@@ -49,6 +50,24 @@ module rv_core #(
   output wire [31:0] retire_rd_wdata,
   output wire        retire_trap,
   output wire        sleeping,
+  // debug port (docs/debugging.md; tie the inputs to 0 when unused). The core halts between two
+  // instructions: nothing enters execute, the older ones drain, then dbg_halted is 1 and dbg_pc
+  // is the pc of the next instruction to execute. Causes: dbg_halt_req (level), a hardware
+  // breakpoint (dbg_bp_en[i] and the instruction in decode at dbg_bp_addr[i]), an ebreak while
+  // dbg_ebreak (it halts before executing instead of trapping), the end of a single step.
+  // dbg_resume (a pulse while halted) restarts at dbg_resume_pc, after one instruction if
+  // dbg_step (interrupts are not taken during a step); the first instruction after a resume
+  // does not hit a breakpoint (stepping off one). Registers and memory are read and written
+  // by the simulator's backdoor while halted (rv_regfile.regs is public to Verilator).
+  input  wire        dbg_halt_req,
+  input  wire        dbg_resume,
+  input  wire        dbg_step,
+  input  wire [31:0] dbg_resume_pc,
+  input  wire        dbg_ebreak,
+  input  wire [DBG_BPS*32-1:0] dbg_bp_addr,
+  input  wire [DBG_BPS-1:0]    dbg_bp_en,
+  output wire        dbg_halted,
+  output wire [31:0] dbg_pc,
   // Simulation harness hooks (tie cycle_skip to 0 on a board): in a cycle with cycle_skip = k
   // mcycle advances by 1 + k (a harness that stopped clocking a quiescent core for k cycles
   // keeps it exact); `quiescent`: sleeping, the fetch queue full with nothing outstanding and
@@ -74,8 +93,10 @@ module rv_core #(
   wire        e_ready;         // E can take a new instruction this cycle
   wire        irq_pending;
 
-  wire        redirect    = m_flush || e_redirect;
-  wire [31:0] redirect_pc = m_flush ? m_target : e_npc;
+  wire        dbg_go;          // debug resume: restart fetch at dbg_resume_pc
+  wire        d_hold;          // debug: decode holds its instruction (a stop is due or halted)
+  wire        redirect    = m_flush || e_redirect || dbg_go;
+  wire [31:0] redirect_pc = dbg_go ? dq_resume_pc : m_flush ? m_target : e_npc;
 
   // ------------------------------------------------------------------
   // F: fetch + prediction
@@ -106,8 +127,42 @@ module rv_core #(
     .ibus_req_valid(ibus_req_valid), .ibus_req_ready(ibus_req_ready), .ibus_req_addr(ibus_req_addr),
     .ibus_rsp_valid(ibus_rsp_valid), .ibus_rsp_rdata(ibus_rsp_rdata), .ibus_rsp_err(ibus_rsp_err),
     .d_valid(d_valid), .d_pc(d_pc), .d_insn(d_insn), .d_err(d_err), .d_pred_npc(d_pred_npc),
-    .d_ready(e_ready), .quiet(fetch_quiet)
+    .d_ready(e_ready && !d_hold), .quiet(fetch_quiet)
   );
+
+  // ------------------------------------------------------------------
+  // debug: halt between instructions (the decode stage holds; see the port list)
+  // ------------------------------------------------------------------
+  // The port's inputs are registered: no combinational path from them into the pipeline (a
+  // request takes effect one cycle later; simulation: the model's input-driven logic stays small)
+  reg                   dq_halt, dq_resume, dq_step, dq_ebreak;
+  reg  [31:0]           dq_resume_pc;
+  reg  [DBG_BPS*32-1:0] dq_bp_addr;
+  reg  [DBG_BPS-1:0]    dq_bp_en;
+  always @(posedge clk) begin
+    dq_halt      <= dbg_halt_req;
+    dq_resume    <= dbg_resume;
+    dq_step      <= dbg_step;
+    dq_ebreak    <= dbg_ebreak;
+    dq_resume_pc <= dbg_resume_pc;
+    dq_bp_addr   <= dbg_bp_addr;
+    dq_bp_en     <= dbg_bp_en;
+  end
+  reg         dbg_halted_r, dbg_skip_bp, dbg_stepping, dbg_step_issued;
+  reg  [31:0] dbg_npc;         // pc of the next instruction to execute, once the pipeline drained
+  reg         d_bp_hit;
+  integer     bpi;
+  always @* begin
+    d_bp_hit = 1'b0;
+    for (bpi = 0; bpi < DBG_BPS; bpi = bpi + 1)
+      if (dq_bp_en[bpi] && d_pc == dq_bp_addr[bpi*32 +: 32]) d_bp_hit = 1'b1;
+  end
+  wire d_ebreak   = dq_ebreak && !d_err && d_insn == 32'h0010_0073;
+  // a stop is due: nothing more enters execute
+  wire dbg_stop   = dq_halt || dbg_step_issued || (d_valid && !dbg_skip_bp && (d_bp_hit || d_ebreak));
+  assign d_hold   = dbg_halted_r || dbg_stop;
+  assign dbg_go   = dbg_halted_r && dq_resume;
+  wire d_to_e     = e_ready && d_valid && !d_hold && !redirect;
 
   // ------------------------------------------------------------------
   // D: register read, interrupt tagging
@@ -288,12 +343,12 @@ module rv_core #(
     if (rst || redirect) begin
       e_valid <= 1'b0;
     end else if (e_ready) begin
-      e_valid    <= d_valid;
+      e_valid    <= d_valid && !d_hold;
       e_pc       <= d_pc;
       e_insn     <= d_insn;
       e_pred_npc <= d_pred_npc;
       e_ifault   <= d_err;
-      e_irq      <= irq_pending;
+      e_irq      <= irq_pending && !dbg_stepping;
       e_rs1_l    <= d_rs1v;
       e_rs2_l    <= d_rs2v;
     end else begin
@@ -356,7 +411,8 @@ module rv_core #(
     endcase
   end
 
-  wire m_stall    = (m_mem && !dbus_rsp_valid) || (m_wfi && !wfi_wake);
+  // a wfi completes at once when the debugger stops the core (a wfi may be a no-op)
+  wire m_stall    = (m_mem && !dbus_rsp_valid) || (m_wfi && !wfi_wake && !dbg_stop);
   assign m_fire   = m_valid && !m_stall;
   wire m_bus_err  = m_mem && dbus_rsp_err;
   wire m_csr_bad  = m_csr && csr_illegal;
@@ -429,8 +485,41 @@ module rv_core #(
   assign retire_rd_we    = w_rd_we;
   assign retire_rd_wdata = w_result;
   assign retire_trap     = w_trap;
-  assign sleeping        = m_valid && m_wfi && !wfi_wake;
+  assign sleeping        = m_valid && m_wfi && !wfi_wake && !dbg_stop;
   assign quiescent       = sleeping && fetch_quiet && !div_busy && !retire_valid;
+
+  // debug state: the next pc follows execute (its resolved next pc) and commit (trap, mret,
+  // replay, fence.i targets); the halt is taken once execute, commit and writeback are empty
+  wire pipe_empty = !e_valid && !m_valid && !w_valid;
+  always @(posedge clk) begin
+    if (rst) begin
+      dbg_halted_r    <= 1'b0;
+      dbg_skip_bp     <= 1'b0;
+      dbg_stepping    <= 1'b0;
+      dbg_step_issued <= 1'b0;
+      dbg_npc         <= RESET_VECTOR;
+    end else if (dbg_go) begin
+      dbg_halted_r    <= 1'b0;
+      dbg_skip_bp     <= 1'b1;
+      dbg_stepping    <= dq_step;
+      dbg_step_issued <= 1'b0;
+      dbg_npc         <= dq_resume_pc;
+    end else begin
+      if (!dbg_halted_r && dbg_stop && pipe_empty) begin
+        dbg_halted_r    <= 1'b1;
+        dbg_stepping    <= 1'b0;
+        dbg_step_issued <= 1'b0;
+      end
+      if (d_to_e) begin
+        dbg_skip_bp <= 1'b0;
+        if (dbg_stepping) dbg_step_issued <= 1'b1;
+      end
+      if (m_flush)     dbg_npc <= m_target;
+      else if (e_fire) dbg_npc <= e_npc;
+    end
+  end
+  assign dbg_halted = dbg_halted_r && !dq_resume;   // leaving as soon as the resume is taken
+  assign dbg_pc     = dbg_npc;
 
 `ifdef RV_CORE_STATS
   // measurement hook (not synthesized): control-transfer prediction statistics, printed at the end

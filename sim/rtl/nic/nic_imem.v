@@ -54,7 +54,8 @@ module nic_imem #(
     end
   end
 
-  reg [31:0] mem [0:DEPTH-1];
+  // public: the simulator's debug backdoor (GDB memory access while the core is halted)
+  reg [31:0] mem [0:DEPTH-1] /*verilator public_flat_rw*/;
 
   // ---- port A ----
   localparam [31:0] SZ = SIZE;

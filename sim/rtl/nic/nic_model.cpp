@@ -1,8 +1,11 @@
 // nic_model.cpp - thin C++ glue: struct nic_pins <-> Vnic_top ports (see nic_model.h).
 #include "nic_model.h"
+#include "nic_memmap.h"
 
 #include <cstddef>
 #include <cstring>
+#include <string>
+#include <vector>
 #include <new>
 #include <type_traits>
 
@@ -66,20 +69,37 @@ struct nic_model {
     Vnic_top *top;
     bool settled; /* evaluated (eval or edge) with the inputs in last_in */
     unsigned char last_in[NIC_PINS_IN_BYTES]; /* the input part of the pins last driven */
+    uint64_t cycle; /* nic_model_set_cycle */
 #ifdef NIC_MODEL_TRACED
     VerilatedFstC *fst;
-    uint64_t steps;
+    uint64_t period_ps, start, stop, last_t;
+    bool dumped;
+    std::vector<std::string> scopes;
 #endif
 };
 
-/* After every evaluation: one waveform step (no-op in the untraced build). */
-static inline void trace_step(nic_model *m)
+/* After every evaluation (edge: the clock's rising edge): one waveform step at the simulated time
+ * of this cycle, inside the window (no-op in the untraced build). */
+static inline void trace_step(nic_model *m, bool edge)
 {
 #ifdef NIC_MODEL_TRACED
-    if (m->fst)
-        m->fst->dump(m->steps++);
+    if (!m->fst || m->cycle < m->start)
+        return;
+    if (m->cycle >= m->stop) { /* the window is over: the file is complete */
+        m->fst->close();
+        delete m->fst;
+        m->fst = nullptr;
+        return;
+    }
+    uint64_t t = m->cycle * m->period_ps + (edge ? m->period_ps / 2 : 0);
+    if (m->dumped && t <= m->last_t)
+        return;
+    m->fst->dump(t);
+    m->dumped = true;
+    m->last_t = t;
 #else
     (void)m;
+    (void)edge;
 #endif
 }
 
@@ -110,6 +130,14 @@ static void drive(Vnic_top *t, const struct nic_pins *p)
     t->phy_rate = p->phy_rate;
     t->skip_valid = p->skip_valid;
     t->skip_cycles = p->skip_cycles;
+    t->dbg_halt_req = p->dbg_halt_req;
+    t->dbg_resume = p->dbg_resume;
+    t->dbg_step = p->dbg_step;
+    t->dbg_resume_pc = p->dbg_resume_pc;
+    t->dbg_ebreak = p->dbg_ebreak;
+    t->dbg_bp_en = p->dbg_bp_en;
+    for (int i = 0; i < NIC_MODEL_DBG_BPS; i++)
+        t->dbg_bp_addr[i] = p->dbg_bp_addr[i];
 }
 
 static void sample(const Vnic_top *t, struct nic_pins *p)
@@ -139,6 +167,8 @@ static void sample(const Vnic_top *t, struct nic_pins *p)
     p->core_sleeping = t->core_sleeping;
     p->idle = t->idle;
     p->timer_cycles_to_irq = t->timer_cycles_to_irq;
+    p->dbg_halted = t->dbg_halted;
+    p->dbg_pc = t->dbg_pc;
 }
 
 extern "C" nic_model_t *nic_model_open(void)
@@ -152,6 +182,9 @@ extern "C" nic_model_t *nic_model_open(void)
         return nullptr;
     }
     m->top->clk = 0;
+#ifdef NIC_MODEL_TRACED
+    m->stop = UINT64_MAX;
+#endif
     return m;
 }
 
@@ -164,15 +197,44 @@ extern "C" int nic_model_traced(void)
 #endif
 }
 
+extern "C" void nic_model_trace_config(nic_model_t *m, uint64_t start, uint64_t stop, const char *const *scopes,
+                                       unsigned n)
+{
+#ifdef NIC_MODEL_TRACED
+    m->start = start;
+    m->stop = stop;
+    m->scopes.clear();
+    for (unsigned i = 0; i < n; i++)
+        m->scopes.push_back(std::string("nic.nic_top.") + scopes[i]);
+#else
+    (void)m;
+    (void)start;
+    (void)stop;
+    (void)scopes;
+    (void)n;
+#endif
+}
+
+extern "C" void nic_model_set_cycle(nic_model_t *m, uint64_t cycle)
+{
+    m->cycle = cycle;
+}
+
 extern "C" int nic_model_trace_open(nic_model_t *m, const char *path)
 {
 #ifdef NIC_MODEL_TRACED
     if (m->fst)
         return -1;
+    if (!m->period_ps)
+        m->period_ps = 5000; /* 200 MHz, SIM_CLOCK_DEFAULT_HZ */
     m->ctx.traceEverOn(true);
     m->fst = new (std::nothrow) VerilatedFstC;
     if (!m->fst)
         return -1;
+    for (const std::string &s : m->scopes)
+        m->fst->dumpvars(99, s);
+    m->fst->set_time_unit("1ps");
+    m->fst->set_time_resolution("1ps");
     m->top->trace(m->fst, 99);
     m->fst->open(path);
     if (!m->fst->isOpen()) {
@@ -186,6 +248,85 @@ extern "C" int nic_model_trace_open(nic_model_t *m, const char *path)
     (void)path;
     return -1;
 #endif
+}
+
+extern "C" int nic_model_dbg_reg(nic_model_t *m, unsigned reg, uint32_t *val, int write)
+{
+    Vnic_top___024root *r = m->top->rootp;
+
+    if (reg > 31)
+        return -1;
+    if (reg == 0) {
+        if (!write)
+            *val = 0;
+        return 0;
+    }
+    if (write) {
+        r->nic_top__DOT__u_core__DOT__u_rf__DOT__regs[reg - 1] = *val;
+        m->settled = false;
+    } else {
+        *val = r->nic_top__DOT__u_core__DOT__u_rf__DOT__regs[reg - 1];
+    }
+    return 0;
+}
+
+/* One byte of IMEM or SRAM (core addresses); false outside them. */
+static bool dbg_byte(nic_model *m, uint32_t a, uint8_t *b, int write)
+{
+    Vnic_top___024root *r = m->top->rootp;
+    uint32_t *w;
+    unsigned sh;
+
+    if (a - NIC_IMEM_BASE < NIC_IMEM_SIZE) {
+        w = &r->nic_top__DOT__u_imem__DOT__mem[(a - NIC_IMEM_BASE) >> 2];
+        sh = (a & 3u) * 8u;
+    } else if (a - NIC_SRAM_BASE < NIC_SRAM_SIZE) {
+        uint32_t off = a - NIC_SRAM_BASE; /* 16-byte rows interleaved over two banks (nic_sram.v) */
+        uint32_t row = off >> 5, word = (off >> 2) & 3u;
+        w = (off >> 4) & 1u ? &r->nic_top__DOT__u_sram__DOT__g_bank__BRA__1__KET____DOT__mem[row][word]
+                            : &r->nic_top__DOT__u_sram__DOT__g_bank__BRA__0__KET____DOT__mem[row][word];
+        sh = (off & 3u) * 8u;
+    } else {
+        return false;
+    }
+    if (write)
+        *w = (*w & ~(0xFFu << sh)) | (uint32_t)*b << sh;
+    else
+        *b = (uint8_t)(*w >> sh);
+    return true;
+}
+
+extern "C" int nic_model_dbg_mem(nic_model_t *m, uint32_t addr, uint8_t *buf, uint32_t len, int write)
+{
+    for (uint32_t i = 0; i < len; i++)
+        if (!dbg_byte(m, addr + i, &buf[i], write))
+            return -1;
+    if (write)
+        m->settled = false;
+    return 0;
+}
+
+extern "C" int nic_model_core_in_reset(nic_model_t *m)
+{
+    return m->top->rootp->nic_top__DOT__core_rst;
+}
+
+extern "C" void nic_model_probe(nic_model_t *m, struct nic_core_probe *p)
+{
+    const Vnic_top___024root *r = m->top->rootp;
+
+    p->retire_valid = r->nic_top__DOT__retire_valid;
+    p->retire_trap = r->nic_top__DOT__retire_trap;
+    p->retire_rd = r->nic_top__DOT__retire_rd;
+    p->retire_rd_we = r->nic_top__DOT__retire_rd_we;
+    p->retire_pc = r->nic_top__DOT__retire_pc;
+    p->retire_insn = r->nic_top__DOT__retire_insn;
+    p->retire_rd_wdata = r->nic_top__DOT__retire_rd_wdata;
+    p->dbus_fire = r->nic_top__DOT__db_valid && r->nic_top__DOT__db_ready;
+    p->dbus_we = r->nic_top__DOT__db_we;
+    p->dbus_be = r->nic_top__DOT__db_be;
+    p->dbus_addr = r->nic_top__DOT__db_addr;
+    p->dbus_wdata = r->nic_top__DOT__db_wdata;
 }
 
 extern "C" void nic_model_close(nic_model_t *m)
@@ -224,7 +365,7 @@ extern "C" void nic_model_eval(nic_model_t *m, struct nic_pins *p)
     m->top->clk = 0;
     m->top->eval();
     m->settled = true;
-    trace_step(m);
+    trace_step(m, false);
     sample(m->top, p);
 }
 
@@ -237,6 +378,6 @@ extern "C" void nic_model_clock(nic_model_t *m, struct nic_pins *p)
     m->top->eval();
 #endif
     m->settled = true;
-    trace_step(m);
+    trace_step(m, true);
     sample(m->top, p);
 }

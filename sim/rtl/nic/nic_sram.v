@@ -143,7 +143,7 @@ module nic_sram #(
   // ---- storage: one memory per bank, byte-enable writes, registered read ----
   generate
     for (gi = 0; gi < BANKS; gi = gi + 1) begin : g_bank
-      reg  [127:0]  mem [0:DEPTH-1];
+      reg  [127:0]  mem [0:DEPTH-1] /*verilator public_flat_rw*/;   // public: the debug backdoor (GDB)
       reg  [127:0]  q;
       wire [RB-1:0] w   = win[gi*RB +: RB];
       wire [RW-1:0] row = rrow[w*RW +: RW];

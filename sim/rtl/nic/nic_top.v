@@ -81,26 +81,41 @@ module nic_top #(
   output wire [63:0]  timer_cycles_to_irq,
   // harness hook (simulation only; tie to 0 on a board)
   input  wire         skip_valid,
-  input  wire [31:0]  skip_cycles
+  input  wire [31:0]  skip_cycles,
+  // the core's debug port (rv_core; docs/debugging.md): halt, resume, step, breakpoints
+  input  wire         dbg_halt_req,
+  input  wire         dbg_resume,
+  input  wire         dbg_step,
+  input  wire [31:0]  dbg_resume_pc,
+  input  wire         dbg_ebreak,
+  input  wire [127:0] dbg_bp_addr,
+  input  wire [3:0]   dbg_bp_en,
+  output wire         dbg_halted,
+  output wire [31:0]  dbg_pc
 );
   localparam integer NREQ = 6;
   localparam integer R_CORE = 0, R_HOST = 1, R_DMAW = 2, R_DMAR = 3, R_TX = 4, R_RX = 5;
 
   // ---- core ----
   wire        core_reset_ctl;
-  wire        core_rst = rst || core_reset_ctl;
+  wire        core_rst /*verilator public_flat_rd*/ = rst || core_reset_ctl;   // public: the GDB stub waits for the boot
   wire        ib_valid, ib_ready, ib_rsp_valid, ib_rsp_err;
   wire [31:0] ib_addr, ib_rdata;
-  wire        db_valid, db_ready, db_we, db_rsp_valid, db_rsp_err;
-  wire [31:0] db_addr, db_wdata, db_rdata;
-  wire [3:0]  db_be;
+  wire        db_valid /*verilator public_flat_rd*/, db_ready /*verilator public_flat_rd*/;
+  wire        db_we /*verilator public_flat_rd*/, db_rsp_valid, db_rsp_err;
+  wire [31:0] db_addr /*verilator public_flat_rd*/, db_wdata /*verilator public_flat_rd*/, db_rdata;
+  wire [3:0]  db_be /*verilator public_flat_rd*/;
   wire        meip, mtip, msip;
-  wire        retire_valid, retire_trap;
+  // public: the retire trace and the core's data requests are read by the simulator's
+  // instruction trace (nicrun --trace-insn, sim/node/insntrace.c); not ports, so a synthesised
+  // NIC does not keep them
+  wire        retire_valid /*verilator public_flat_rd*/, retire_trap /*verilator public_flat_rd*/;
   // lint_off: the core's retire trace (pc, insn, rd): the NIC counts retirements only; coresim uses the rest
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [31:0] retire_pc, retire_insn, retire_rd_wdata;
-  wire [4:0]  retire_rd;
-  wire        retire_rd_we;
+  wire [31:0] retire_pc /*verilator public_flat_rd*/, retire_insn /*verilator public_flat_rd*/;
+  wire [31:0] retire_rd_wdata /*verilator public_flat_rd*/;
+  wire [4:0]  retire_rd /*verilator public_flat_rd*/;
+  wire        retire_rd_we /*verilator public_flat_rd*/;
   /* verilator lint_on UNUSEDSIGNAL */
   wire        sleeping, core_quiet;
 
@@ -115,6 +130,10 @@ module nic_top #(
     .retire_valid(retire_valid), .retire_pc(retire_pc), .retire_insn(retire_insn),
     .retire_rd(retire_rd), .retire_rd_we(retire_rd_we), .retire_rd_wdata(retire_rd_wdata),
     .retire_trap(retire_trap), .sleeping(sleeping),
+    .dbg_halt_req(dbg_halt_req), .dbg_resume(dbg_resume), .dbg_step(dbg_step),
+    .dbg_resume_pc(dbg_resume_pc), .dbg_ebreak(dbg_ebreak), .dbg_bp_addr(dbg_bp_addr),
+    .dbg_bp_en(dbg_bp_en), .dbg_halted(dbg_halted), .dbg_pc(dbg_pc),
+
     .cycle_skip(skip_valid ? skip_cycles : 32'd0), .quiescent(core_quiet));
   assign core_sleeping = sleeping && !core_rst;
 

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""gdb_test.py - drive a simulator's GDB stub (--gdb) with Debian's gdb-multiarch in batch mode.
+
+usage: gdb_test.py MODE GDB ELF -- SIMULATOR ARGS...
+
+The simulator is started with `--gdb 0` added (any free port; it prints the port on stderr),
+then GDB runs the MODE's script against ELF and its output is checked line by line, then the
+simulator must exit with status 0 (the run completed and passed).
+
+Modes:
+  coresim  tests/core/gdbprog.c on coresim: software breakpoint at gdb_mark, a global read at two
+           hits (0 then 1), pc at the breakpoint, stepi moves the pc by one instruction, a
+           hardware breakpoint at gdb_check, a memory write (gdb_poke) and a register write (a0)
+           that the program checks (it fails without them), continue to a normal exit.
+  nicrun:FUNC:VAR:VALUE  a firmware image on nicsim/nicrun's --gdb-node: break at FUNC, VAR
+           reads VALUE (print/x), stepi moves the pc, continue: the cluster run passes; done twice,
+           once with a second of wall time at the breakpoint: every node's PASS cycle is the same.
+  raw      the protocol without GDB (a socket client): qSupported, ?, g size, target.xml, m of
+           an unmapped address answers an error, Z1 out of slots, c then Ctrl-C halts (T02),
+           D detaches and the run completes.
+  kill     k ends the run: the simulator exits with status 1, saying why.
+"""
+import os
+import re
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+TIMEOUT = 120
+
+
+def start_sim(cmd):
+    p = subprocess.Popen(cmd + ["--gdb", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    port, seen, t0 = None, [], time.time()
+    while port is None:
+        if time.time() - t0 > 60:
+            p.kill()
+            sys.exit("no 'gdb: listening' line from the simulator: %s" % "".join(seen))
+        r, _, _ = select.select([p.stderr], [], [], 1.0)
+        if not r:
+            if p.poll() is not None:
+                sys.exit("simulator exited (%d) before listening: %s%s" % (p.returncode, "".join(seen), p.stderr.read()))
+            continue
+        line = p.stderr.readline()
+        seen.append(line)
+        m = re.search(r"gdb: listening on port (\d+)", line)
+        if m:
+            port = int(m.group(1))
+    return p, port
+
+
+def finish_sim(p):
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        sys.exit("simulator did not finish after GDB left\n" + out + err)
+    return p.returncode, out, err
+
+
+def run_gdb(gdb, elf, port, cmds):
+    args = [gdb, "-nx", "-batch", "-ex", "set pagination off", "-ex", "set confirm off",
+            "-ex", "target remote 127.0.0.1:%d" % port]
+    for c in cmds:
+        args += ["-ex", c]
+    r = subprocess.run(args + [elf], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
+    return r.stdout
+
+
+def expect(out, patterns):
+    """each pattern must match, in order"""
+    pos = 0
+    for pat in patterns:
+        m = re.compile(pat, re.M).search(out, pos)
+        if not m:
+            sys.exit("GDB output lacks /%s/ (after offset %d):\n%s" % (pat, pos, out))
+        pos = m.end()
+
+
+def sym_addr(elf, name):
+    out = subprocess.run(["riscv64-unknown-elf-nm", elf], stdout=subprocess.PIPE, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == name:
+            return int(f[0], 16)
+    sys.exit("%s: no symbol %s" % (elf, name))
+
+
+def mode_coresim(gdb, elf, sim):
+    p, port = start_sim(sim)
+    mark = sym_addr(elf, "gdb_mark")
+    out = run_gdb(gdb, elf, port, [
+        "break gdb_mark", "continue", "print/x $pc", "print gdb_counter", "continue", "print gdb_counter",
+        "print $pc == gdb_mark", "stepi", "print/x $pc", "delete", "hbreak gdb_check", "continue",
+        "print/x $pc", "set var gdb_poke = 0x1234abcd", "set $a0 = 7", "print/x gdb_poke", "print $a0",
+        "delete", "continue"])
+    rc, sout, serr = finish_sim(p)
+    expect(out, [r"Breakpoint 1 at 0x%x" % mark,
+                 r"Breakpoint 1, (0x[0-9a-f]+ in )?gdb_mark",
+                 r"\$1 = 0x%x\b" % mark,
+                 r"\$2 = 0\b",
+                 r"Breakpoint 1, (0x[0-9a-f]+ in )?gdb_mark",
+                 r"\$3 = 1\b",
+                 r"\$4 = 1\b",
+                 r"\$5 = 0x%x\b" % (mark + 4),
+                 r"Hardware assisted breakpoint 2 at",
+                 r"Breakpoint 2, (0x[0-9a-f]+ in )?gdb_check",
+                 r"\$6 = 0x%x\b" % sym_addr(elf, "gdb_check"),
+                 r"\$7 = 0x1234abcd",
+                 r"\$8 = 7\b",
+                 r"exited normally"])
+    if rc != 0 or "coresim: PASS" not in serr:
+        sys.exit("coresim did not pass (exit %d):\n%s%s\nGDB:\n%s" % (rc, sout, serr, out))
+    print(out)
+    print("gdb_test coresim: OK")
+
+
+def nicrun_session(gdb, elf, sim, func, var, val, pause):
+    p, port = start_sim(sim)
+    fa = sym_addr(elf, func)
+    cmds = ["break " + func, "continue", "print/x $pc", "print/x " + var, "stepi", "print/x $pc"]
+    if pause:  # wall time spent halted must not change the simulated run
+        cmds.append("shell sleep 1")
+    # a hardware breakpoint through nic_top's debug port: the final printf
+    cmds += ["delete", "hbreak printf", "continue", "print $pc == printf", "delete", "continue"]
+    out = run_gdb(gdb, elf, port, cmds)
+    rc, sout, serr = finish_sim(p)
+    expect(out, [r"Breakpoint 1 at 0x%x" % fa, r"Breakpoint 1, (0x[0-9a-f]+ in )?%s" % func, r"\$1 = 0x%x\b" % fa,
+                 r"\$2 = %s\b" % re.escape(val), r"\$3 = 0x(?!%x\b)[0-9a-f]+" % fa,
+                 r"Hardware assisted breakpoint 2 at", r"Breakpoint 2, (0x[0-9a-f]+ in )?printf", r"\$4 = 1\b",
+                 r"exited normally"])
+    if rc != 0 or "PASS" not in sout:
+        sys.exit("the run did not pass (exit %d):\n%s%s\nGDB:\n%s" % (rc, sout, serr, out))
+    print(out)
+    return sorted(re.findall(r"node \d+: PASS at cycle \d+", sout))
+
+
+def mode_nicrun(gdb, elf, sim, func, var, val):
+    """break at func on the --gdb-node, read var (print/x: val), stepi, continue: PASS; twice, the
+    second time with GDB pausing a second of wall time at the breakpoint: every node's PASS cycle
+    must be the same (the cluster is frozen while the core is halted)."""
+    a = nicrun_session(gdb, elf, sim, func, var, val, False)
+    b = nicrun_session(gdb, elf, sim, func, var, val, True)
+    if not a or a != b:
+        sys.exit("simulated time moved while the node was halted: %s vs %s" % (a, b))
+    print("PASS cycles, both sessions: %s" % a)
+    print("gdb_test nicrun: OK")
+
+
+class Rsp:
+    def __init__(self, port):
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        self.buf = b""
+
+    def send(self, data):
+        cs = sum(data.encode()) & 0xFF
+        self.s.sendall(b"$" + data.encode() + b"#%02x" % cs)
+        return self.reply()
+
+    def reply(self):
+        while True:
+            m = re.search(rb"\$([^#]*)#([0-9a-f]{2})", self.buf)
+            if m:
+                self.buf = self.buf[m.end():]
+                data = m.group(1)
+                if sum(data) & 0xFF != int(m.group(2), 16):
+                    sys.exit("bad checksum from the stub")
+                self.s.sendall(b"+")
+                return data.decode()
+            chunk = self.s.recv(65536)
+            if not chunk:
+                sys.exit("the stub closed the connection")
+            self.buf += chunk
+
+
+def mode_raw(_gdb, _elf, sim):
+    p, port = start_sim(sim)
+    c = Rsp(port)
+    r = c.send("qSupported:swbreak+;hwbreak+")
+    assert "qXfer:features:read+" in r, r
+    assert c.send("?").startswith("T05"), "first stop"
+    x = c.send("qXfer:features:read:target.xml:0,fff")
+    assert x.startswith("l") and "riscv:rv32" in x and 'name="pc"' in x, x
+    g = c.send("g")
+    assert len(g) == 33 * 8, len(g)
+    assert c.send("m20000000,4").startswith("E"), "unmapped memory must be an error"
+    assert c.send("p20") == g[32 * 8:], "p of pc = g's pc"
+    t0 = c.send("p5")
+    assert c.send("P5=78563412") == "OK"
+    assert c.send("p5") == "78563412", "register write read back"
+    assert c.send("P5=" + t0) == "OK"
+    for i in range(4):
+        assert c.send("Z1,%x,4" % (0x10 + 4 * i)) == "OK"
+    assert c.send("Z1,20,4").startswith("E"), "a fifth hardware breakpoint must be refused"
+    for i in range(4):
+        assert c.send("z1,%x,4" % (0x10 + 4 * i)) == "OK"
+    c.s.sendall(b"$c#63\x03")  # together: the stub halts within its poll interval
+    r = c.reply()
+    assert r.startswith("T02"), "Ctrl-C stop reply: " + r
+    assert c.send("D") == "OK"
+    c.s.close()
+    rc, sout, serr = finish_sim(p)
+    if rc != 0:
+        sys.exit("the run did not pass after detach (exit %d):\n%s%s" % (rc, sout, serr))
+    print("gdb_test raw: OK")
+
+
+def mode_kill(_gdb, _elf, sim):
+    """k from the client ends the run: exit status 1 and the reason on stderr"""
+    p, port = start_sim(sim)
+    c = Rsp(port)
+    assert c.send("?").startswith("T05")
+    c.s.sendall(b"$k#6b")
+    rc, sout, serr = finish_sim(p)
+    if rc != 1 or "killed by gdb" not in serr:
+        sys.exit("after k: exit %d, want 1 with 'killed by gdb':\n%s%s" % (rc, sout, serr))
+    print("gdb_test kill: OK")
+
+
+def main():
+    if len(sys.argv) < 5 or "--" not in sys.argv:
+        sys.exit(__doc__)
+    k = sys.argv.index("--")
+    mode, gdb, elf = sys.argv[1:4]
+    extra = []
+    if mode.startswith("nicrun:"):  # nicrun:FUNC:VAR:VALUE
+        mode, *extra = mode.split(":")
+    if mode not in ("raw", "kill") and not shutil.which(gdb):
+        print("gdb_test: %s not found (scripts/setup installs gdb-multiarch): skipped" % gdb)
+        sys.exit(77)
+    sim = sys.argv[k + 1:]
+    {"coresim": mode_coresim, "nicrun": mode_nicrun, "raw": mode_raw, "kill": mode_kill}[mode](gdb, elf, sim, *extra)
+
+
+if __name__ == "__main__":
+    main()

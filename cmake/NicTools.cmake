@@ -33,6 +33,16 @@ add_library(cmocka::cmocka UNKNOWN IMPORTED)
 set_target_properties(cmocka::cmocka PROPERTIES IMPORTED_LOCATION ${CMOCKA_LIBRARY}
                       INTERFACE_INCLUDE_DIRECTORIES ${CMOCKA_INCLUDE_DIR})
 
+# cJSON: the JSON reports of nicsim and nicrun (sim/node/report.c)
+find_path(CJSON_INCLUDE_DIR cjson/cJSON.h)
+find_library(CJSON_LIBRARY cjson)
+if(NOT CJSON_INCLUDE_DIR OR NOT CJSON_LIBRARY)
+  message(FATAL_ERROR "cJSON not found (cjson/cJSON.h, libcjson): install the Debian package 'libcjson-dev' (or run scripts/setup)")
+endif()
+add_library(cjson::cjson UNKNOWN IMPORTED)
+set_target_properties(cjson::cjson PROPERTIES IMPORTED_LOCATION ${CJSON_LIBRARY}
+                      INTERFACE_INCLUDE_DIRECTORIES ${CJSON_INCLUDE_DIR})
+
 set(NEWLIB_SOURCE_TARBALL /usr/src/newlib/newlib-3.3.0.tar.xz CACHE FILEPATH
     "newlib sources (Debian package newlib-source)")
 if(NOT EXISTS ${NEWLIB_SOURCE_TARBALL})

@@ -91,7 +91,8 @@ void ncp_boot(void)
     memset(&ncp, 0, sizeof ncp);
     memset(&ncp_work, 0, sizeof ncp_work);
     ncp.me = hal_node_id();
-    ncp.nodes = NCP_MAX_PEERS; /* until INIT says how many */
+    ncp.nodes = 0; /* until INIT says how many (and keys the connections): before it, every frame's
+                    * source is out of range */
     ncp_secure((const uint32_t[4]){0, 0, 0, 0}); /* connections; INIT gives the fabric secret */
     xlate_init();
     tx_init();

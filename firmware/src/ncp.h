@@ -306,11 +306,12 @@ static inline uint32_t pset_any(const uint32_t *s)
         a |= s[i];
     return a;
 }
-/* Word i of set s, restricted to the peers [0, ncp.nodes) (the range the per-peer loops cover). */
-static inline uint32_t pset_word(const uint32_t *s, uint32_t i)
+/* The words of a peer set that cover this cluster's nodes [0, ncp.nodes): the loops' bound. Bits
+ * of nodes beyond are never set (every pset_add is for a peer checked below ncp.nodes: a frame's
+ * source by pkt_parse, an operation's node by sqe_validate). */
+static inline uint32_t pset_nwords(void)
 {
-    uint32_t lo = i * 32u, n = ncp.nodes;
-    return n >= lo + 32u ? s[i] : n <= lo ? 0u : s[i] & ((1u << (n - lo)) - 1u);
+    return (ncp.nodes + 31u) >> 5;
 }
 
 /*

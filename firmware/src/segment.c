@@ -328,8 +328,8 @@ void seg_resend_poll(void)
 
     /* resends first (the loop calls this before new packets): they hold the window; only the
      * peers in peer_rexmit can have any */
-    for (uint32_t i = 0; i < NCP_PEER_WORDS; i++) {
-        for (uint32_t m = pset_word(ncp_work.peer_rexmit, i); m; m &= m - 1) {
+    for (uint32_t i = 0, nw = pset_nwords(); i < nw; i++) {
+        for (uint32_t m = ncp_work.peer_rexmit[i]; m; m &= m - 1) {
             uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
             struct xport_peer *x = &conn_peer[p].x;
             int more = 1;

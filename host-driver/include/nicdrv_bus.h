@@ -2,8 +2,10 @@
  * nicdrv_bus.h - how the host driver reaches its NIC: 32-bit MMIO reads and writes by BAR.
  *
  * The driver is written against this interface only, so the same code runs on the simulated
- * node (sim/node/hostbus.c: PCIe model, blocking calls yield to the simulator), against a fake
- * NIC in unit tests, and on a board (a mmap'ed BAR). BAR numbers are the PCI BAR indices.
+ * node (sim/node/hostbus.c: PCIe model, blocking calls yield to the simulator) and against a fake
+ * NIC in unit tests (tests/unit/drv_fake.c). A board would need a backend of its own (an mmap'ed
+ * BAR implementing these two calls); none exists in this repository. BAR numbers are the PCI BAR
+ * indices.
  *
  * Contract: calls may block (in the simulator they yield); they return 0 or a negative
  * NICDRV_E* code (nicdrv.h); a read that fails leaves *val unchanged.

@@ -28,6 +28,7 @@ static void usage(FILE *f)
             "  %s pack --bin FW.bin --version V [--load ADDR] [--entry ADDR] [--flags F] -o FW.img\n"
             "  %s verify FW.img [--imem BASE:SIZE] [--major N]\n"
             "  %s hex FW.bin -o FW.hex\n"
+            "--version is MAJOR.MINOR (e.g. 0.1) or the 32-bit value major << 16 | minor.\n"
             "--load and --entry default to the start of instruction memory (the core's reset vector).\n"
             "verify checks the image as the host driver does; --imem defaults to the NIC's instruction\n"
             "memory (0x%08x, %u bytes). Exit status: 0 ok, 1 invalid image, 2 usage or I/O error.\n",
@@ -44,6 +45,27 @@ static int parse_u32(const char *s, uint32_t *out)
     if (errno || end == s || *end != '\0' || v > 0xFFFFFFFFul)
         return -1;
     *out = (uint32_t)v;
+    return 0;
+}
+
+/* A firmware version: MAJOR.MINOR (each 0..65535, e.g. 0.1 or 1.12) or the 32-bit value
+ * major << 16 | minor as a number (0x00000001). */
+static int parse_version(const char *s, uint32_t *out)
+{
+    char *end;
+    unsigned long maj, min;
+
+    if (!strchr(s, '.'))
+        return parse_u32(s, out);
+    errno = 0;
+    maj = strtoul(s, &end, 10);
+    if (errno || end == s || *end != '.' || maj > 0xFFFFul || s[0] == '-')
+        return -1;
+    s = end + 1;
+    min = strtoul(s, &end, 10);
+    if (errno || end == s || *end != '\0' || min > 0xFFFFul || s[0] == '-')
+        return -1;
+    *out = (uint32_t)(maj << 16 | min);
     return 0;
 }
 
@@ -131,16 +153,26 @@ static int cmd_pack(int argc, char **argv)
         else if (!strcmp(a, "--flags"))
             bad = parse_u32(v, &info.flags);
         else if (!strcmp(a, "--version"))
-            bad = parse_u32(v, &info.fw_version), have_version = !bad;
-        else
-            bad = 1;
-        if (bad)
+            bad = parse_version(v, &info.fw_version), have_version = !bad;
+        else {
+            fprintf(stderr, "%s: pack: unknown option '%s'\n", prog, a);
             goto bad;
+        }
+        if (bad) {
+            fprintf(stderr, "%s: pack: bad value '%s' for %s%s\n", prog, v, a,
+                    !strcmp(a, "--version") ? " (MAJOR.MINOR, e.g. 0.1, each 0..65535, or a 32-bit number)"
+                                            : " (a 32-bit number)");
+            goto bad;
+        }
     }
-    if (argc % 2)
+    if (argc % 2) {
+        fprintf(stderr, "%s: pack: '%s' needs a value\n", prog, argv[argc - 1]);
         goto bad;
-    if (!bin || !out || !have_version)
+    }
+    if (!bin || !out || !have_version) {
+        fprintf(stderr, "%s: pack: %s missing\n", prog, !bin ? "--bin FW.bin" : !out ? "-o FW.img" : "--version V");
         goto bad;
+    }
     payload = read_file(bin, &len);
     if (!payload)
         return 2;

@@ -352,6 +352,26 @@ void costs_record_miss(costs_t *c, sim_cycle_t delay, sim_cycle_t proc)
     c->proc[slot] = proc;
 }
 
+uint32_t costs_samples(const costs_t *c, uint64_t *count, const sim_cycle_t **delay, const sim_cycle_t **proc)
+{
+    *count = c->count;
+    *delay = c->delay;
+    *proc = c->proc;
+    return c->kept;
+}
+
+void costs_import(costs_t *c, uint64_t count, uint32_t kept, const void *delay, const void *proc)
+{
+    for (uint32_t i = 0; i < kept; i++) {
+        sim_cycle_t d, p;
+        memcpy(&d, (const uint8_t *)delay + i * sizeof d, sizeof d);
+        memcpy(&p, (const uint8_t *)proc + i * sizeof p, sizeof p);
+        costs_record_miss(c, d, p);
+    }
+    if (count > kept)
+        c->count = c->count > UINT64_MAX - (count - kept) ? UINT64_MAX : c->count + (count - kept);
+}
+
 void costs_reset_samples(costs_t *c)
 {
     c->count = 0;

@@ -101,5 +101,11 @@ sim_cycle_t costs_syscall(const costs_t *c);
 void costs_record_miss(costs_t *c, sim_cycle_t delay, sim_cycle_t proc);
 void costs_stats(const costs_t *c, struct costs_stats *out); /* zeros when empty */
 void costs_reset_samples(costs_t *c);
+/* The kept samples (returned count; arrays valid until the next record) and, in *count, all
+ * recorded. */
+uint32_t costs_samples(const costs_t *c, uint64_t *count, const sim_cycle_t **delay, const sim_cycle_t **proc);
+/* Records another recorder's kept samples (arrays of kept sim_cycle_t, any alignment) as if
+ * recorded here, and its unkept count: merging per-node recorders in a fixed order. */
+void costs_import(costs_t *c, uint64_t count, uint32_t kept, const void *delay, const void *proc);
 
 #endif /* COSTS_H */

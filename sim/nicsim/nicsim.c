@@ -31,9 +31,16 @@
 #include "nicsim.h"
 #include "evlog.h"
 #include "pcap.h"
+#include "report.h"
 #include "sim_exec.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
+
+/* The build's own configuration of build/fw (cmake/FirmwareOptions.cmake, passed in by
+ * sim/nicsim/CMakeLists.txt): the geometry the default and --nack off images must have. */
+#ifndef NS_BUILD_CACHE_C
+#error "NS_BUILD_CACHE_C/L/A: the build's cache geometry (sim/nicsim/CMakeLists.txt)"
+#endif
 
 static const struct ns_workload *const workloads[] = {
     &ns_wl_pingpong, &ns_wl_stream, &ns_wl_missratio, &ns_wl_fft,
@@ -42,10 +49,6 @@ static const struct ns_workload *const workloads[] = {
 #define NWL (sizeof workloads / sizeof workloads[0])
 
 /* ---- the run ---- */
-struct mem_cats {
-    uint64_t code, buffers, lookup, queues, other;
-    int ok;
-};
 
 struct sim {
     struct ns_opts o;
@@ -53,16 +56,19 @@ struct sim {
     char img_path[PATH_MAX];
     uint8_t *img;
     size_t img_len;
-    struct mem_cats mem;
+    struct ns_mem_cats mem;
     struct nic_info info;
     int have_info;
     struct costs_stats miss;
     struct switch_port_counters sw;
     uint64_t violations;
+    dist_t *dist; /* the ranks (one local process without mpirun) */
     pcap_cap_t *pcap;
     evlog_t *ev;
     int pcap_bad;
     int rc;
+    FILE *json, *csv;  /* opened before the run */
+    int mismatch;      /* the firmware's handshake differs from what was asked (exit 3) */
 };
 
 static struct sim S;
@@ -72,10 +78,13 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: nicsim [options]\n"
             "Cycle-level simulation of a cluster of NICs running the NCP firmware, hosts running the driver\n"
-            "and a workload. Every byte moved is verified. Exit: 0 pass, 1 fail, 2 --max-cycles, 3 bad options.\n"
+            "and a workload. Every byte moved is verified. Exit: 0 pass, 1 fail, 2 --max-cycles, 3 bad options\n"
+            "or set-up (a bad image, a firmware that does not match the options, an output file that cannot\n"
+            "be opened); SIGINT/SIGTERM stop the run with 128 + the signal and partial reports.\n"
             "\n"
             "Cluster and workload:\n"
-            "  --nodes N            nodes on the switch, 2..%u (default 4)\n"
+            "  --nodes N            nodes on the switch, 2..%u (default 4); the firmware's own limit\n"
+            "                       (max_peers, NCP_MAX_PEERS) applies: a larger cluster stops with an error\n"
             "  --workload W         one of the list below (default fft)\n"
             "  --size-min B         pingpong: smallest message (default 8)\n"
             "  --size-max B         pingpong: largest message; stream/missratio: the message size\n"
@@ -94,9 +103,11 @@ static void usage(FILE *f)
             "Firmware:\n"
             "  --lookup dynamic|static  software caches (default) or the seed's static tables\n"
             "  --cache C,L,A        cache geometry variant from build/fwvar (default: the build's own,\n"
-            "                       C16384 L64 A4); `cmake --build build --target fw-grid` builds them\n"
+            "                       C%u L%u A%u); `cmake --build build --target fw-grid` builds them\n"
             "  --nack on|off        receive-miss NACKs (default on) or seed-faithful timeouts\n"
-            "  --fw IMAGE           an explicit flash image (overrides the three above)\n"
+            "  --fw IMAGE           an explicit flash image (instead of the three above, which are then\n"
+            "                       only checked against its handshake when given)\n"
+            "  The firmware's handshake must match: lookup, NACKs and geometry (else exit 3).\n"
             "\n"
             "Link and faults:\n"
             "  --link-gbps G        link rate at the 200 MHz nominal clock (default 10): the switch's\n"
@@ -134,9 +145,13 @@ static void usage(FILE *f)
             "                       simulated time, link type USER0; tools/wireshark/ncp.lua decodes it)\n"
             "  --events FILE        JSON-lines log: driver misses, fills, invalidations; NACKs, RESUMEs,\n"
             "                       retransmissions and give-ups seen on the wire (docs/nicsim.md)\n"
+            "  --mpi-timeout S      under mpirun: seconds a rank waits for the others at a quantum\n"
+            "                       boundary before it aborts the run (default 120)\n"
             "  --help\n"
+            "\nRanks: mpirun -np K nicsim ... spreads the nodes over K ranks (K <= --nodes); every\n"
+            "simulated figure is the same for any K (docs/simulation-speed.md \"Ranks\").\n"
             "\nWorkloads:\n",
-            NS_MAX_NODES);
+            NS_MAX_NODES, NS_BUILD_CACHE_C, NS_BUILD_CACHE_L, NS_BUILD_CACHE_A);
     for (unsigned i = 0; i < NWL; i++)
         fprintf(f, "  %-10s %s\n", workloads[i]->name, workloads[i]->help);
 }
@@ -213,6 +228,14 @@ static int pick_image(const struct ns_opts *o, char *path, size_t n)
         } else {
             snprintf(path, n, "%s/../%s/ncp.img", dir, o->nack ? "fw" : "fw-nonack");
         }
+        /* not in a build tree: an installed one (cmake/Install.cmake), PREFIX/share/nic/... */
+        if (access(path, R_OK)) {
+            char rel[64];
+            snprintf(rel, sizeof rel, "%.63s", path + strlen(dir) + 4); /* after "DIR/../" */
+            snprintf(path, n, "%s/../share/nic/%s", dir, rel);
+            if (access(path, R_OK)) /* report the build tree's path */
+                snprintf(path, n, "%s/../%s", dir, rel);
+        }
     }
     f = fopen(path, "rb");
     if (!f) {
@@ -247,7 +270,7 @@ static uint8_t *read_all(const char *path, size_t *len)
 }
 
 /* NIC memory by category, written next to the image by fw_report.py (`category bytes` lines). */
-static void read_mem(const char *img, struct mem_cats *m)
+static void read_mem(const char *img, struct ns_mem_cats *m)
 {
     char p[PATH_MAX + 8], cat[32];
     unsigned long long v;
@@ -271,6 +294,34 @@ static void read_mem(const char *img, struct mem_cats *m)
     fclose(f);
 }
 
+/* What the options asked of the firmware against what its handshake says (nic_info: caps
+ * DYNAMIC_LOOKUP and NACK, the VMH geometry). With --fw only the options given are checked.
+ * 0, or -1 with the difference in msg. */
+static int check_handshake(const struct ns_opts *o, const struct nic_info *fi, char *msg, size_t n)
+{
+    int is_static = !(fi->caps & NIC_CAP_DYNAMIC_LOOKUP), has_nack = (fi->caps & NIC_CAP_NACK) != 0;
+    const struct nic_cache_geom *g = &fi->cache[NIC_CACHE_VMH];
+    unsigned want[3] = { o->cache[0], o->cache[1], o->cache[2] };
+    if ((!o->fw || o->lookup_set) && is_static != o->lookup_static) {
+        snprintf(msg, n, "its lookup is %s, --lookup %s was asked%s", is_static ? "static" : "dynamic",
+                 o->lookup_static ? "static" : "dynamic", o->lookup_set ? "" : " (the default)");
+        return -1;
+    }
+    if (((!o->fw && !o->lookup_static) || o->nack_set) && has_nack != o->nack) {
+        snprintf(msg, n, "it %s receive-miss NACKs, --nack %s was asked%s", has_nack ? "sends" : "does not send",
+                 o->nack ? "on" : "off", o->nack_set ? "" : " (the default)");
+        return -1;
+    }
+    if (!o->cache_set && !o->fw && !o->lookup_static)
+        want[0] = NS_BUILD_CACHE_C, want[1] = NS_BUILD_CACHE_L, want[2] = NS_BUILD_CACHE_A;
+    if (want[0] && !is_static && (g->entries != want[0] || g->line != want[1] || g->ways != want[2])) {
+        snprintf(msg, n, "its VMH cache is C%u L%u A%u, %s C%u L%u A%u", g->entries, g->line, g->ways,
+                 o->cache_set ? "--cache asked" : "the build's geometry is", want[0], want[1], want[2]);
+        return -1;
+    }
+    return 0;
+}
+
 static void node_prog(void *arg)
 {
     struct ns_node *n = arg;
@@ -280,12 +331,27 @@ static void node_prog(void *arg)
 
     rc = nicdrv_probe(n->drv, S.img, S.img_len, err, sizeof err);
     if (rc) {
-        ns_fail(n, "probe: %s: %s", nicdrv_strerror(rc), err);
+        unsigned peers = nicdrv_fw_info(n->drv)->max_peers;
+        if (peers && w->o->nodes > peers) /* INIT refused: say why */
+            ns_fail(n, "the firmware supports at most %u nodes (its max_peers: NCP_MAX_PEERS, "
+                       "firmware/include/ncp_config.h.in); --nodes %u needs a firmware built with more",
+                    peers, w->o->nodes);
+        else
+            ns_fail(n, "probe: %s: %s", nicdrv_strerror(rc), err);
         goto out;
     }
     if (n->id == 0) {
         S.info = *nicdrv_fw_info(n->drv);
         S.have_info = 1;
+    }
+    {
+        char why[160];
+        if (check_handshake(w->o, nicdrv_fw_info(n->drv), why, sizeof why)) {
+            S.mismatch = 1;
+            ns_fail(n, "firmware %s does not match the options: %s (rebuild with `scripts/build`, or pick the "
+                       "image with --lookup/--nack/--cache/--fw)", S.img_path, why);
+            goto out;
+        }
     }
     if (os_proc_create(n->os, 48, &n->pid) != SIM_OK) {
         ns_fail(n, "cannot create the user process");
@@ -320,7 +386,7 @@ out:
     n->pinned_after_close = os_pinned_pages_total(n->os);
     if (n->pinned_after_close)
         ns_fail(n, "%" PRIu64 " pages still pinned after close and remove", n->pinned_after_close);
-    w->done++;
+    ns_done(n);
 }
 
 /* After a failure every program skips to its end-of-run steps (counters, close, remove), so
@@ -349,11 +415,11 @@ static void drv_observe(void *ctx, const char *kind, unsigned cache, uint16_t pi
 static bool stop_fn(cluster_t *c, void *ctx)
 {
     struct ns_world *w = ctx;
-    /* A halted NCP (ns_check_halt) is a failure like any other: the programs skip to their end
-     * (their commands to the halted NIC time out, so the drivers release their locks and can be
-     * removed), and what fails on the way is counted as suppressed, not printed. */
-    ns_check_halt(w);
-    return w->done == w->o->nodes || (w->failed && cluster_now(c) > w->fail_at + NS_FAIL_GRACE);
+    /* Asked at quantum boundaries (ns_dist.c). A halted NCP is a failure like any other: the
+     * programs skip to their end (their commands to the halted NIC time out, so the drivers
+     * release their locks and can be removed), and what fails on the way is counted as
+     * suppressed, not printed. */
+    return w->done == w->o->nodes || (w->failed && cluster_now(c) > w->fail_at + NS_FAIL_GRACE) || report_signal;
 }
 
 static void note_fn(void *ctx, char *buf, size_t n)
@@ -372,342 +438,13 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* ---- reports ---- */
-static uint64_t cmiss(const struct nic_cache_stats *c)
-{
-    return (uint64_t)c->miss_cold_send + c->miss_cold_recv + c->miss_send + c->miss_recv;
-}
-
-static double pctl(const uint64_t *v, uint64_t n, unsigned p)
-{
-    if (!n)
-        return 0;
-    uint64_t i = n * p / 100;
-    return (double)v[i < n ? i : n - 1];
-}
-
-struct totals {
-    struct nic_cache_stats c[NIC_CACHE__COUNT];
-    uint64_t retx, timeouts, nacks_sent, nacks_recv, drops_miss, drops_bad, tx, rx, dup, prot;
-};
-
-static void sum_nodes(const struct ns_world *w, struct totals *t)
-{
-    memset(t, 0, sizeof *t);
-    for (unsigned i = 0; i < w->o->nodes; i++) {
-        const struct nic_stats *s = &w->node[i].stats;
-        for (unsigned k = 0; k < NIC_CACHE__COUNT; k++) {
-            t->c[k].lookups += s->cache[k].lookups;
-            t->c[k].hits += s->cache[k].hits;
-            t->c[k].miss_cold_send += s->cache[k].miss_cold_send;
-            t->c[k].miss_cold_recv += s->cache[k].miss_cold_recv;
-            t->c[k].miss_send += s->cache[k].miss_send;
-            t->c[k].miss_recv += s->cache[k].miss_recv;
-            t->c[k].evictions += s->cache[k].evictions;
-        }
-        t->retx += s->retransmits;
-        t->timeouts += s->timeouts;
-        t->nacks_sent += s->nacks_sent;
-        t->nacks_recv += s->nacks_received;
-        t->drops_miss += s->drops_miss;
-        t->drops_bad += s->drops_bad;
-        t->tx += s->tx_packets;
-        t->rx += s->rx_packets;
-        t->dup += s->dup_packets;
-        t->prot += s->protection_errors;
-    }
-}
-
-static const char *verdict(void)
-{
-    return S.rc == EXIT_PASS ? "PASS" : S.rc == EXIT_TIMEOUT ? "TIMEOUT" : "FAIL";
-}
-
-static double time_ns(const struct ns_world *w)
-{
-    return w->t1 > w->t0 ? ns_cyc_to_ns(w, (double)(w->t1 - w->t0)) : 0;
-}
-
-static double bw_mbps(const struct ns_world *w)
-{
-    double t = time_ns(w);
-    return t > 0 ? (double)w->bytes / (t * 1e-9) / 1e6 : 0;
-}
-
-/* The physical limit of a message of `size` bytes on one link direction: it travels as
- * ceil(size / MTU) frames, each with the wire header (48 bytes, docs/wire-protocol.md), the MAC's
- * FCS (4) and Ethernet's preamble, start delimiter and inter-frame gap (20), at the link rate:
- * limit = size / (size + frames * 72) x link bytes per second, times two for --bidir streams
- * (both directions count in their bandwidth). Negative when the workload has no single figure. */
-#define NS_WIRE_HDR 48u
-#define NS_WIRE_FCS 4u
-static double limit_mbps(const struct ns_world *w, uint64_t size)
-{
-    const struct ns_opts *o = w->o;
-    uint64_t mtu = S.have_info && S.info.mtu ? S.info.mtu : 4096, frames = size ? (size + mtu - 1) / mtu : 1;
-    double link_Bps = (double)o->link_bpc * (double)w->clock_hz / 8.0;
-    int dirs = !strcmp(o->workload, "stream") && o->bidir ? 2 : 1;
-
-    if (strcmp(o->workload, "stream") && strcmp(o->workload, "pingpong") && strcmp(o->workload, "missratio"))
-        return -1;
-    return (double)size / (double)(size + frames * (NS_WIRE_HDR + NS_WIRE_FCS + SWITCH_GAP_BYTES)) * link_Bps * dirs / 1e6;
-}
-
-/* " (limit L MB/s, P % of it)" after a bandwidth figure, or nothing */
-static const char *limit_text(char *buf, size_t n, const struct ns_world *w, uint64_t size, double mbps)
-{
-    double lim = limit_mbps(w, size);
-    if (lim <= 0)
-        buf[0] = 0;
-    else
-        snprintf(buf, n, " (limit %.1f MB/s, %.1f %% of it)", lim, 100.0 * mbps / lim);
-    return buf;
-}
-
-/* JSON: "limit_MBps": L, "pct_of_limit": P (null, null without a single figure) */
-static void json_limit(FILE *f, const struct ns_world *w, uint64_t size, double mbps)
-{
-    double lim = limit_mbps(w, size);
-    if (lim <= 0)
-        fprintf(f, "\"limit_MBps\": null, \"pct_of_limit\": null");
-    else
-        fprintf(f, "\"limit_MBps\": %.2f, \"pct_of_limit\": %.2f", lim, 100.0 * mbps / lim);
-}
-
-static void fw_desc(char *buf, size_t n)
-{
-    if (!S.have_info) {
-        snprintf(buf, n, "%.80s", S.img_path);
-        return;
-    }
-    const struct nic_cache_geom *g = &S.info.cache[NIC_CACHE_VMH];
-    if (S.info.caps & NIC_CAP_DYNAMIC_LOOKUP)
-        snprintf(buf, n, "dynamic C%u L%u A%u, %s", g->entries, g->line, g->ways,
-                 S.info.caps & NIC_CAP_NACK ? "miss NACKs" : "seed-faithful timeouts");
-    else
-        snprintf(buf, n, "static tables");
-}
-
-static void summary(FILE *f, const struct ns_world *w, const struct cluster_stats *cs, const uint64_t *lat, uint64_t nl)
-{
-    const struct ns_opts *o = w->o;
-    struct totals t;
-    char fw[96];
-    fw_desc(fw, sizeof fw);
-    sum_nodes(w, &t);
-    fprintf(f, "\nnicsim: %s on %u nodes; firmware %s; link %.1f Gb/s; faults drop %.3g dup %.3g corrupt %.3g delay %.3g; seed %" PRIu64 "\n",
-            o->workload, o->nodes, fw, (double)o->link_bpc * 0.2, o->drop, o->duplicate, o->corrupt, o->delay, o->seed);
-    fprintf(f, "  result      %s%s%s\n", verdict(), w->failed ? ": " : "", w->failed ? w->fail_msg : "");
-    fprintf(f, "  moved       %" PRIu64 " operations, %" PRIu64 " bytes; %" PRIu64 " bytes verified, %" PRIu64 " mismatches\n",
-            w->ops, w->bytes, w->verify_bytes, w->verify_mismatch);
-    fprintf(f, "  time        %.1f us measured (%.3f ms simulated in all, %" PRIu64 " cycles); wall %.1f s, %.2f M cycles/s\n",
-            time_ns(w) / 1e3, (double)cs->cycles * 1e3 / (double)w->clock_hz, (uint64_t)cs->cycles, cs->wall_s,
-            cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0);
-    char lt[80];
-    if (nl)
-        fprintf(f, "  latency     per operation p50 %.0f ns, p99 %.0f ns; bandwidth %.1f MB/s%s\n",
-                ns_cyc_to_ns(w, pctl(lat, nl, 50)), ns_cyc_to_ns(w, pctl(lat, nl, 99)), bw_mbps(w),
-                strcmp(o->workload, "pingpong") ? limit_text(lt, sizeof lt, w, o->size_max, bw_mbps(w)) : "");
-    for (unsigned i = 0; i < w->npts && !strcmp(o->workload, "pingpong"); i++)
-        fprintf(f, "    %8" PRIu64 " B  one-way p50 %9.0f ns  p99 %9.0f ns  %8.1f MB/s%s\n", w->pts[i].size,
-                w->pts[i].lat_p50_ns, w->pts[i].lat_p99_ns, w->pts[i].mbps,
-                limit_text(lt, sizeof lt, w, w->pts[i].size, w->pts[i].mbps));
-    if (!strcmp(o->workload, "reglimit"))
-        fprintf(f, "  registered  %" PRIu64 " pages (%.1f MiB) at node 0; stopped by: %s\n", w->reg_pages,
-                (double)w->reg_pages / 256.0, w->reg_error[0] ? w->reg_error : "the --ws-pages / 256-buffer cap");
-    if (!strcmp(o->workload, "missratio") && w->npts)
-        fprintf(f, "    miss ratio %.2f: one-way mean %.0f ns, %.1f MB/s%s\n", o->miss_ratio, w->pts[0].lat_mean_ns,
-                w->pts[0].mbps, limit_text(lt, sizeof lt, w, w->pts[0].size, w->pts[0].mbps));
-    fprintf(f, "  miss penalty %" PRIu64 " misses served; delay p50 %.1f us p99 %.1f us; processing p50 %.1f us p99 %.1f us\n",
-            S.miss.count, ns_cyc_to_ns(w, (double)S.miss.delay_p50) / 1e3, ns_cyc_to_ns(w, (double)S.miss.delay_p99) / 1e3,
-            ns_cyc_to_ns(w, (double)S.miss.proc_p50) / 1e3, ns_cyc_to_ns(w, (double)S.miss.proc_p99) / 1e3);
-    fprintf(f, "  switch      %" PRIu64 " frames delivered; dropped: %" PRIu64 " by faults, %" PRIu64 " queue full, %" PRIu64
-               " no slot; %" PRIu64 " duplicated, %" PRIu64 " corrupted, %" PRIu64 " delayed\n",
-            S.sw.tx_frames, S.sw.fault_drop, S.sw.queue_drops, S.sw.slot_drops, S.sw.fault_duplicate, S.sw.fault_corrupt,
-            S.sw.fault_delay);
-    {
-        uint64_t ovf = 0, nobuf = 0, crc = 0;
-        for (unsigned i = 0; i < o->nodes; i++)
-            ovf += w->node[i].mac.rx_overflow, nobuf += w->node[i].mac.rx_nobuf, crc += w->node[i].mac.rx_bad_crc;
-        fprintf(f, "  MACs        frames dropped on receive: %" PRIu64 " RX FIFO overflow, %" PRIu64 " RX ring full, %" PRIu64
-                   " bad CRC\n", ovf, nobuf, crc);
-    }
-    if (S.mem.ok)
-        fprintf(f, "  NIC memory  code %" PRIu64 " B, packet buffers %" PRIu64 " B, lookup %" PRIu64 " B, queues %" PRIu64
-                   " B, other %" PRIu64 " B\n",
-                S.mem.code, S.mem.buffers, S.mem.lookup, S.mem.queues, S.mem.other);
-    fprintf(f, "\n  node | VMH lookups  hit%%  miss cold/other (send, recv) | CBH miss | PCH miss |    tx     rx  retx  nack  drop-miss\n");
-    for (unsigned i = 0; i < o->nodes; i++) {
-        const struct nic_stats *s = &w->node[i].stats;
-        const struct nic_cache_stats *v = &s->cache[NIC_CACHE_VMH];
-        fprintf(f, "  %4u | %11u %5.1f  %4u/%-4u %4u/%-4u        | %8" PRIu64 " | %8" PRIu64 " | %5u %6u %5u %5u %9u\n", i,
-                v->lookups, v->lookups ? 100.0 * v->hits / v->lookups : 0.0, v->miss_cold_send, v->miss_send,
-                v->miss_cold_recv, v->miss_recv, cmiss(&s->cache[NIC_CACHE_CBH]), cmiss(&s->cache[NIC_CACHE_PCH]),
-                s->tx_packets, s->rx_packets, s->retransmits, s->nacks_sent, s->drops_miss);
-    }
-    fprintf(f, "  total| %11u %5.1f  %4u/%-4u %4u/%-4u        | %8" PRIu64 " | %8" PRIu64 " | %5" PRIu64 " %6" PRIu64 " %5" PRIu64
-               " %5" PRIu64 " %9" PRIu64 "\n",
-            t.c[0].lookups, t.c[0].lookups ? 100.0 * t.c[0].hits / t.c[0].lookups : 0.0, t.c[0].miss_cold_send,
-            t.c[0].miss_send, t.c[0].miss_cold_recv, t.c[0].miss_recv, cmiss(&t.c[1]), cmiss(&t.c[2]), t.tx, t.rx, t.retx,
-            t.nacks_sent, t.drops_miss);
-    fprintf(f, "\n");
-}
-
-static void json_cache(FILE *f, const char *name, const struct nic_cache_stats *c, int last)
-{
-    fprintf(f,
-            "\"%s\": {\"lookups\": %u, \"hits\": %u, \"misses\": %" PRIu64 ", \"cold_misses\": %u, \"cold_send\": %u, "
-            "\"cold_recv\": %u, \"noncold_send\": %u, \"noncold_recv\": %u, \"evictions\": %u, \"invalidations\": %u, "
-            "\"fills\": %u, \"fills_rejected\": %u}%s",
-            name, c->lookups, c->hits, cmiss(c), c->miss_cold_send + c->miss_cold_recv, c->miss_cold_send,
-            c->miss_cold_recv, c->miss_send, c->miss_recv, c->evictions, c->invalidations, c->fills, c->fills_rejected,
-            last ? "" : ", ");
-}
-
-static int write_json(const char *path, const struct ns_world *w, const struct cluster_stats *cs, const uint64_t *lat,
-                      uint64_t nl)
-{
-    const struct ns_opts *o = w->o;
-    FILE *f = fopen(path, "w");
-    char fw[96];
-    if (!f) {
-        fprintf(stderr, "nicsim: cannot write %s\n", path);
-        return -1;
-    }
-    fw_desc(fw, sizeof fw);
-    fprintf(f, "{\n  \"tool\": \"nicsim\",\n  \"result\": \"%s\",\n  \"error\": \"", verdict());
-    for (const char *p = w->fail_msg; *p; p++)
-        fprintf(f, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
-    fprintf(f, "\",\n");
-    fprintf(f,
-            "  \"config\": {\"nodes\": %u, \"workload\": \"%s\", \"firmware\": \"%s\", \"image\": \"%s\", "
-            "\"lookup\": \"%s\", \"cache\": {\"C\": %u, \"L\": %u, \"A\": %u}, \"nack\": %s, \"link_gbps\": %.3f, "
-            "\"link_latency_cycles\": %" PRIu64 ", \"drop\": %g, \"duplicate\": %g, \"corrupt\": %g, \"delay\": %g, "
-            "\"seed\": %" PRIu64 ", \"size_min\": %" PRIu64 ", \"size_max\": %" PRIu64 ", \"iters\": %u, \"window\": %u, "
-            "\"op\": \"%s\", \"bidir\": %s, \"miss_ratio\": %g, \"ws_pages\": %" PRIu64 ", \"phases\": %u, "
-            "\"compute_ns\": %" PRIu64 ", \"pin_hwm\": %" PRIu64 ", \"miss_threads\": %u, \"prefill\": %s},\n",
-            o->nodes, o->workload, fw, S.img_path,
-            S.have_info && !(S.info.caps & NIC_CAP_DYNAMIC_LOOKUP) ? "static" : "dynamic",
-            S.have_info ? S.info.cache[0].entries : 0, S.have_info ? S.info.cache[0].line : 0,
-            S.have_info ? S.info.cache[0].ways : 0, S.have_info && (S.info.caps & NIC_CAP_NACK) ? "true" : "false",
-            (double)o->link_bpc * 0.2, o->link_latency, o->drop, o->duplicate, o->corrupt, o->delay, o->seed,
-            o->size_min, o->size_max, o->iters, o->window, o->op_read ? "read" : "write", o->bidir ? "true" : "false",
-            o->miss_ratio, o->ws_pages, o->phases, o->compute_ns, o->pin_hwm, o->miss_threads,
-            o->prefill ? "true" : "false");
-    uint64_t not_eval = 0; /* idle node-cycles the model was not evaluated (node_config.eval_all) */
-    for (unsigned i = 0; i < o->nodes; i++)
-        not_eval += node_status(cluster_node(w->cl, i))->cycles_not_evaluated;
-    fprintf(f, "  \"sim\": {\"cycles\": %" PRIu64 ", \"wall_s\": %.3f, \"cycles_per_s\": %.0f, \"clock_hz\": %" PRIu64
-               ", \"cycles_clocked\": %" PRIu64 ", \"skips\": %" PRIu64 ", \"node_cycles_not_evaluated\": %" PRIu64 "},\n",
-            (uint64_t)cs->cycles, cs->wall_s, cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s : 0, w->clock_hz,
-            cs->cycles_clocked, cs->skips, not_eval);
-    fprintf(f, "  \"workload\": {\"name\": \"%s\", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"time_ns\": %.0f, "
-               "\"latency_ns\": {\"p50\": %.0f, \"p99\": %.0f, \"samples\": %" PRIu64 "}, \"bandwidth_MBps\": %.2f, ",
-            o->workload, w->ops, w->bytes, time_ns(w), ns_cyc_to_ns(w, pctl(lat, nl, 50)), ns_cyc_to_ns(w, pctl(lat, nl, 99)),
-            nl, bw_mbps(w));
-    if (!strcmp(o->workload, "pingpong"))
-        fprintf(f, "\"limit_MBps\": null, \"pct_of_limit\": null"); /* per size: see the points */
-    else
-        json_limit(f, w, o->size_max, bw_mbps(w));
-    fprintf(f, ", \"points\": [");
-    for (unsigned i = 0; i < w->npts; i++) {
-        fprintf(f, "%s{\"size\": %" PRIu64 ", \"ops\": %" PRIu64 ", \"latency_ns\": {\"p50\": %.0f, \"p99\": %.0f, \"mean\": %.0f}, "
-                   "\"bandwidth_MBps\": %.2f, ",
-                i ? ", " : "", w->pts[i].size, w->pts[i].ops, w->pts[i].lat_p50_ns, w->pts[i].lat_p99_ns,
-                w->pts[i].lat_mean_ns, w->pts[i].mbps);
-        json_limit(f, w, w->pts[i].size, w->pts[i].mbps);
-        fprintf(f, "}");
-    }
-    fprintf(f, "], \"steady_ns\": %.0f, \"registered_pages\": %" PRIu64 ", \"registration_error\": \"%s\"},\n",
-            w->t_first && w->t1 > w->t_first ? ns_cyc_to_ns(w, (double)(w->t1 - w->t_first)) : 0.0, w->reg_pages,
-            w->reg_error);
-    fprintf(f, "  \"verify\": {\"bytes_checked\": %" PRIu64 ", \"mismatches\": %" PRIu64 ", \"oracle_violations\": %" PRIu64 "},\n",
-            w->verify_bytes, w->verify_mismatch, S.violations);
-    fprintf(f, "  \"miss_penalty_ns\": {\"count\": %" PRIu64 ", \"delay_p50\": %.0f, \"delay_p99\": %.0f, \"processing_p50\": %.0f, "
-               "\"processing_p99\": %.0f, \"total_p50\": %.0f, \"total_p99\": %.0f},\n",
-            S.miss.count, ns_cyc_to_ns(w, (double)S.miss.delay_p50), ns_cyc_to_ns(w, (double)S.miss.delay_p99),
-            ns_cyc_to_ns(w, (double)S.miss.proc_p50), ns_cyc_to_ns(w, (double)S.miss.proc_p99),
-            ns_cyc_to_ns(w, (double)S.miss.total_p50), ns_cyc_to_ns(w, (double)S.miss.total_p99));
-    fprintf(f, "  \"switch\": {\"frames\": %" PRIu64 ", \"fault_drop\": %" PRIu64 ", \"queue_drops\": %" PRIu64
-               ", \"slot_drops\": %" PRIu64 ", \"fault_duplicate\": %" PRIu64 ", \"fault_corrupt\": %" PRIu64
-               ", \"fault_delay\": %" PRIu64 "},\n",
-            S.sw.tx_frames, S.sw.fault_drop, S.sw.queue_drops, S.sw.slot_drops, S.sw.fault_duplicate, S.sw.fault_corrupt,
-            S.sw.fault_delay);
-    fprintf(f, "  \"nodes\": [\n");
-    for (unsigned i = 0; i < o->nodes; i++) {
-        const struct ns_node *n = &w->node[i];
-        const struct nic_stats *s = &n->stats;
-        fprintf(f, "    {\"id\": %u, \"lookup\": {", i);
-        json_cache(f, "vmh", &s->cache[NIC_CACHE_VMH], 0);
-        json_cache(f, "cbh", &s->cache[NIC_CACHE_CBH], 0);
-        json_cache(f, "pch", &s->cache[NIC_CACHE_PCH], 1);
-        fprintf(f, "},\n     \"transport\": {\"tx_packets\": %u, \"rx_packets\": %u, \"retransmits\": %u, \"timeouts\": %u, "
-                   "\"nacks\": %u, \"nacks_received\": %u, \"drops_miss\": %u, \"drops_bad\": %u, \"dup_packets\": %u, "
-                   "\"protection_errors\": %u},\n",
-                s->tx_packets, s->rx_packets, s->retransmits, s->timeouts, s->nacks_sent, s->nacks_received,
-                s->drops_miss, s->drops_bad, s->dup_packets, s->protection_errors);
-        fprintf(f, "     \"mac\": {\"rx_ok\": %u, \"rx_bad_crc\": %u, \"rx_nobuf\": %u, \"rx_overflow\": %u, \"tx_ok\": %u},\n",
-                n->mac.rx_ok, n->mac.rx_bad_crc, n->mac.rx_nobuf, n->mac.rx_overflow, n->mac.tx_ok);
-        fprintf(f, "     \"nic_mem\": {\"code\": %" PRIu64 ", \"buffers\": %" PRIu64 ", \"lookup\": %" PRIu64 ", \"queues\": %" PRIu64
-                   ", \"other\": %" PRIu64 ", \"total\": %" PRIu64 "},\n",
-                S.mem.code, S.mem.buffers, S.mem.lookup, S.mem.queues, S.mem.other,
-                S.mem.code + S.mem.buffers + S.mem.lookup + S.mem.queues + S.mem.other);
-        fprintf(f, "     \"driver\": {\"misses\": %" PRIu64 ", \"misses_merged\": %" PRIu64 ", \"fills\": %" PRIu64
-                   ", \"fills_rejected\": %" PRIu64 ", \"pins\": %" PRIu64 ", \"pinned_peak\": %" PRIu64 ", \"evictions\": %" PRIu64
-                   ", \"static_loads\": %" PRIu64 ", \"prefills\": %" PRIu64 "},\n",
-                n->dstats.misses, n->dstats.misses_merged, n->dstats.fills, n->dstats.fills_rejected, n->dstats.pins,
-                n->dstats.pinned_peak, n->dstats.evictions, n->dstats.static_loads, n->dstats.prefills);
-        fprintf(f, "     \"ops\": {\"posted\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"errors\": %" PRIu64 "}}%s\n", n->posted,
-                n->completed, n->errors, i + 1 < o->nodes ? "," : "");
-    }
-    fprintf(f, "  ]\n}\n");
-    return fclose(f) ? -1 : 0;
-}
-
-static int write_csv(const char *path, const struct ns_world *w, const uint64_t *lat, uint64_t nl)
-{
-    const struct ns_opts *o = w->o;
-    FILE *f = fopen(path, "w");
-    struct totals t;
-    if (!f) {
-        fprintf(stderr, "nicsim: cannot write %s\n", path);
-        return -1;
-    }
-    sum_nodes(w, &t);
-    fprintf(f, "workload,nodes,lookup,C,L,A,nack,drop,seed,miss_ratio,ws_pages,size,ops,bytes,time_ns,lat_p50_ns,lat_p99_ns,"
-               "lat_mean_ns,bw_MBps,vmh_lookups,vmh_cold_send,vmh_cold_recv,vmh_noncold_send,vmh_noncold_recv,cbh_misses,"
-               "pch_misses,retransmits,timeouts,nacks,drops_miss,miss_count,delay_p50_ns,proc_p50_ns,verify_bytes,"
-               "mismatches,sim_cycles,result\n");
-    unsigned rows = w->npts ? w->npts : 1;
-    for (unsigned r = 0; r < rows; r++) {
-        const struct ns_point *p = w->npts ? &w->pts[r] : NULL;
-        int whole = !p || strcmp(o->workload, "pingpong");
-        fprintf(f, "%s,%u,%s,%u,%u,%u,%d,%g,%" PRIu64 ",%g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.0f,%.0f,%.0f,%.0f,%.2f,",
-                o->workload, o->nodes, S.have_info && !(S.info.caps & NIC_CAP_DYNAMIC_LOOKUP) ? "static" : "dynamic",
-                S.have_info ? S.info.cache[0].entries : 0, S.have_info ? S.info.cache[0].line : 0,
-                S.have_info ? S.info.cache[0].ways : 0, S.have_info && (S.info.caps & NIC_CAP_NACK) ? 1 : 0, o->drop,
-                o->seed, o->miss_ratio, o->ws_pages, p ? p->size : o->size_max, whole ? w->ops : p->ops,
-                whole ? w->bytes : p->bytes, time_ns(w),
-                whole ? ns_cyc_to_ns(w, pctl(lat, nl, 50)) : p->lat_p50_ns,
-                whole ? ns_cyc_to_ns(w, pctl(lat, nl, 99)) : p->lat_p99_ns,
-                p ? p->lat_mean_ns : (nl ? ns_cyc_to_ns(w, pctl(lat, nl, 50)) : 0), p ? p->mbps : bw_mbps(w));
-        fprintf(f, "%u,%u,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.0f,%.0f,%" PRIu64
-                   ",%" PRIu64 ",%" PRIu64 ",%s\n",
-                t.c[0].lookups, t.c[0].miss_cold_send, t.c[0].miss_cold_recv, t.c[0].miss_send, t.c[0].miss_recv,
-                cmiss(&t.c[1]), cmiss(&t.c[2]), t.retx, t.timeouts, t.nacks_sent, t.drops_miss, S.miss.count,
-                ns_cyc_to_ns(w, (double)S.miss.delay_p50), ns_cyc_to_ns(w, (double)S.miss.proc_p50), w->verify_bytes,
-                w->verify_mismatch, (uint64_t)cluster_now(w->cl), verdict());
-    }
-    return fclose(f) ? -1 : 0;
-}
-
 /* ---- options ---- */
 static int parse(int argc, char **argv, struct ns_opts *o)
 {
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_HELP,
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
         O_EVALALL, O_PINHASH
     };
     static const struct option lo[] = {
@@ -724,7 +461,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "trace-node", 1, 0, O_TN },     { "json", 1, 0, O_JSON },        { "csv", 1, 0, O_CSV },
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
-        { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    NODEDBG_LONG_OPTIONS,
+        { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    { "mpi-timeout", 1, 0, O_MPIT },
+        NODEDBG_LONG_OPTIONS,
         { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
@@ -756,7 +494,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         switch (c) {
         case O_NODES:
             if (parse_u64(a, &v) || v < 2 || v > NS_MAX_NODES)
-                return bad("--nodes", a, "2..16");
+                return bad("--nodes", a, "2..256");
             o->nodes = (unsigned)v;
             break;
         case O_WL: {
@@ -820,6 +558,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             if (strcmp(a, "dynamic") && strcmp(a, "static"))
                 return bad("--lookup", a, "dynamic or static");
             o->lookup_static = !strcmp(a, "static");
+            o->lookup_set = 1;
             break;
         case O_CACHE: {
             unsigned cc, ll, aa;
@@ -828,12 +567,14 @@ static int parse(int argc, char **argv, struct ns_opts *o)
                 (ll & (ll - 1)) || (aa & (aa - 1)) || cc < ll * aa)
                 return bad("--cache", a, "C,L,A: powers of two with C >= L*A, e.g. 16384,64,4");
             o->cache[0] = cc, o->cache[1] = ll, o->cache[2] = aa;
+            o->cache_set = 1;
             break;
         }
         case O_NACK:
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--nack", a, "on or off");
             o->nack = !strcmp(a, "on");
+            o->nack_set = 1;
             break;
         case O_FW: o->fw = a; break;
         case O_GBPS:
@@ -878,6 +619,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         case O_QUIET: o->quiet = 1; break;
         case O_CONSOLE: o->console = 1; break;
         case O_PCAP: o->pcap = a; break;
+        case O_MPIT:
+            if (parse_u64(a, &v) || v < 1 || v > 86400)
+                return bad("--mpi-timeout", a, "seconds 1..86400");
+            o->mpi_timeout = (double)v;
+            break;
         case O_EVENTS: o->events = a; break;
         case O_PREFILL:
             if (strcmp(a, "on") && strcmp(a, "off"))
@@ -922,6 +668,36 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     return 0;
 }
 
+/* ---- ranks: the start-up checks (docs/simulation-speed.md "Ranks") ---- */
+static int check_ranks(dist_t *d, int argc, char **argv, const struct ns_opts *o)
+{
+    if (dist_check_same(d, "nicsim", argc, argv, S.img, S.img_len))
+        return EXIT_SETUP;
+    if (dist_size(d) > 1 && (o->events || o->fst || o->dbg.gdb_port >= 0 || o->dbg.trace_path || o->dbg.fst_scopes)) {
+        if (dist_rank(d) == 0)
+            fprintf(stderr, "nicsim: %s works with one rank only (it records one process's view)\n",
+                    o->events ? "--events" : o->fst ? "--fst" : "--gdb / --trace-insn / --fst-scope");
+        return EXIT_SETUP;
+    }
+    return 0;
+}
+
+static int finish(int rc)
+{
+    dist_close(S.dist);
+    S.dist = NULL;
+    return rc;
+}
+
+/* A set-up error on this rank (a bad image, a report file that cannot be opened): every rank ends
+ * (the others would wait for it at the first boundary). */
+static int setup_fail(unsigned nranks)
+{
+    if (nranks > 1)
+        dist_abort(S.dist, EXIT_SETUP);
+    return finish(EXIT_SETUP);
+}
+
 int main(int argc, char **argv)
 {
     struct ns_opts *o = &S.o;
@@ -934,6 +710,19 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if ((rc = parse(argc, argv, o)))
         return rc;
+    if (!(S.dist = dist_open(&argc, &argv, "nicsim", o->mpi_timeout, err, sizeof err))) {
+        fprintf(stderr, "nicsim: %s\n", err);
+        return EXIT_SETUP;
+    }
+    unsigned rank = dist_rank(S.dist), nranks = dist_size(S.dist);
+    if (nranks > o->nodes) {
+        if (rank == 0)
+            fprintf(stderr, "nicsim: %u ranks for %u nodes: every rank needs at least one node (run mpirun -np K "
+                            "with K <= --nodes)\n", nranks, o->nodes);
+        return finish(EXIT_SETUP);
+    }
+    if (rank != 0) /* rank 0 speaks for the run: summary, reports, progress */
+        o->quiet = 1, o->progress = 0, o->json = o->csv = o->pcap = NULL;
     if (o->fst && !nic_model_traced()) {
         sim_exec_twin("nicsim", "nicsim-trace", "--fst", argv); /* returns only on failure */
         return EXIT_SETUP;
@@ -949,21 +738,42 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicsim: %s\n", err);
         return EXIT_SETUP;
     }
-    if (pick_image(o, S.img_path, sizeof S.img_path))
-        return EXIT_SETUP;
-    if (!(S.img = read_all(S.img_path, &S.img_len))) {
-        fprintf(stderr, "nicsim: cannot read %s\n", S.img_path);
-        return EXIT_SETUP;
+    /* a rank that cannot go on alone ends every rank (the others would wait at the start-up check) */
+    if (pick_image(o, S.img_path, sizeof S.img_path) ||
+        (!(S.img = read_all(S.img_path, &S.img_len)) && fprintf(stderr, "nicsim: cannot read %s\n", S.img_path))) {
+        if (nranks > 1)
+            dist_abort(S.dist, EXIT_SETUP);
+        return finish(EXIT_SETUP);
     }
+    if ((rc = check_ranks(S.dist, argc, argv, o)))
+        return finish(rc);
+    {   /* the image as the driver's loader will see it, and its lookup flag, before any cluster */
+        struct nic_fwimg_info fi;
+        if (report_image("nicsim", S.img_path, S.img, S.img_len, &fi))
+            return setup_fail(nranks);
+        if ((!o->fw || o->lookup_set) && !!(fi.flags & NIC_FWIMG_F_STATIC_LOOKUP) != !!o->lookup_static) {
+            fprintf(stderr, "nicsim: firmware %s does not match the options: its image is built for %s lookup, "
+                            "--lookup %s was asked%s (rebuild with `scripts/build`, or pick the image with "
+                            "--lookup/--fw)\n",
+                    S.img_path, fi.flags & NIC_FWIMG_F_STATIC_LOOKUP ? "static" : "dynamic",
+                    o->lookup_static ? "static" : "dynamic", o->lookup_set ? "" : " (the default)");
+            return setup_fail(nranks);
+        }
+    }
+    /* the reports' files before the run: a bad path costs nothing */
+    if (o->json && !(S.json = report_open("nicsim", "--json", o->json)))
+        return setup_fail(nranks);
+    if (o->csv && !(S.csv = report_open("nicsim", "--csv", o->csv)))
+        return setup_fail(nranks);
+    report_signals();
     read_mem(S.img_path, &S.mem);
 
     memset(w, 0, sizeof *w);
     w->o = o;
     w->wl = wl;
-    w->lat = calloc(NS_LAT_MAX, sizeof *w->lat);
     coro_event_init(&w->bar_ev);
-    w->costs = costs_create(0, o->seed);
-    if (!w->lat || !w->costs)
+    w->costs = costs_create(0, o->seed); /* the parameters, and every node's samples at the end */
+    if (!w->costs)
         return EXIT_SETUP;
     if (o->host_cost && costs_set_list(w->costs, o->host_cost)) {
         fprintf(stderr, "nicsim: --host-cost: %s\n", costs_error(w->costs));
@@ -982,6 +792,8 @@ int main(int argc, char **argv)
     cc.skip_idle = !o->no_skip;
     cc.node.eval_all = o->eval_all != 0;
     cc.node.pin_hash = o->pin_hash != 0;
+    cc.quanta = true; /* the same semantics for one rank and many */
+    cc.dist = S.dist;
     w->cl = cluster_create(&cc, w->costs);
     if (!w->cl) {
         fprintf(stderr, "nicsim: cannot create the cluster (bad link or fault settings?)\n");
@@ -1005,9 +817,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicsim: cannot open %s\n", o->fst);
         return EXIT_SETUP;
     }
+    ns_dist_attach(w);
     for (unsigned i = 0; i < o->nodes; i++) {
         struct nicdrv_config dc;
         struct ns_node *n = &w->node[i];
+        n->w = w;
+        n->id = i;
+        if (!cluster_is_local(w->cl, i))
+            continue; /* another rank's */
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)o->nodes;
@@ -1019,10 +836,13 @@ int main(int argc, char **argv)
             dc.observe = drv_observe;
             dc.observe_ctx = n;
         }
-        n->w = w;
-        n->id = i;
         n->os = node_os(cluster_node(w->cl, i));
-        n->hs = hostsw_create(w->cl, i, w->costs, &dc);
+        /* each node draws its host costs from its own stream, so no draw depends on another
+         * node's (or rank's) order */
+        n->costs = costs_create(0, o->seed ^ ((uint64_t)(i + 1) << 40));
+        if (!n->costs || (o->host_cost && costs_set_list(n->costs, o->host_cost)))
+            return EXIT_SETUP;
+        n->hs = hostsw_create(w->cl, i, n->costs, &dc);
         if (!n->hs) {
             fprintf(stderr, "nicsim: cannot create node %u's host software\n", i);
             return EXIT_SETUP;
@@ -1036,14 +856,12 @@ int main(int argc, char **argv)
     if (prog)
         cluster_set_progress_note(w->cl, note_fn, w);
     rc = cluster_run(w->cl, o->max_cycles, stop_fn, w, prog ? stderr : NULL);
+    ns_dist_flush(w);
     w->stopping = 1;
     if (ns_check_halt(w)) { /* the explanation first; what followed from the halt is not repeated */
-        for (unsigned i = 0; i < o->nodes; i++)
-            if (node_status(cluster_node(w->cl, i))->halted)
+        for (unsigned i = 0; i < o->nodes; i++) /* by the rank of each halted node */
+            if (cluster_node(w->cl, i) && node_status(cluster_node(w->cl, i))->halted)
                 fwdiag_explain(stderr, "nicsim", cluster_node(w->cl, i), S.img_path);
-        if (w->suppressed)
-            fprintf(stderr, "nicsim: %" PRIu64 " later error%s suppressed (consequences of the halt)\n", w->suppressed,
-                    w->suppressed == 1 ? "" : "s");
     }
     switch_set_tap(cluster_switch(w->cl), NULL, NULL);
     if (S.ev) {
@@ -1066,12 +884,23 @@ int main(int argc, char **argv)
         }
         S.pcap = NULL;
     }
-    S.rc = w->failed ? EXIT_FAIL : rc ? EXIT_TIMEOUT : EXIT_PASS;
-    if (rc && !w->failed)
+    S.rc = S.mismatch ? EXIT_SETUP : w->failed ? EXIT_FAIL : rc ? EXIT_TIMEOUT : EXIT_PASS;
+    if (report_signal && !S.mismatch) { /* stopped from outside: the report says so, marked partial */
+        S.rc = 128 + report_signal;
+        if (!w->failed)
+            snprintf(w->fail_msg, sizeof w->fail_msg, "stopped by %s at cycle %" PRIu64 " (partial)",
+                     report_signame(report_signal), (uint64_t)cluster_now(w->cl));
+    } else if (rc && !w->failed)
         snprintf(w->fail_msg, sizeof w->fail_msg, "--max-cycles %" PRIu64 " reached before the workload finished",
                  o->max_cycles);
     for (unsigned i = 0; i < o->nodes; i++)
-        S.violations += hostmem_counters(node_hostmem(cluster_node(w->cl, i)))->violations;
+        if (cluster_node(w->cl, i))
+            S.violations += hostmem_counters(node_hostmem(cluster_node(w->cl, i)))->violations;
+    /* every rank's results into every rank's world: the same verdict everywhere */
+    ns_dist_gather(w, w->costs, &S.sw, &S.violations);
+    if (w->halted && w->suppressed && rank == 0)
+        fprintf(stderr, "nicsim: %" PRIu64 " later error%s suppressed (consequences of the halt)\n", w->suppressed,
+                w->suppressed == 1 ? "" : "s");
     if (S.violations && S.rc == EXIT_PASS) {
         S.rc = EXIT_FAIL;
         snprintf(w->fail_msg, sizeof w->fail_msg, "%" PRIu64 " unpinned-DMA oracle violations", S.violations);
@@ -1081,13 +910,21 @@ int main(int argc, char **argv)
         snprintf(w->fail_msg, sizeof w->fail_msg, "nothing was verified");
     }
     costs_stats(w->costs, &S.miss);
-    switch_totals(cluster_switch(w->cl), &S.sw);
     uint64_t nl = w->nlat;
     qsort(w->lat, nl, sizeof *w->lat, cmp_u64);
     const struct cluster_stats *cs = cluster_stats(w->cl);
+    if (S.pcap_bad)
+        S.rc = S.rc ? S.rc : EXIT_SETUP;
+    struct ns_report rep = {
+        .w = w, .cs = cs, .lat = w->lat, .nl = nl, .img_path = S.img_path, .img = S.img, .img_len = S.img_len,
+        .mem = S.mem, .info = S.have_info ? &S.info : NULL, .miss = S.miss, .sw = S.sw, .violations = S.violations,
+        .rc = S.rc, .ranks = dist_size(S.dist), .transport = dist_transport(S.dist),
+        .quantum = (uint64_t)cluster_quantum(w->cl), .boundaries = dist_collectives(S.dist),
+        .wait_s = dist_wait_s(S.dist),
+    };
     if (!o->quiet)
-        summary(stdout, w, cs, w->lat, nl);
-    if (o->pin_hash) { /* every output pin of every node, every cycle (node_config.pin_hash) */
+        ns_summary(stdout, &rep);
+    if (o->pin_hash && dist_size(S.dist) <= 1) { /* every output pin of every node, every cycle */
         uint64_t h = 0, not_eval = 0;
         for (unsigned i = 0; i < o->nodes; i++) {
             h = (h ^ node_status(cluster_node(w->cl, i))->pin_hash) * 0x100000001B3ull + i;
@@ -1097,14 +934,12 @@ int main(int argc, char **argv)
                "; %" PRIu64 " idle node-cycles not evaluated)\n",
                h, (uint64_t)cs->cycles, not_eval);
     }
-    if (S.pcap_bad)
+    if (S.json && ns_write_json(S.json, o->json, &rep))
         S.rc = S.rc ? S.rc : EXIT_SETUP;
-    if (o->json && write_json(o->json, w, cs, w->lat, nl))
+    if (S.csv && ns_write_csv(S.csv, o->csv, &rep))
         S.rc = S.rc ? S.rc : EXIT_SETUP;
-    if (o->csv && write_csv(o->csv, w, w->lat, nl))
-        S.rc = S.rc ? S.rc : EXIT_SETUP;
-    if (S.rc != EXIT_PASS)
-        fprintf(stderr, "nicsim: %s: %s\n", verdict(), w->fail_msg);
+    if (S.rc != EXIT_PASS && rank == 0)
+        fprintf(stderr, "nicsim: %s: %s\n", ns_verdict(S.rc), w->fail_msg);
     if (nodedbg_finish(dbg, S.rc)) {
         fprintf(stderr, "nicsim: --trace-insn: write failed: the trace is incomplete\n");
         S.rc = S.rc ? S.rc : EXIT_SETUP;
@@ -1112,8 +947,13 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < o->nodes; i++)
         hostsw_destroy(w->node[i].hs);
     cluster_destroy(w->cl);
+    for (unsigned i = 0; i < o->nodes; i++)
+        costs_destroy(w->node[i].costs);
     costs_destroy(w->costs);
     free(w->lat);
+    free(w->out.p);
+    for (unsigned i = 0; i < o->nodes; i++)
+        free(w->node[i].msg_post), free(w->node[i].msg_done);
     free(S.img);
-    return S.rc;
+    return finish(S.rc);
 }

@@ -4,7 +4,8 @@
  *
  * Role map:
  *   nicsim.c     options, firmware image choice, cluster and host software set-up, the run loop
- *                with progress, the summary table, JSON and CSV reports
+ *                with progress, the firmware handshake check
+ *   ns_report.c  the summary table, the JSON report (cJSON, sim/node/report.h) and the CSV rows
  *   ns_rt.c      the per-node runtime: probe, process, endpoint, registration, the out-of-band
  *                directory and barrier, posting with a window, verification, latency samples
  *   wl_micro.c   pingpong, stream, missratio
@@ -12,8 +13,16 @@
  *
  * Every node runs one user program (a coroutine): probe its driver, open the device and its
  * endpoint, let the workload register and publish buffers, barrier, run, barrier, collect the
- * NCP's counters, close. The directory and barrier are out of band (simulator memory, zero
- * simulated time), like an MPI bootstrap; the data path is only the NIC.
+ * NCP's counters, close. The directory and barrier are out of band (simulator memory, no
+ * simulated link), like an MPI bootstrap; the data path is only the NIC.
+ *
+ * Ranks (ns_dist.c, docs/simulation-speed.md "Ranks"): the nodes may be spread over MPI ranks, and
+ * what the nodes share out of band goes through the quantum boundaries, for one rank as for many:
+ * a published buffer (ns_reg, ns_publish) is visible to everyone from the next boundary; a barrier
+ * releases everyone at the first boundary after the last arrival; a failure (ns_fail) counts
+ * (w->failed) from the next boundary; a verification (ns_verify) is checked at the next boundary,
+ * by the rank that holds the target's memory. So every simulated figure is the same for any number
+ * of ranks.
  *
  * Verification: after each completed RDMA write the target range is compared with the source
  * (and after each read the local range with the remote source) by reading the simulated hosts'
@@ -33,16 +42,24 @@
 #include "nic.h"
 #include "nodedbg.h"
 
-#define NS_MAX_NODES 64
+#define NS_MAX_NODES 256 /* the simulator's and switch's limit; the firmware's is its max_peers */
 #define NS_MAX_BUFS 64 /* published buffers per node */
 #define NS_PAGE 4096u
-#define NS_LAT_MAX 200000u /* latency samples kept (beyond: counted, not kept) */
+#define NS_LAT_MAX (1u << 24) /* latency samples kept (beyond: counted, not kept) */
+/* The simulated host's memory (hostmem_config_default: 65536 frames, 256 MiB) minus what the
+ * driver, the rings and the process need besides a pattern's working set (measured: ocean on 2
+ * nodes runs at --ws-pages 32700, fails at 32760). */
+#define NS_HOST_RESERVE_PAGES 256u
+
+/* Exit status (docs/nicsim.md); a run stopped by SIGINT/SIGTERM exits 128 + the signal. */
+enum { NS_EXIT_PASS = 0, NS_EXIT_FAIL = 1, NS_EXIT_TIMEOUT = 2, NS_EXIT_SETUP = 3 };
 
 struct ns_opts {
     unsigned nodes;
     const char *workload;
     /* firmware */
-    const char *fw;       /* explicit image (overrides the next three) */
+    const char *fw;       /* explicit image (the next three are then only checked, when given) */
+    int lookup_set, cache_set, nack_set; /* given on the command line */
     int lookup_static;    /* --lookup static */
     unsigned cache[3];    /* C, L, A; 0 = the default build */
     int nack;             /* 1 = NACK build (default), 0 = seed-faithful timeout build */
@@ -62,6 +79,7 @@ struct ns_opts {
     struct nodedbg_opts dbg; /* --gdb, --trace-insn, --fst-start/stop/scope (sim/node/nodedbg.h) */
     const char *json, *csv;
     const char *pcap; /* --pcap: frames at the switch (sim/node/pcap.h) */
+    double mpi_timeout; /* --mpi-timeout: seconds a rank waits for the others (0: 120) */
     const char *events; /* --events: JSON-lines event log (sim/node/evlog.h) */
     int quiet, progress; /* progress: 1 on, 0 off, -1 auto (a terminal) */
     int no_skip;
@@ -83,7 +101,15 @@ struct ns_point {
     uint64_t ops, bytes;
     sim_cycle_t t0, t1;       /* measured interval */
     double lat_p50_ns, lat_p99_ns, lat_mean_ns;
+    double lat_min_ns, lat_max_ns, lat_stdev_ns, lat_p999_ns; /* perftest's figures (ns_lat_stats) */
     double mbps;
+};
+
+/* Latency figures of a set of samples (perftest's t_min, t_max, typical = median, average,
+ * stdev, 99 %, 99.9 %), in ns. */
+struct ns_lat_stats {
+    uint64_t n;
+    double min, max, p50, mean, stdev, p99, p999;
 };
 
 struct ns_world;
@@ -91,6 +117,7 @@ struct ns_world;
 struct ns_node {
     struct ns_world *w;
     unsigned id;
+    costs_t *costs; /* this node's host cost draws and miss-penalty samples */
     hostsw_t *hs;
     nicdrv_t *drv;
     os_t *os;
@@ -102,10 +129,14 @@ struct ns_node {
     struct nicdrv_stats dstats;   /* driver counters at the end */
     struct { uint32_t rx_ok, rx_bad_crc, rx_nobuf, rx_overflow, tx_ok; } mac; /* the MAC's own counters */
     uint64_t pinned_after_close;  /* pages still pinned after the process closed (must be 0) */
+    int halt_seen;                /* its NCP's halt has been reported (ns_dist.c) */
     uint64_t nlocal;
     struct nic_mr local[NS_MAX_BUFS]; /* this node's registered buffers, by slot */
     uint64_t posted, completed, errors;
     uint64_t next_wr;
+    sim_cycle_t *msg_post, *msg_done; /* stream: per message (wr_id), when posted and completed
+                                       * (0: not yet); the first nmsg messages (the peak figures) */
+    uint64_t nmsg;
     void *wl; /* workload's per-node state */
 };
 
@@ -124,12 +155,15 @@ struct ns_world {
     costs_t *costs;
     uint64_t clock_hz;
     struct ns_node node[NS_MAX_NODES];
-    /* out-of-band directory: node -> slot -> buffer */
+    /* out-of-band directory: node -> slot -> buffer (every rank's copy, updated at boundaries) */
     struct nic_mr dir[NS_MAX_NODES][NS_MAX_BUFS];
-    /* barrier */
+    /* barrier: arrivals counted at boundaries */
     unsigned bar_count;
     uint64_t bar_gen;
     coro_event_t bar_ev;
+    /* ranks (ns_dist.c): what this rank's nodes did since the last boundary */
+    struct cluster_buf out;
+    uint64_t fail_seq;
     /* results */
     unsigned done, failed;
     sim_cycle_t fail_at; /* the first failure */
@@ -144,14 +178,26 @@ struct ns_world {
     sim_cycle_t t0, t1;          /* the measured phase (first post to last completion) */
     sim_cycle_t t_first;         /* patterns: end of the first phase (its barrier), 0 if none;
                                   * t1 - t_first is the time without the cold first phase */
-    uint64_t *lat;               /* latency samples, cycles */
-    uint64_t nlat, lat_dropped;
+    uint64_t *lat;               /* latency samples, cycles (grows up to NS_LAT_MAX) */
+    uint64_t nlat, lat_cap, lat_dropped;
     uint64_t verify_bytes, verify_mismatch;
     uint64_t reg_pages;   /* reglimit: pages registered before the first failure */
     char reg_error[64];   /* reglimit: why registration stopped ("" = the cap) */
     struct ns_point pts[32];
     unsigned npts;
 };
+
+/* ---- ns_dist.c: the world across quantum boundaries and ranks ---- */
+void ns_dist_attach(struct ns_world *w); /* cluster_set_sync */
+/* One more boundary's exchange at the end of the run (what the last one left to check). */
+void ns_dist_flush(struct ns_world *w);
+/* The results of every rank's nodes into rank 0's world (sums, samples, per-node counters);
+ * merged_costs gets every node's miss-penalty samples in node order. */
+void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_port_counters *sw_total,
+                    uint64_t *violations);
+/* Publish an entry in the directory (seen by everyone from the next boundary). */
+void ns_publish(struct ns_node *n, unsigned slot, const struct nic_mr *mr);
+void ns_done(struct ns_node *n); /* the node's program has ended */
 
 /* ---- ns_rt.c: the per-node runtime workloads use ---- */
 /* A node's NCP halted (sim/node/fwdiag.h): records it as the run's failure the first time;
@@ -175,7 +221,45 @@ void ns_verify(struct ns_node *a, uint64_t lva, unsigned b, uint64_t rva, uint64
 int ns_fill(struct ns_node *n, uint64_t va, uint64_t len, uint64_t seq);
 void ns_lat(struct ns_world *w, sim_cycle_t cycles);
 double ns_cyc_to_ns(const struct ns_world *w, double cycles);
+/* perftest's latency figures of n samples (cycles, any order; v is sorted in place), in ns */
+void ns_lat_stats(const struct ns_world *w, uint64_t *v, uint64_t n, struct ns_lat_stats *st);
+void ns_point_lat(struct ns_point *p, const struct ns_lat_stats *st);
 void ns_compute(struct ns_node *n, uint64_t ns); /* host compute time */
+
+/* ---- ns_report.c: the summary and the reports ---- */
+struct ns_mem_cats {
+    uint64_t code, buffers, lookup, queues, other;
+    int ok;
+};
+
+struct ns_report {
+    const struct ns_world *w;
+    const struct cluster_stats *cs;
+    const uint64_t *lat;  /* the run's latency samples, sorted */
+    uint64_t nl;
+    const char *img_path;
+    const uint8_t *img;
+    size_t img_len;
+    struct ns_mem_cats mem;
+    const struct nic_info *info; /* the firmware's handshake; NULL when no driver got that far */
+    struct costs_stats miss;
+    struct switch_port_counters sw;
+    uint64_t violations;
+    int rc; /* NS_EXIT_* or 128 + signal */
+    /* the ranks (docs/simulation-speed.md "Ranks"): how many, their transport, the quantum, the
+     * boundaries crossed and the time this rank waited at them */
+    unsigned ranks;
+    const char *transport;
+    uint64_t quantum, boundaries;
+    double wait_s;
+};
+
+const char *ns_verdict(int rc);
+void ns_summary(FILE *f, const struct ns_report *r);
+int ns_write_json(FILE *f, const char *path, const struct ns_report *r); /* closes f */
+int ns_write_csv(FILE *f, const char *path, const struct ns_report *r);  /* closes f */
+/* "dynamic C16384 L64 A4, miss NACKs" or "static tables", from the handshake */
+void ns_fw_desc(char *buf, size_t n, const struct nic_info *info, const char *img_path);
 
 /* ---- workloads ---- */
 extern const struct ns_workload ns_wl_pingpong, ns_wl_stream, ns_wl_missratio, ns_wl_reglimit;

@@ -1,9 +1,10 @@
 /*
- * ns_rt.c - the per-node runtime of nicsim's workloads (nicsim.h): the out-of-band directory and
- * barrier, registration with known contents, posting and waiting through the library, and the
- * harness-side verification of every byte moved.
+ * ns_rt.c - the per-node runtime of nicsim's workloads (nicsim.h): registration with known
+ * contents, posting and waiting through the library. The out-of-band directory, barrier, failures
+ * and the verification of every byte moved are in ns_dist.c.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,66 +14,6 @@
 
 #define NS_WAIT_CYCLES 2000000000ull /* 10 s simulated: far beyond any retry limit */
 #define NS_CHUNK 65536u
-
-int ns_check_halt(struct ns_world *w)
-{
-    if (w->halted)
-        return 1;
-    for (unsigned i = 0; i < w->o->nodes; i++) {
-        const node_t *nd = cluster_node(w->cl, i);
-        char sum[200];
-        if (!node_status(nd)->halted)
-            continue;
-        w->halted++;
-        if (!w->failed) {
-            fwdiag_summary(nd, w->img_path, sum, sizeof sum);
-            snprintf(w->fail_msg, sizeof w->fail_msg, "node %u: %s", i, sum);
-            w->fail_at = cluster_now(w->cl);
-        }
-        w->failed++;
-    }
-    return w->halted != 0;
-}
-
-void ns_fail(struct ns_node *n, const char *fmt, ...)
-{
-    struct ns_world *w = n->w;
-    char msg[200];
-    va_list ap;
-
-    if (w->stopping)
-        return; /* the run is over: what fails now is the shutdown, not the workload */
-    if (ns_check_halt(w)) {
-        w->suppressed++; /* a consequence of the halt, explained at the end of the run */
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (!w->failed) {
-        snprintf(w->fail_msg, sizeof w->fail_msg, "node %u: %s", n->id, msg);
-        w->fail_at = coro_now();
-    }
-    w->failed++;
-    fprintf(stderr, "nicsim: node %u at cycle %" PRIu64 ": %s\n", n->id, (uint64_t)coro_now(), msg);
-}
-
-/* Everyone arrives, the last one releases the generation. Nodes that failed still arrive (they
- * run their program to the end), so a failure never leaves the others waiting forever. */
-void ns_barrier(struct ns_node *n)
-{
-    struct ns_world *w = n->w;
-    uint64_t gen = w->bar_gen;
-
-    if (++w->bar_count == w->o->nodes) {
-        w->bar_count = 0;
-        w->bar_gen++;
-        coro_event_signal(&w->bar_ev, coro_now());
-        return;
-    }
-    while (w->bar_gen == gen)
-        coro_wait_change(&w->bar_ev, coro_event_count(&w->bar_ev), SIM_CYCLE_NEVER);
-}
 
 static uint8_t pattern(unsigned node, uint64_t seq, uint64_t i)
 {
@@ -110,7 +51,7 @@ int ns_reg(struct ns_node *n, unsigned slot, uint64_t va, uint64_t len, uint32_t
         ns_fail(n, "nic_reg(0x%" PRIx64 ", %" PRIu64 "): %s", va, len, nic_strerror(rc));
         return -1;
     }
-    n->w->dir[n->id][slot] = n->local[slot];
+    ns_publish(n, slot, &n->local[slot]);
     if (slot >= n->nlocal)
         n->nlocal = slot + 1;
     return 0;
@@ -166,35 +107,17 @@ int ns_wait(struct ns_node *n, struct nic_wc *wc)
     return 0;
 }
 
-void ns_verify(struct ns_node *a, uint64_t lva, unsigned b, uint64_t rva, uint64_t len)
-{
-    struct ns_world *w = a->w;
-    struct ns_node *nb = &w->node[b];
-    static uint8_t x[NS_CHUNK], y[NS_CHUNK];
-
-    for (uint64_t off = 0; off < len; off += NS_CHUNK) {
-        uint64_t k = len - off < NS_CHUNK ? len - off : NS_CHUNK;
-        if (os_read(a->os, a->pid, lva + off, x, (size_t)k) != SIM_OK ||
-            os_read(nb->os, nb->pid, rva + off, y, (size_t)k) != SIM_OK) {
-            ns_fail(a, "verify: cannot read host memory");
-            return;
-        }
-        w->verify_bytes += k;
-        if (memcmp(x, y, (size_t)k)) {
-            uint64_t i = 0;
-            while (x[i] == y[i])
-                i++;
-            w->verify_mismatch++;
-            ns_fail(a, "verify: node %u 0x%" PRIx64 " and node %u 0x%" PRIx64 " differ at byte %" PRIu64 " of %" PRIu64,
-                    a->id, lva, b, rva, off + i, len);
-            return;
-        }
-    }
-}
-
 void ns_lat(struct ns_world *w, sim_cycle_t cycles)
 {
-    if (w->nlat < NS_LAT_MAX)
+    if (w->nlat == w->lat_cap && w->lat_cap < NS_LAT_MAX) {
+        uint64_t cap = w->lat_cap ? w->lat_cap * 2 : 4096;
+        uint64_t *p = realloc(w->lat, (size_t)cap * sizeof *p);
+        if (p) {
+            w->lat = p;
+            w->lat_cap = cap;
+        }
+    }
+    if (w->nlat < w->lat_cap)
         w->lat[w->nlat++] = cycles;
     else
         w->lat_dropped++;
@@ -210,4 +133,51 @@ void ns_compute(struct ns_node *n, uint64_t ns)
     sim_cycle_t c = (sim_cycle_t)((double)ns * (double)n->w->clock_hz / 1e9);
     if (c)
         coro_sleep(c);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The p-th per-mille sample of n sorted ones, the convention the reports always used for p99:
+ * index floor(n * p / 1000), at most n - 1. */
+static double pm(const uint64_t *v, uint64_t n, unsigned p)
+{
+    uint64_t i = n * p / 1000;
+    return (double)v[i < n ? i : n - 1];
+}
+
+void ns_lat_stats(const struct ns_world *w, uint64_t *v, uint64_t n, struct ns_lat_stats *st)
+{
+    double sum = 0, sq = 0, mean;
+    memset(st, 0, sizeof *st);
+    st->n = n;
+    if (!n)
+        return;
+    qsort(v, n, sizeof *v, cmp_u64);
+    for (uint64_t i = 0; i < n; i++)
+        sum += (double)v[i];
+    mean = sum / (double)n;
+    for (uint64_t i = 0; i < n; i++)
+        sq += ((double)v[i] - mean) * ((double)v[i] - mean);
+    st->min = ns_cyc_to_ns(w, (double)v[0]);
+    st->max = ns_cyc_to_ns(w, (double)v[n - 1]);
+    st->p50 = ns_cyc_to_ns(w, pm(v, n, 500));
+    st->mean = ns_cyc_to_ns(w, mean);
+    st->stdev = ns_cyc_to_ns(w, sqrt(sq / (double)n)); /* population stdev, as perftest */
+    st->p99 = ns_cyc_to_ns(w, pm(v, n, 990));
+    st->p999 = ns_cyc_to_ns(w, pm(v, n, 999));
+}
+
+void ns_point_lat(struct ns_point *p, const struct ns_lat_stats *st)
+{
+    p->lat_min_ns = st->min;
+    p->lat_max_ns = st->max;
+    p->lat_p50_ns = st->p50;
+    p->lat_mean_ns = st->mean;
+    p->lat_stdev_ns = st->stdev;
+    p->lat_p99_ns = st->p99;
+    p->lat_p999_ns = st->p999;
 }

@@ -196,8 +196,16 @@ static void app_run(struct ns_node *n, gen_fn gen, unsigned compute_factor)
 
 static int app_check(const struct ns_opts *o, char *err, size_t n)
 {
-    if (o->ws_pages < 16 || o->ws_pages > 65536) {
-        snprintf(err, n, "--ws-pages must be 16..65536");
+    struct hostmem_config hm;
+    uint64_t most;
+    hostmem_config_default(&hm);
+    most = hm.max_frames > 2 * NS_HOST_RESERVE_PAGES ? (hm.max_frames - NS_HOST_RESERVE_PAGES) / 2 : 16;
+    most -= most % o->nodes;
+    if (o->ws_pages < 16 || o->ws_pages > most) {
+        snprintf(err, n,
+                 "--ws-pages %" PRIu64 " does not fit: a node's host has %u pages (%u MiB) for the source and "
+                 "destination (2 x --ws-pages) and %u more for the driver and rings; use 16..%" PRIu64,
+                 o->ws_pages, (unsigned)hm.max_frames, (unsigned)(hm.max_frames / 256), NS_HOST_RESERVE_PAGES, most);
         return -1;
     }
     if (o->ws_pages % o->nodes) {

@@ -205,21 +205,16 @@ static void pingpong_run(struct ns_node *n)
             }
         }
         if (n->id == 0 && !w->failed) {
-            /* percentiles of this size's samples (sorted copy) */
+            /* perftest's figures of this size's samples (a sorted copy) */
             uint64_t k = w->nlat - lat0;
             uint64_t *v = malloc((k ? k : 1) * sizeof *v);
             if (v && k) {
+                struct ns_lat_stats st;
                 memcpy(v, w->lat + lat0, k * sizeof *v);
-                for (uint64_t a = 1; a < k; a++)
-                    for (uint64_t b = a; b > 0 && v[b - 1] > v[b]; b--) {
-                        uint64_t t = v[b];
-                        v[b] = v[b - 1];
-                        v[b - 1] = t;
-                    }
+                ns_lat_stats(w, v, k, &st);
                 pt->ops = k;
                 pt->bytes = k * s;
-                pt->lat_p50_ns = ns_cyc_to_ns(w, (double)v[k / 2]);
-                pt->lat_p99_ns = ns_cyc_to_ns(w, (double)v[(k * 99) / 100 < k ? (k * 99) / 100 : k - 1]);
+                ns_point_lat(pt, &st);
                 pt->lat_mean_ns = ns_cyc_to_ns(w, sum / (double)k);
                 pt->mbps = (double)s / (pt->lat_mean_ns * 1e-9) / 1e6;
                 w->npts++;
@@ -249,8 +244,16 @@ static int stream_check(const struct ns_opts *o, char *err, size_t n)
         snprintf(err, n, "--window must be 1..256");
         return -1;
     }
-    if ((uint64_t)(2 * o->window) * o->size_max > (256ull << 20)) {
-        snprintf(err, n, "--window x --size-max must stay under 256 MiB of buffers");
+    /* a source and a destination ring of 2 x --window chunks each, in the host's memory */
+    struct hostmem_config hm;
+    uint64_t pages = 2ull * (2ull * o->window) * ((o->size_max + NS_PAGE - 1) / NS_PAGE);
+    hostmem_config_default(&hm);
+    if (pages + NS_HOST_RESERVE_PAGES > hm.max_frames) {
+        snprintf(err, n,
+                 "stream: --window %u x --size-max %" PRIu64 " needs %" PRIu64 " pages of buffers (source and "
+                 "destination rings of 2 x --window messages), more than a node's host has (%u pages, %u of them "
+                 "for the driver and rings)",
+                 o->window, o->size_max, pages, (unsigned)hm.max_frames, NS_HOST_RESERVE_PAGES);
         return -1;
     }
     return 0;
@@ -281,6 +284,11 @@ static void stream_run(struct ns_node *n)
     if (n->id == 0)
         w->t0 = coro_now();
     w->ops_expected += o->iters; /* per active node (both with --bidir) */
+    n->nmsg = o->iters < NS_LAT_MAX ? o->iters : NS_LAT_MAX;
+    n->msg_post = calloc(n->nmsg, sizeof *n->msg_post);
+    n->msg_done = calloc(n->nmsg, sizeof *n->msg_done);
+    if (!n->msg_post || !n->msg_done)
+        n->nmsg = 0;
     /* Completions may come back in any order (reads are served concurrently by the peer), so
      * each request owns its ring chunk (local and remote) until its completion is verified. */
     while (done < o->iters && !w->failed) {
@@ -289,6 +297,8 @@ static void stream_run(struct ns_node *n)
             if (write && ns_fill(n, VA_SRC + k * chunk, s, posted * 2 + n->id))
                 goto out;
             t_post[k] = coro_now();
+            if (posted < n->nmsg)
+                n->msg_post[posted] = coro_now();
             if (ns_post(n, write, VA_SRC + k * chunk, (uint32_t)s, ns_peer(n, peer, 1), k * chunk, posted))
                 goto out;
             posted++;
@@ -302,6 +312,8 @@ static void stream_run(struct ns_node *n)
             goto out;
         }
         ns_lat(w, coro_now() - t_post[k]);
+        if (wc.wr_id < n->nmsg)
+            n->msg_done[wc.wr_id] = coro_now();
         t_post[k] = SIM_CYCLE_NEVER;
         ns_verify(n, VA_SRC + k * chunk, peer, VA_DST + k * chunk, s);
         done++;
@@ -377,8 +389,8 @@ static void missratio_run(struct ns_node *n)
     for (unsigned j = 0; n->id == 1 && !bad && j < ncold; j++)
         bad = ns_reg(n, 2 + j, cold_base + j * stride, cold_len, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ) ||
               zero(n, cold_base + j * stride, cold_len);
-    if (n->id == 1)
-        w->dir[1][NS_MAX_BUFS - 1].len = ncold; /* tell node 0 how many cold buffers (out of band) */
+    if (n->id == 1) /* tell node 0 how many cold buffers (out of band) */
+        ns_publish(n, NS_MAX_BUFS - 1, &(struct nic_mr){ .len = ncold });
     ns_barrier(n);
     if (bad || n->id > 1)
         return;
@@ -413,6 +425,14 @@ static void missratio_run(struct ns_node *n)
         pt->size = s;
         pt->ops = w->ops;
         pt->bytes = w->bytes;
+        uint64_t *v = malloc((w->nlat ? w->nlat : 1) * sizeof *v);
+        if (v && w->nlat) {
+            struct ns_lat_stats st;
+            memcpy(v, w->lat, w->nlat * sizeof *v);
+            ns_lat_stats(w, v, w->nlat, &st);
+            ns_point_lat(pt, &st);
+        }
+        free(v);
         pt->lat_mean_ns = w->ops ? ns_cyc_to_ns(w, sum / (double)w->ops) : 0;
         pt->mbps = pt->lat_mean_ns > 0 ? (double)s / (pt->lat_mean_ns * 1e-9) / 1e6 : 0;
         w->npts = 1;
@@ -433,6 +453,13 @@ static int reglimit_check(const struct ns_opts *o, char *err, size_t n)
         snprintf(err, n, "reglimit: --size-max must be a multiple of 4096 (the buffer size)");
         return -1;
     }
+    if (o->ws_pages < o->size_max / NS_PAGE) {
+        snprintf(err, n,
+                 "reglimit: --ws-pages %" PRIu64 " is less than one buffer (--size-max %" PRIu64 " bytes = %" PRIu64
+                 " pages): nothing would be registered",
+                 o->ws_pages, o->size_max, o->size_max / NS_PAGE);
+        return -1;
+    }
     return 0;
 }
 
@@ -449,18 +476,21 @@ static void reglimit_run(struct ns_node *n)
     if (n->id == 1)
         bad = ns_reg(n, 0, VA_SRC, NS_PAGE, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE);
     if (n->id == 0) {
-        struct nic_mr mr;
+        struct nic_mr mr, last_ok;
         for (k = 0; k < RL_MAX && (k + 1) * pages <= o->ws_pages; k++) {
             int rc = nic_reg(n->dev, RL_VA + k * o->size_max, o->size_max, NIC_ACCESS_REMOTE_WRITE, &mr);
             if (rc) {
                 snprintf(w->reg_error, sizeof w->reg_error, "%s", nic_strerror(rc));
                 break;
             }
-            w->dir[0][1] = mr;
+            last_ok = mr;
         }
+        if (k)
+            ns_publish(n, 1, &last_ok); /* the last buffer registered */
         w->reg_pages = k * pages;
         if (!k)
-            bad = 1, ns_fail(n, "not even one buffer could be registered: %s", w->reg_error);
+            bad = 1, ns_fail(n, "not even one buffer could be registered: %s",
+                             w->reg_error[0] ? w->reg_error : "--ws-pages is below one buffer");
     }
     ns_barrier(n);
     if (bad || n->id != 1)

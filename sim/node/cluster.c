@@ -15,9 +15,20 @@ struct cluster {
     struct cluster_stats st;
     cluster_note_fn note;
     void *note_ctx;
+    /* quanta */
+    unsigned rank, nranks, first, last; /* this rank's nodes: [first, last) */
+    const struct cluster_sync *sync;
+    void *sync_ctx;
+    struct cluster_buf out;
+    sim_cycle_t jump_to; /* set at a boundary: every rank idle until then (0: no jump) */
     cluster_hook_fn hook; /* debugging (cluster_set_hook) */
     void *hook_ctx;
 };
+
+static unsigned block_first(unsigned nodes, unsigned nranks, unsigned r)
+{
+    return (unsigned)((uint64_t)nodes * r / nranks);
+}
 
 void cluster_config_default(struct cluster_config *cfg, unsigned nodes)
 {
@@ -44,17 +55,29 @@ cluster_t *cluster_create(const struct cluster_config *cfg, const costs_t *costs
     c->cfg = *cfg;
     c->cfg.sw.nports = cfg->nodes < 2 ? 2 : cfg->nodes;
     c->cfg.sw.seed = cfg->seed;
+    c->nranks = cfg->quanta ? dist_size(cfg->dist) : 1;
+    c->rank = cfg->quanta ? dist_rank(cfg->dist) : 0;
+    if (c->nranks > cfg->nodes) { /* every rank needs a node: the caller says so first */
+        free(c);
+        return NULL;
+    }
+    c->first = block_first(cfg->nodes, c->nranks, c->rank);
+    c->last = block_first(cfg->nodes, c->nranks, c->rank + 1);
     c->sw = switch_create(&c->cfg.sw);
-    struct coro_config cc;
-    coro_config_default(&cc);
-    /* each node's host runs a few coroutines (driver interrupt and miss threads, the user
-     * programs): room for 8 per node, at least the default */
-    if (cc.max_coros < 8u * cfg->nodes + 32u)
-        cc.max_coros = 8u * cfg->nodes + 32u;
-    c->sched = coro_sched_create(&cc);
+    {   /* room for every local node's host threads (user program, interrupt, up to 16 miss threads) */
+        struct coro_config cc;
+        coro_config_default(&cc);
+        cc.max_coros = 64 + 20 * (c->last - c->first);
+        c->sched = coro_sched_create(&cc);
+    }
     if (!c->sw || !c->sched)
         goto fail;
-    for (unsigned i = 0; i < cfg->nodes; i++) {
+    if (cfg->quanta) {
+        switch_set_deferred(c->sw, true);
+        for (unsigned p = 0; p < c->cfg.sw.nports; p++)
+            switch_set_local(c->sw, p, p >= c->first && p < c->last);
+    }
+    for (unsigned i = c->first; i < c->last; i++) {
         struct node_config nc = cfg->node;
         nc.id = i;
         nc.mem.seed = cfg->seed * 1000003u + i;
@@ -80,7 +103,66 @@ void cluster_destroy(cluster_t *c)
     for (unsigned i = 0; i < CLUSTER_MAX_NODES; i++)
         node_destroy(c->node[i]);
     switch_destroy(c->sw);
+    free(c->out.p);
     free(c);
+}
+
+static int boundary(cluster_t *c);
+
+int cluster_buf_put(struct cluster_buf *b, const void *data, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        uint8_t *p;
+        while (cap < b->n + n)
+            cap *= 2;
+        if (!(p = realloc(b->p, cap)))
+            return -1;
+        b->p = p;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->p + b->n, data, n);
+    b->n += n;
+    return 0;
+}
+
+int cluster_boundary(cluster_t *c)
+{
+    return boundary(c);
+}
+
+void cluster_set_sync(cluster_t *c, const struct cluster_sync *ops, void *ctx)
+{
+    c->sync = ops;
+    c->sync_ctx = ctx;
+}
+
+sim_cycle_t cluster_quantum(const cluster_t *c)
+{
+    sim_cycle_t q;
+    if (!c->cfg.quanta)
+        return 0;
+    q = switch_min_latency(c->sw);
+    return q < 1 ? 1 : q;
+}
+
+unsigned cluster_rank_of(const cluster_t *c, unsigned node)
+{
+    unsigned r = 0;
+    while (r + 1 < c->nranks && node >= block_first(c->cfg.nodes, c->nranks, r + 1))
+        r++;
+    return r;
+}
+
+bool cluster_is_local(const cluster_t *c, unsigned node)
+{
+    return node >= c->first && node < c->last;
+}
+
+dist_t *cluster_dist(const cluster_t *c)
+{
+    return c->cfg.quanta ? c->cfg.dist : NULL;
 }
 
 /* Earliest cycle at which anything happens, if every node is quiescent; else now. */
@@ -88,12 +170,19 @@ static sim_cycle_t next_activity(cluster_t *c)
 {
     sim_cycle_t t = coro_next_event(c->sched);
 
-    for (unsigned i = 0; i < c->cfg.nodes; i++) {
+    for (unsigned i = c->first; i < c->last; i++) {
         if (!node_quiescent(c->node[i]))
             return c->now;
         t = sim_cycle_min(t, node_next_event(c->node[i], c->now));
     }
     return sim_cycle_max(t, c->now);
+}
+
+static double cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static double wall(void)
@@ -103,24 +192,133 @@ static double wall(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The end of a quantum: every rank's frames into the switch, every rank's hook data, in rank
+ * order; -1 when the ranks lost each other (already reported). */
+static int boundary(cluster_t *c)
+{
+    if (!c->cfg.quanta)
+        return 0;
+    size_t swb = 0;
+    const uint8_t *sw = switch_pending(c->sw, &swb, NULL);
+    uint64_t n64 = swb, hdr[2];
+    const uint8_t *const *blocks;
+    const size_t *lens;
+    unsigned k = c->nranks;
+    const uint8_t **sb, **ab;
+    size_t *sl, *al;
+    int rc = 0, frames = 0, woke = 0;
+    sim_cycle_t next = SIM_CYCLE_NEVER;
+
+    /* this rank's earliest activity (now if a node is busy or a coroutine is due) */
+    hdr[0] = c->cfg.skip_idle ? next_activity(c) : c->now;
+    hdr[1] = n64;
+    c->out.n = 0;
+    c->jump_to = 0;
+    if (cluster_buf_put(&c->out, hdr, sizeof hdr) || cluster_buf_put(&c->out, sw, swb))
+        return -1;
+    switch_pending_clear(c->sw);
+    if (c->sync && c->sync->pack)
+        c->sync->pack(c->sync_ctx, c->now, &c->out);
+    if (c->cfg.dist) {
+        if (dist_allgather(c->cfg.dist, c->out.p, c->out.n, c->now, &blocks, &lens))
+            return -1;
+    } else {
+        static const uint8_t *one[1];
+        static size_t onel[1];
+        one[0] = c->out.p;
+        onel[0] = c->out.n;
+        blocks = one;
+        lens = onel;
+        k = 1;
+    }
+    sb = malloc(k * sizeof *sb), ab = malloc(k * sizeof *ab);
+    sl = malloc(k * sizeof *sl), al = malloc(k * sizeof *al);
+    if (!sb || !ab || !sl || !al) {
+        rc = -1;
+        goto out;
+    }
+    for (unsigned r = 0; r < k; r++) {
+        uint64_t h[2];
+        if (lens[r] < sizeof h) {
+            rc = -1;
+            goto out;
+        }
+        memcpy(h, blocks[r], sizeof h);
+        if (h[1] > lens[r] - sizeof h) {
+            rc = -1;
+            goto out;
+        }
+        next = sim_cycle_min(next, h[0]);
+        frames |= h[1] != 0;
+        sb[r] = blocks[r] + sizeof h;
+        sl[r] = (size_t)h[1];
+        ab[r] = sb[r] + h[1];
+        al[r] = lens[r] - sizeof h - (size_t)h[1];
+    }
+    if (switch_apply(c->sw, sb, sl, k) != SIM_OK) {
+        rc = -1;
+        goto out;
+    }
+    if (c->sync && c->sync->unpack)
+        woke = c->sync->unpack(c->sync_ctx, c->now, ab, al, k);
+    /* Every rank idle, no frame and nothing woken at this boundary: all ranks jump together to
+     * the earliest activity of any (the same decision on every rank, so the same run for any
+     * number of ranks; within a quantum every cycle is clocked). */
+    if (!frames && !woke && next > c->now + 1)
+        c->jump_to = next;
+out:
+    free(sb);
+    free(ab);
+    free(sl);
+    free(al);
+    return rc;
+}
+
 int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void *ctx, FILE *progress)
 {
     sim_cycle_t end = sim_cycle_add(c->now, max_cycles);
-    double t0 = wall(), last = t0;
+    sim_cycle_t q = cluster_quantum(c), qend = end;
+    double t0 = wall(), last = t0, c0 = cpu();
     sim_cycle_t last_cycles = c->now;
+    uint64_t nb = 0;
     int rc = 1;
 
+    if (q)
+        qend = sim_cycle_min(end, (c->now / q + 1) * q);
     while (c->now < end) {
         uint32_t skip = 0;
         bool hold = c->hook && c->hook(c, c->hook_ctx);
 
         if (coro_next_event(c->sched) <= c->now)
             coro_run(c->sched, c->now);
-        if (c->cfg.skip_idle && !hold) {
+        if (q) {
+            /* agreed at the boundary (see boundary()); a debugger's hold (one rank only) forbids it */
+            if (c->jump_to > c->now + 1 && !hold) {
+                sim_cycle_t to = sim_cycle_min(c->jump_to, end), g = (c->now / q + 1) * q;
+                /* Boundaries stay on the grid of multiples of q, as without jumps, and a jump
+                 * does not pass the boundary at which the run would stop (the idle nodes change
+                 * nothing the predicate sees): the same run as --no-skip (nicsim.identity_*). */
+                if (to > g && stop) {
+                    sim_cycle_t now = c->now;
+                    c->now = g;
+                    bool s = stop(c, ctx);
+                    c->now = now;
+                    if (s)
+                        to = g;
+                }
+                sim_cycle_t gap = to - c->now - 1;
+                skip = gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap;
+                if (skip)
+                    c->st.skips++;
+                sim_cycle_t after = c->now + 1 + skip;
+                qend = sim_cycle_min(end, (after + q - 1) / q * q);
+            }
+            c->jump_to = 0;
+        } else if (c->cfg.skip_idle && !hold) {
             sim_cycle_t t = next_activity(c);
             /* jump to one cycle before the event: that cycle is clocked with the skip */
             if (t > c->now + 1) {
-                sim_cycle_t gap = sim_cycle_min(t, end) - c->now - 1;
+                sim_cycle_t gap = sim_cycle_min(t, qend) - c->now - 1;
                 skip = gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap;
                 /* Not past the end: if the run would stop after this cycle (the coroutines just
                  * finished it; the quiescent nodes change nothing the predicate sees), this
@@ -136,15 +334,25 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
                     c->st.skips++;
             }
         }
-        for (unsigned i = 0; i < c->cfg.nodes; i++)
+        for (unsigned i = c->first; i < c->last; i++)
             node_cycle(c->node[i], c->now, skip);
         c->now += 1 + (sim_cycle_t)skip;
         c->st.cycles_clocked++;
+        if (q) {
+            if (c->now < qend)
+                continue;
+            if (boundary(c)) {
+                fprintf(stderr, "cluster: rank %u: the ranks lost each other at cycle %llu\n", c->rank,
+                        (unsigned long long)c->now);
+                dist_abort(c->cfg.dist, DIST_EXIT_LOST);
+            }
+            qend = sim_cycle_min(end, c->now + q);
+        }
         if (stop && stop(c, ctx)) {
             rc = 0;
             break;
         }
-        if (progress && (c->st.cycles_clocked & 0xFFFu) == 0) {
+        if (progress && (q ? (++nb & 0x3Fu) == 0 : (c->st.cycles_clocked & 0xFFFu) == 0)) {
             double w = wall();
             if (w - last >= 1.0) {
                 char note[96] = "";
@@ -167,6 +375,7 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
         fputc('\n', progress);
     c->st.cycles = c->now;
     c->st.wall_s += wall() - t0;
+    c->st.cpu_s += cpu() - c0;
     return rc;
 }
 
@@ -199,7 +408,7 @@ uint64_t cluster_secret(const cluster_t *c, uint64_t purpose)
 
 node_t *cluster_node(cluster_t *c, unsigned i)
 {
-    return i < c->cfg.nodes ? c->node[i] : NULL;
+    return i < c->cfg.nodes ? c->node[i] : NULL; /* NULL for another rank's node */
 }
 
 switch_t *cluster_switch(cluster_t *c)

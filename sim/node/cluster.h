@@ -8,6 +8,11 @@
  * cycle counter by the gap so firmware-visible time stays exact (--no-skip turns this off; the
  * result must be the same, only slower: tests check it).
  *
+ * With quanta and ranks (cfg.quanta, cfg.dist) each rank clocks its own nodes and the ranks meet
+ * once per quantum (cluster_set_sync); idle skipping is then decided at boundaries only, by all
+ * ranks together (a jump when every node of every rank is quiescent), so that the run is the same
+ * for any number of ranks.
+ *
  * Contract: single-threaded; the cluster owns its nodes, switch and scheduler.
  */
 #ifndef CLUSTER_H
@@ -19,10 +24,11 @@
 
 #include "coro.h"
 #include "costs.h"
+#include "dist.h"
 #include "node.h"
 #include "switch.h"
 
-#define CLUSTER_MAX_NODES 64
+#define CLUSTER_MAX_NODES 256 /* the switch's ports (SWITCH_MAX_PORTS) */
 
 typedef struct cluster cluster_t;
 
@@ -34,6 +40,12 @@ struct cluster_config {
     uint64_t clock_hz;       /* nominal clock for ns figures (default 200 MHz) */
     uint64_t seed;           /* derives the switch and per-node seeds */
     FILE *console;           /* node console lines (default stdout) */
+    /* Quanta (docs/simulation-speed.md "Ranks"): the run advances in quanta of the switch's
+     * minimum latency; frames handed to the switch are applied at the quantum's end (deferred
+     * ingress), the sync hooks (cluster_set_sync) run there and the stop predicate is asked only
+     * there. Results are then the same for any number of ranks. Off: every cycle, as before. */
+    bool quanta;
+    dist_t *dist; /* with quanta: the ranks the nodes are spread over (NULL: one process) */
 };
 
 struct cluster_stats {
@@ -41,6 +53,7 @@ struct cluster_stats {
     uint64_t cycles_clocked; /* NIC clocks actually evaluated (per cluster, not per node) */
     uint64_t skips;          /* idle jumps */
     double wall_s;
+    double cpu_s;            /* this process's CPU time in cluster_run (waits for other ranks included) */
 };
 
 typedef bool (*cluster_stop_fn)(cluster_t *c, void *ctx);
@@ -59,9 +72,33 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
 typedef void (*cluster_note_fn)(void *ctx, char *buf, size_t n);
 void cluster_set_progress_note(cluster_t *c, cluster_note_fn fn, void *ctx);
 
+/* Quanta: hooks run at every quantum boundary t on every rank. pack appends this rank's data for
+ * the boundary to buf (grow it with cluster_buf_put); unpack gets every rank's data in rank order
+ * (after the switch has applied every rank's frames). */
+struct cluster_buf {
+    uint8_t *p;
+    size_t n, cap;
+};
+int cluster_buf_put(struct cluster_buf *b, const void *data, size_t n); /* 0 or -1 (memory) */
+struct cluster_sync {
+    void (*pack)(void *ctx, sim_cycle_t t, struct cluster_buf *buf);
+    /* returns nonzero when it woke something at t (an event signalled: no idle jump there) */
+    int (*unpack)(void *ctx, sim_cycle_t t, const uint8_t *const *blocks, const size_t *lens, unsigned n);
+};
+void cluster_set_sync(cluster_t *c, const struct cluster_sync *ops, void *ctx);
+/* One boundary's exchange now, without advancing time (the end of a run): 0, or -1 when the
+ * ranks lost each other (reported). */
+int cluster_boundary(cluster_t *c);
+sim_cycle_t cluster_quantum(const cluster_t *c); /* 0 without quanta */
+/* The ranks: node i lives on rank cluster_rank_of(c, i) (contiguous blocks in node order);
+ * cluster_node returns NULL for a node of another rank. */
+unsigned cluster_rank_of(const cluster_t *c, unsigned node);
+bool cluster_is_local(const cluster_t *c, unsigned node);
+dist_t *cluster_dist(const cluster_t *c);
 /* Called at the start of every loop iteration of cluster_run (before the cycle): the debugger
  * (sim/node/nodedbg.c) serves GDB here while a core is halted, so no node advances meanwhile.
- * A nonzero return forbids an idle jump in this iteration (a halt or step is under way). */
+ * A nonzero return forbids an idle jump in this iteration (a halt or step is under way; with quanta, one rank only:
+ * the tools refuse the debugger with several ranks). */
 typedef int (*cluster_hook_fn)(cluster_t *c, void *ctx);
 void cluster_set_hook(cluster_t *c, cluster_hook_fn fn, void *ctx);
 

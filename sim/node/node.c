@@ -110,6 +110,7 @@ void node_config_default(struct node_config *cfg, unsigned id)
     cfg->phy_gap_bytes = SWITCH_GAP_BYTES;
 }
 
+static void power_on_reset(node_t *n);
 node_t *node_create(const struct node_config *cfg, switch_t *sw, const costs_t *costs)
 {
     node_t *n = calloc(1, sizeof *n);
@@ -131,7 +132,26 @@ node_t *node_create(const struct node_config *cfg, switch_t *sw, const costs_t *
         return NULL;
     }
     node_set_reset(n, true);
+    power_on_reset(n);
     return n;
+}
+
+/*
+ * Power-on reset, before cycle 0: two clock edges with rst held, so every register takes its reset
+ * value (hostif.ctrl.core_reset = 1: the core stays in reset until the host has loaded firmware and
+ * releases it, as on a board). Without it the model's registers started at Verilator's initial
+ * values and the core ran from an empty instruction memory, trapping at pc 0, until the host first
+ * held it in reset. Not simulated time: the node's cycle counters do not move.
+ */
+static void power_on_reset(node_t *n)
+{
+    struct nic_pins *p = &n->pins;
+
+    p->rst = 1;
+    for (int i = 0; i < 2; i++) {
+        nic_model_eval(n->nic, p);
+        nic_model_clock(n->nic, p);
+    }
 }
 
 void node_destroy(node_t *n)

@@ -35,7 +35,12 @@ struct port {
 struct sim_switch {
     struct switch_config cfg;
     struct port *ports;
+    uint8_t *local; /* per port: this process owns it (enqueues and delivers); all by default */
     uint64_t seq;
+    /* deferred ingress (switch_set_deferred): records of frames handed in, applied later */
+    int deferred;
+    uint8_t *pend;
+    size_t npend, cap_pend, pend_frames;
     uint8_t work[SWITCH_MAX_FRAME]; /* a corrupted copy being enqueued */
     switch_tap_fn tap;
     void *tap_ctx;
@@ -93,8 +98,10 @@ switch_t *switch_create(const struct switch_config *cfg)
         return NULL;
     sw->cfg = *cfg;
     sw->ports = calloc(cfg->nports, sizeof *sw->ports);
-    if (!sw->ports)
+    sw->local = malloc(cfg->nports);
+    if (!sw->ports || !sw->local)
         goto fail;
+    memset(sw->local, 1, cfg->nports);
     for (uint32_t i = 0; i < cfg->nports; i++) {
         struct port *p = &sw->ports[i];
         p->pc = cfg->port;
@@ -129,6 +136,8 @@ void switch_destroy(switch_t *sw)
         free(p->heap);
     }
     free(sw->ports);
+    free(sw->local);
+    free(sw->pend);
     free(sw);
 }
 
@@ -298,23 +307,165 @@ static void forward(switch_t *sw, sim_cycle_t now, uint32_t in, uint32_t out, co
             inc(&o->ctr.fault_corrupt, 1);
         if (extra)
             inc(&o->ctr.fault_delay, 1);
-        enqueue(sw, now, o, src, len, extra);
+        if (sw->local[out]) /* else the process that owns the port enqueues it (switch_set_local) */
+            enqueue(sw, now, o, src, len, extra);
     }
 }
 
+/* A deferred record: cycle (8), port (4), length (4), the frame padded to 8 bytes. */
+#define PEND_HDR 16u
+static size_t pend_size(size_t len)
+{
+    return PEND_HDR + ((len + 7u) & ~(size_t)7u);
+}
+
+static int defer(switch_t *sw, sim_cycle_t now, uint32_t port, const uint8_t *f, size_t len)
+{
+    size_t need = pend_size(len);
+    uint64_t t = now;
+    uint32_t l = (uint32_t)len;
+
+    if (sw->npend + need > sw->cap_pend) {
+        size_t cap = sw->cap_pend ? sw->cap_pend * 2 : 65536;
+        uint8_t *b;
+        while (cap < sw->npend + need)
+            cap *= 2;
+        if (!(b = realloc(sw->pend, cap)))
+            return SIM_ENOMEM;
+        sw->pend = b;
+        sw->cap_pend = cap;
+    }
+    memcpy(sw->pend + sw->npend, &t, 8);
+    memcpy(sw->pend + sw->npend + 8, &port, 4);
+    memcpy(sw->pend + sw->npend + 12, &l, 4);
+    memcpy(sw->pend + sw->npend + PEND_HDR, f, len);
+    memset(sw->pend + sw->npend + PEND_HDR + len, 0, need - PEND_HDR - len);
+    sw->npend += need;
+    sw->pend_frames++;
+    return SIM_OK;
+}
+
+static int ingress_now(switch_t *sw, sim_cycle_t now, uint32_t port, const uint8_t *f, size_t len);
+
 int switch_ingress(switch_t *sw, sim_cycle_t now, uint32_t port, const void *frame, size_t len)
 {
-    const uint8_t *f = frame;
-    struct port *p;
-    uint32_t dst;
-
     if (port >= sw->cfg.nports)
         return SIM_EINVAL;
-    p = &sw->ports[port];
     if (!frame || len < SWITCH_MIN_FRAME || len > SWITCH_MAX_FRAME) {
-        inc(&p->ctr.rx_bad, 1);
+        inc(&sw->ports[port].ctr.rx_bad, 1);
         return SIM_EINVAL;
     }
+    if (sw->deferred)
+        return defer(sw, now, port, frame, len);
+    return ingress_now(sw, now, port, frame, len);
+}
+
+void switch_set_deferred(switch_t *sw, bool on)
+{
+    sw->deferred = on;
+}
+
+int switch_set_local(switch_t *sw, uint32_t port, bool local)
+{
+    if (port >= sw->cfg.nports)
+        return SIM_EINVAL;
+    sw->local[port] = local;
+    return SIM_OK;
+}
+
+bool switch_port_local(const switch_t *sw, uint32_t port)
+{
+    return port < sw->cfg.nports && sw->local[port];
+}
+
+const uint8_t *switch_pending(const switch_t *sw, size_t *bytes, size_t *frames)
+{
+    *bytes = sw->npend;
+    if (frames)
+        *frames = sw->pend_frames;
+    return sw->pend;
+}
+
+void switch_pending_clear(switch_t *sw)
+{
+    sw->npend = 0;
+    sw->pend_frames = 0;
+}
+
+struct rec {
+    sim_cycle_t t;
+    uint32_t port, len;
+    const uint8_t *f;
+    size_t idx;
+};
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const struct rec *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->port != y->port)
+        return x->port < y->port ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int switch_apply(switch_t *sw, const uint8_t *const *blocks, const size_t *lens, unsigned nblocks)
+{
+    size_t n = 0, k = 0;
+    struct rec *r;
+
+    for (unsigned b = 0; b < nblocks; b++)
+        for (size_t off = 0; off + PEND_HDR <= lens[b];) {
+            uint32_t l;
+            memcpy(&l, blocks[b] + off + 12, 4);
+            off += pend_size(l);
+            n++;
+        }
+    if (!n)
+        return SIM_OK;
+    r = malloc(n * sizeof *r);
+    if (!r)
+        return SIM_ENOMEM;
+    for (unsigned b = 0; b < nblocks; b++)
+        for (size_t off = 0; off + PEND_HDR <= lens[b];) {
+            uint64_t t;
+            memcpy(&t, blocks[b] + off, 8);
+            memcpy(&r[k].port, blocks[b] + off + 8, 4);
+            memcpy(&r[k].len, blocks[b] + off + 12, 4);
+            r[k].t = t;
+            r[k].f = blocks[b] + off + PEND_HDR;
+            r[k].idx = k;
+            if (off + pend_size(r[k].len) > lens[b] || r[k].port >= sw->cfg.nports || r[k].len < SWITCH_MIN_FRAME ||
+                r[k].len > SWITCH_MAX_FRAME) {
+                free(r);
+                return SIM_EINVAL;
+            }
+            off += pend_size(r[k].len);
+            k++;
+        }
+    /* the order one process would have handed them in: by cycle, then port (node order within
+     * a cycle), then as handed in */
+    qsort(r, n, sizeof *r, cmp_rec);
+    for (size_t i = 0; i < n; i++)
+        ingress_now(sw, r[i].t, r[i].port, r[i].f, r[i].len);
+    free(r);
+    return SIM_OK;
+}
+
+sim_cycle_t switch_min_latency(const switch_t *sw)
+{
+    sim_cycle_t m = SIM_CYCLE_NEVER;
+    for (uint32_t i = 0; i < sw->cfg.nports; i++)
+        m = sim_cycle_min(m, sw->ports[i].pc.latency);
+    return m;
+}
+
+static int ingress_now(switch_t *sw, sim_cycle_t now, uint32_t port, const uint8_t *frame, size_t len)
+{
+    const uint8_t *f = frame;
+    struct port *p = &sw->ports[port];
+    uint32_t dst;
+
     inc(&p->ctr.rx_frames, 1);
     inc(&p->ctr.rx_bytes, len);
     if (sw->tap)

@@ -125,6 +125,26 @@ typedef void (*switch_tap_fn)(void *ctx, sim_cycle_t now, uint32_t port, const u
 void switch_set_tap(switch_t *sw, switch_tap_fn fn, void *ctx); /* NULL: none */
 void switch_set_check_src(switch_t *sw, bool on);
 
+/* ---- one switch over several processes (docs/simulation-speed.md "Ranks") ----
+ * Every process holds a replica of the whole switch and owns some ports (its nodes' links).
+ * Deferred ingress: switch_ingress only records the frame (time, port, bytes); the records of every
+ * process are applied together by switch_apply in the order one process would have handed them in
+ * (cycle, then port, then as recorded), so the routing, faults and their generator draws are the
+ * same in every replica and for any number of processes. A frame is enqueued and delivered only
+ * by the process that owns its output port (switch_set_local); the counters of port p are those of
+ * p's owner. A frame handed in at cycle t is delivered at t + latency or later, so records applied
+ * within the minimum latency (switch_min_latency, the lookahead) of their time are never late. */
+void switch_set_deferred(switch_t *sw, bool on);
+int switch_set_local(switch_t *sw, uint32_t port, bool local); /* default: every port local */
+bool switch_port_local(const switch_t *sw, uint32_t port);
+/* The records handed in since the last clear (bytes; frames may be NULL). */
+const uint8_t *switch_pending(const switch_t *sw, size_t *bytes, size_t *frames);
+void switch_pending_clear(switch_t *sw);
+/* Applies the records of nblocks processes: SIM_OK, SIM_EINVAL (a malformed record: nothing
+ * applied), SIM_ENOMEM. */
+int switch_apply(switch_t *sw, const uint8_t *const *blocks, const size_t *lens, unsigned nblocks);
+sim_cycle_t switch_min_latency(const switch_t *sw);
+
 const struct switch_port_counters *switch_port_counters(const switch_t *sw, uint32_t port);
 void switch_totals(const switch_t *sw, struct switch_port_counters *sum);
 uint32_t switch_nports(const switch_t *sw);

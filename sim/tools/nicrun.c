@@ -30,6 +30,7 @@
 #include "nicdrv.h"
 #include "nodedbg.h"
 #include "pcap.h"
+#include "report.h"
 #include "sim_exec.h"
 
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
@@ -48,7 +49,20 @@ struct run {
     uint64_t unpinned_pa[CLUSTER_MAX_NODES];
     unsigned violations;
     char violation[256];
+    /* ranks (mpirun): quanta, and every node's status replicated at each boundary */
+    dist_t *dist;
+    bool quanta;
+    struct node_status gst[CLUSTER_MAX_NODES];
+    unsigned g_boot_failed, g_violations;
+    int host_ok[CLUSTER_MAX_NODES]; /* check_host by the node's rank: 1 verified, 0 nothing, -1 bad */
+    struct switch_port_counters gsw[CLUSTER_MAX_NODES];
 };
+
+/* A node's status: its own (one process) or the copy from the last boundary (ranks). */
+static const struct node_status *st(const struct run *r, unsigned i)
+{
+    return r->quanta ? &r->gst[i] : node_status(cluster_node(r->cl, i));
+}
 
 struct boot_arg {
     struct run *run;
@@ -81,6 +95,8 @@ static void usage(FILE *f)
                NODEDBG_USAGE
                "  --pcap FILE        capture every frame at the switch (pcap, ns timestamps in simulated\n"
                "                     time, link type USER0; decode with tools/wireshark/ncp.lua)\n"
+               "  --json FILE        machine-readable report (docs/nicsim.md, nicrun's report); opened\n"
+               "                     before the run; SIGINT/SIGTERM write it marked partial\n"
                "  --quiet            no node console output\n"
                "A node whose NCP traps or halts is explained: cause, function and file:line (from the\n"
                "ELF next to IMAGE.img, IMAGE.elf) and its last console lines.\n"
@@ -225,12 +241,13 @@ static bool all_done(cluster_t *c, void *ctx)
     struct run *r = ctx;
     unsigned done = 0;
 
-    if (r->boot_failed || (r->expect_oracle && r->violations))
+    if ((r->quanta ? r->g_boot_failed || (r->expect_oracle && r->g_violations)
+                   : r->boot_failed || (r->expect_oracle && r->violations)) || report_signal)
         return true;
     unsigned halted = 0;
     sim_cycle_t first = SIM_CYCLE_NEVER;
     for (unsigned i = 0; i < r->nodes; i++) {
-        const struct node_status *s = node_status(cluster_node(c, i));
+        const struct node_status *s = st(r, i);
         if (s->halted) { /* explained after the run; what follows a halt is noise */
             halted++;
             first = s->halted_at < first ? s->halted_at : first;
@@ -264,8 +281,7 @@ static int check_host(struct run *r, unsigned i, uint32_t value)
             return -1;
         }
     }
-    printf("nicrun: node %u: host buffer verified (%u bytes written by NIC DMA)\n", i, HOSTMEM_PAGE_SIZE);
-    return 0;
+    return 1;
 }
 
 /*
@@ -280,9 +296,16 @@ static int link_accounting(struct run *r)
     uint64_t sent = 0, recv = 0;
     int bad = 0;
 
-    switch_totals(cluster_switch(r->cl), &tot);
+    if (r->quanta) { /* each port's counters from its node's rank */
+        memset(&tot, 0, sizeof tot);
+        for (unsigned i = 0; i < r->nodes; i++)
+            for (size_t k = 0; k < sizeof tot / sizeof(uint64_t); k++)
+                ((uint64_t *)&tot)[k] += ((const uint64_t *)&r->gsw[i])[k];
+    } else {
+        switch_totals(cluster_switch(r->cl), &tot);
+    }
     for (unsigned i = 0; i < r->nodes; i++) {
-        const struct node_status *s = node_status(cluster_node(r->cl, i));
+        const struct node_status *s = st(r, i);
         sent += s->frames_sent;
         recv += s->frames_received;
     }
@@ -297,7 +320,7 @@ static int link_accounting(struct run *r)
         bad = 1;
     }
     for (unsigned i = 0; r->check_link && i < r->nodes; i++) {
-        const struct node_status *s = node_status(cluster_node(r->cl, i));
+        const struct node_status *s = st(r, i);
         uint32_t v = s->test_value;
         if (!s->test_done || s->test_status != 1)
             continue;
@@ -314,6 +337,192 @@ static int link_accounting(struct run *r)
     return bad;
 }
 
+/* ---- ranks (mpirun -np K nicrun ...): docs/simulation-speed.md "Ranks" ---- */
+static void sync_pack(void *ctx, sim_cycle_t t, struct cluster_buf *b)
+{
+    struct run *r = ctx;
+    uint32_t h[3] = { r->boot_failed, r->violations, 0 };
+    (void)t;
+    for (unsigned i = 0; i < r->nodes; i++)
+        h[2] += cluster_is_local(r->cl, i);
+    cluster_buf_put(b, h, sizeof h);
+    for (uint32_t i = 0; i < r->nodes; i++)
+        if (cluster_is_local(r->cl, i)) {
+            cluster_buf_put(b, &i, sizeof i);
+            cluster_buf_put(b, node_status(cluster_node(r->cl, i)), sizeof(struct node_status));
+        }
+}
+
+static int sync_unpack(void *ctx, sim_cycle_t t, const uint8_t *const *blocks, const size_t *lens, unsigned n)
+{
+    struct run *r = ctx;
+    (void)t;
+    r->g_boot_failed = r->g_violations = 0;
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t h[3], id;
+        size_t off = sizeof h;
+        if (lens[k] < sizeof h)
+            continue;
+        memcpy(h, blocks[k], sizeof h);
+        r->g_boot_failed += h[0];
+        r->g_violations += h[1];
+        for (uint32_t j = 0; j < h[2] && off + sizeof id + sizeof(struct node_status) <= lens[k]; j++) {
+            memcpy(&id, blocks[k] + off, sizeof id);
+            if (id < r->nodes)
+                memcpy(&r->gst[id], blocks[k] + off + sizeof id, sizeof(struct node_status));
+            off += sizeof id + sizeof(struct node_status);
+        }
+    }
+    return 0;
+}
+
+static const struct cluster_sync nicrun_sync = { sync_pack, sync_unpack };
+
+/* The end of a run on ranks: every node's status, host check and switch port counters, and the
+ * oracle's first message, to every rank. */
+static void gather_results(struct run *r)
+{
+    struct cluster_buf b = { 0, 0, 0 };
+    const uint8_t *const *blocks;
+    const size_t *lens;
+    uint32_t h[2] = { r->violations, 0 };
+
+    for (uint32_t i = 0; i < r->nodes; i++)
+        h[1] += cluster_is_local(r->cl, i);
+    cluster_buf_put(&b, h, sizeof h);
+    cluster_buf_put(&b, r->violation, sizeof r->violation);
+    for (uint32_t i = 0; i < r->nodes; i++) {
+        const struct node_status *s;
+        int32_t ok = 0;
+        if (!cluster_is_local(r->cl, i))
+            continue;
+        s = node_status(cluster_node(r->cl, i));
+        if (s->test_done && s->test_status == 1 && !r->expect_oracle)
+            ok = check_host(r, i, s->test_value);
+        cluster_buf_put(&b, &i, sizeof i);
+        cluster_buf_put(&b, s, sizeof *s);
+        cluster_buf_put(&b, &ok, sizeof ok);
+        cluster_buf_put(&b, switch_port_counters(cluster_switch(r->cl), i), sizeof(struct switch_port_counters));
+    }
+    if (dist_allgather(r->dist, b.p, b.n, cluster_now(r->cl), &blocks, &lens)) {
+        fprintf(stderr, "nicrun: rank %u: cannot gather the results\n", dist_rank(r->dist));
+        dist_abort(r->dist, DIST_EXIT_LOST);
+    }
+    r->violations = 0;
+    for (unsigned k = 0; k < dist_size(r->dist); k++) {
+        size_t off = sizeof h + sizeof r->violation, one = sizeof(uint32_t) + sizeof(struct node_status) + sizeof(int32_t) +
+                                                          sizeof(struct switch_port_counters);
+        uint32_t hk[2], id;
+        int32_t ok;
+        if (lens[k] < off)
+            continue;
+        memcpy(hk, blocks[k], sizeof hk);
+        if (hk[0] && !r->violations)
+            memcpy(r->violation, blocks[k] + sizeof hk, sizeof r->violation);
+        r->violation[sizeof r->violation - 1] = 0;
+        r->violations += hk[0];
+        for (uint32_t j = 0; j < hk[1] && off + one <= lens[k]; j++, off += one) {
+            const uint8_t *p = blocks[k] + off;
+            memcpy(&id, p, sizeof id);
+            if (id >= r->nodes)
+                continue;
+            memcpy(&r->gst[id], p + sizeof id, sizeof(struct node_status));
+            memcpy(&ok, p + sizeof id + sizeof(struct node_status), sizeof ok);
+            r->host_ok[id] = ok;
+            memcpy(&r->gsw[id], p + sizeof id + sizeof(struct node_status) + sizeof ok, sizeof(struct switch_port_counters));
+        }
+    }
+    r->boot_failed = r->g_boot_failed;
+    free(b.p);
+}
+
+/* --json: the run's outcome (docs/nicsim.md, "nicrun's report") */
+struct run_opts {
+    uint64_t max_cycles, seed, frames, gbps, trace_node;
+    double fault[4];
+    bool skip;
+};
+
+static cJSON *run_json(const struct run *r, const struct run_opts *ro, const char *img_path, int result,
+                       const char *error)
+{
+    cJSON *root = report_new("nicrun", img_path, r->image, r->image_len), *x, *arr;
+    struct switch_port_counters tot;
+    const struct cluster_stats *cs = cluster_stats(r->cl);
+    if (!root)
+        return NULL;
+    report_mark(root);
+    cJSON_AddStringToObject(root, "result", result == EXIT_PASS      ? "PASS"
+                                            : result == EXIT_TIMEOUT ? "TIMEOUT"
+                                            : result == EXIT_SETUP   ? "SETUP"
+                                            : result > 128           ? "INTERRUPTED"
+                                                                     : "FAIL");
+    cJSON_AddStringToObject(root, "error", error);
+    cJSON_AddNumberToObject(root, "exit_status", result);
+    x = cJSON_AddObjectToObject(root, "config");
+    cJSON_AddNumberToObject(x, "nodes", r->nodes);
+    cJSON_AddStringToObject(x, "image", img_path);
+    report_u64(x, "max_cycles", ro->max_cycles);
+    report_u64(x, "seed", ro->seed);
+    cJSON_AddNumberToObject(x, "drop", ro->fault[0]);
+    cJSON_AddNumberToObject(x, "corrupt", ro->fault[1]);
+    cJSON_AddNumberToObject(x, "duplicate", ro->fault[2]);
+    cJSON_AddNumberToObject(x, "delay", ro->fault[3]);
+    report_u64(x, "frames", ro->frames);
+    report_u64(x, "link_gbps", ro->gbps);
+    cJSON_AddBoolToObject(x, "no_skip", !ro->skip);
+    cJSON_AddBoolToObject(x, "expect_oracle", r->expect_oracle);
+    cJSON_AddBoolToObject(x, "check_link", r->check_link);
+    x = cJSON_AddObjectToObject(root, "sim");
+    report_u64(x, "cycles", cs->cycles);
+    report_u64(x, "cycles_clocked", cs->cycles_clocked);
+    report_u64(x, "skips", cs->skips);
+    report_num(x, "wall_s", cs->wall_s, 3);
+    arr = cJSON_AddArrayToObject(root, "nodes");
+    for (unsigned i = 0; arr && i < r->nodes; i++) {
+        const struct node_status *s = st(r, i); /* under ranks: gathered from each node's rank */
+        cJSON *q = cJSON_CreateObject();
+        char v[16];
+        if (!q)
+            break;
+        cJSON_AddNumberToObject(q, "id", i);
+        cJSON_AddBoolToObject(q, "done", s->test_done);
+        cJSON_AddBoolToObject(q, "passed", s->test_done && s->test_status == 1);
+        cJSON_AddNumberToObject(q, "code", s->test_done && s->test_status != 1 ? s->test_status >> 1 : 0);
+        snprintf(v, sizeof v, "0x%08" PRIx32, s->test_value);
+        cJSON_AddStringToObject(q, "value", v);
+        if (s->test_done)
+            report_u64(q, "done_at_cycle", s->test_done_at);
+        else
+            cJSON_AddNullToObject(q, "done_at_cycle");
+        cJSON_AddBoolToObject(q, "halted", s->halted);
+        report_u64(q, "frames_sent", s->frames_sent);
+        report_u64(q, "frames_received", s->frames_received);
+        cJSON_AddItemToArray(arr, q);
+    }
+    if (r->quanta) { /* each port's counters from its node's rank (link_accounting) */
+        memset(&tot, 0, sizeof tot);
+        for (unsigned i = 0; i < r->nodes; i++)
+            for (size_t k = 0; k < sizeof tot / sizeof(uint64_t); k++)
+                ((uint64_t *)&tot)[k] += ((const uint64_t *)&r->gsw[i])[k];
+    } else {
+        switch_totals(cluster_switch(r->cl), &tot);
+    }
+    x = cJSON_AddObjectToObject(root, "switch");
+    report_u64(x, "rx_frames", tot.rx_frames);
+    report_u64(x, "tx_frames", tot.tx_frames);
+    report_u64(x, "fault_drop", tot.fault_drop);
+    report_u64(x, "queue_drops", tot.queue_drops);
+    report_u64(x, "slot_drops", tot.slot_drops);
+    report_u64(x, "fault_duplicate", tot.fault_duplicate);
+    report_u64(x, "fault_corrupt", tot.fault_corrupt);
+    report_u64(x, "fault_delay", tot.fault_delay);
+    x = cJSON_AddObjectToObject(root, "oracle");
+    cJSON_AddNumberToObject(x, "violations", r->violations);
+    cJSON_AddStringToObject(x, "first", r->violation);
+    return root;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -325,8 +534,8 @@ int main(int argc, char **argv)
         { "check-link", no_argument, 0, 'K' },    { "quiet", no_argument, 0, 'q' },
         { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
         { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
-        { "link-gbps", required_argument, 0, 'G' }, { "eval-all", no_argument, 0, 'E' },
-        { "pin-hash", no_argument, 0, 'H' },
+        { "link-gbps", required_argument, 0, 'G' }, { "json", required_argument, 0, 'J' },
+        { "eval-all", no_argument, 0, 'E' }, { "pin-hash", no_argument, 0, 'H' },
         NODEDBG_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
@@ -335,7 +544,10 @@ int main(int argc, char **argv)
     struct boot_arg args[CLUSTER_MAX_NODES];
     uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64, gbps = 10;
     bool skip = true, quiet = false, eval_all = false, pin_hash = false;
-    const char *fst_path = NULL, *pcap_path = NULL;
+    const char *fst_path = NULL, *pcap_path = NULL, *json_path = NULL;
+    FILE *json = NULL;
+    char error[320] = "";
+    int li = -1;
     pcap_cap_t *pcap = NULL;
     unsigned halted = 0;
     uint64_t trace_node = 0;
@@ -346,7 +558,8 @@ int main(int argc, char **argv)
 
     nodedbg_opts_default(&dbo);
 
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", opts, &li)) != -1) {
         switch (opt) {
         case 'n':
             if (parse_u64(optarg, &nodes) || nodes < 1 || nodes > CLUSTER_MAX_NODES)
@@ -391,6 +604,9 @@ int main(int argc, char **argv)
         case 'P':
             pcap_path = optarg;
             break;
+        case 'J':
+            json_path = optarg;
+            break;
         case 'T':
             if (parse_u64(optarg, &trace_node))
                 goto bad;
@@ -412,12 +628,15 @@ int main(int argc, char **argv)
             if (k == 1)
                 break;
             if (k == 0)
-                usage(stderr);
+                fprintf(stderr, "nicrun: unknown option or missing value: %s (nicrun --help)\n", argv[optind - 1]);
             return EXIT_SETUP;
         }
         }
+        li = -1;
     }
     if (optind != argc - 1) {
+        fprintf(stderr, optind < argc ? "nicrun: one IMAGE.img expected, not several (nicrun --help)\n"
+                                      : "nicrun: IMAGE.img missing (nicrun --help)\n");
         usage(stderr);
         return EXIT_SETUP;
     }
@@ -434,8 +653,49 @@ int main(int argc, char **argv)
         fprintf(stderr, "nicrun: %s: %s\n", argv[optind], strerror(errno));
         return EXIT_SETUP;
     }
+    {   /* as the driver's loader will see it: a corrupt image is a set-up error before any cluster */
+        struct nic_fwimg_info fi;
+        if (report_image("nicrun", argv[optind], r.image, r.image_len, &fi)) {
+            free(r.image);
+            return EXIT_SETUP;
+        }
+    }
+    report_signals();
     r.nodes = (unsigned)nodes;
     r.frames = (uint32_t)frames;
+    {
+        char err[200];
+        if (!(r.dist = dist_open(&argc, &argv, "nicrun", 0, err, sizeof err))) {
+            fprintf(stderr, "nicrun: %s\n", err);
+            free(r.image);
+            return EXIT_SETUP;
+        }
+    }
+    /* under mpirun (any number of ranks): quanta, the same run for any K; alone: as ever */
+    r.quanta = dist_is_mpi(r.dist);
+    unsigned rank = dist_rank(r.dist);
+    if (dist_size(r.dist) > r.nodes) {
+        if (rank == 0)
+            fprintf(stderr, "nicrun: %u ranks for %u nodes: every rank needs at least one node (run mpirun -np K "
+                            "with K <= --nodes)\n", dist_size(r.dist), r.nodes);
+        dist_close(r.dist);
+        return EXIT_SETUP;
+    }
+    if (dist_check_same(r.dist, "nicrun", argc, argv, r.image, r.image_len) ||
+        (dist_size(r.dist) > 1 && (fst_path || dbo.gdb_port >= 0 || dbo.trace_path || dbo.fst_scopes) &&
+         (rank == 0 ? fprintf(stderr, "nicrun: --fst, --gdb and --trace-insn work with one rank only\n") : 1))) {
+        dist_close(r.dist);
+        return EXIT_SETUP;
+    }
+    if (rank != 0)
+        quiet = true, pcap_path = NULL, json_path = NULL; /* rank 0 reports */
+    if (json_path && !(json = report_open("nicrun", "--json", json_path))) { /* before the run */
+        if (dist_size(r.dist) > 1)
+            dist_abort(r.dist, EXIT_SETUP);
+        dist_close(r.dist);
+        free(r.image);
+        return EXIT_SETUP;
+    }
 
     cluster_config_default(&cfg, r.nodes);
     cfg.seed = seed;
@@ -449,6 +709,8 @@ int main(int argc, char **argv)
     cfg.sw.faults.duplicate = fault[2];
     cfg.sw.faults.delay = fault[3];
     r.faults = fault[0] > 0 || fault[1] > 0 || fault[2] > 0 || fault[3] > 0;
+    cfg.quanta = r.quanta;
+    cfg.dist = r.dist;
     r.cl = cluster_create(&cfg, NULL);
     if (!r.cl) {
         fprintf(stderr, "nicrun: cannot create the cluster\n");
@@ -473,8 +735,12 @@ int main(int argc, char **argv)
         free(r.image);
         return EXIT_SETUP;
     }
+    if (r.quanta)
+        cluster_set_sync(r.cl, &nicrun_sync, &r);
     for (unsigned i = 0; i < r.nodes; i++) {
         char name[16];
+        if (!cluster_is_local(r.cl, i))
+            continue;
         args[i] = (struct boot_arg){ &r, i };
         snprintf(name, sizeof name, "boot%u", i);
         coro_spawn(cluster_sched(r.cl), name, boot, &args[i], NULL);
@@ -482,6 +748,8 @@ int main(int argc, char **argv)
     }
 
     rc = cluster_run(r.cl, max_cycles, all_done, &r, quiet ? NULL : stderr);
+    if (r.quanta)
+        gather_results(&r);
 
     const struct cluster_stats *cs = cluster_stats(r.cl);
     int result = EXIT_PASS;
@@ -489,46 +757,78 @@ int main(int argc, char **argv)
      * a timeout, its mailbox code) are not reported again. */
     for (unsigned i = 0; i < r.nodes; i++) {
         node_t *n = cluster_node(r.cl, i);
-        if (!node_status(n)->halted)
+        if (!st(&r, i)->halted)
             continue;
-        fwdiag_explain(stderr, "nicrun", n, argv[optind]);
+        if (n) /* by the node's rank */
+            fwdiag_explain(stderr, "nicrun", n, argv[optind]);
         halted++;
     }
     if (halted) {
-        fprintf(stderr, "nicrun: FAIL: %u node%s halted (later errors suppressed)\n", halted, halted == 1 ? "" : "s");
+        snprintf(error, sizeof error, "%u node%s halted", halted, halted == 1 ? "" : "s");
+        if (rank == 0)
+            fprintf(stderr, "nicrun: FAIL: %u node%s halted (later errors suppressed)\n", halted, halted == 1 ? "" : "s");
         result = EXIT_FAIL;
     } else if (r.boot_failed) {
+        snprintf(error, sizeof error, "%u node%s could not be booted", r.boot_failed, r.boot_failed == 1 ? "" : "s");
         result = EXIT_SETUP;
+    } else if (report_signal) {
+        snprintf(error, sizeof error, "stopped by %s at cycle %" PRIu64 " (partial)", report_signame(report_signal),
+                 cs->cycles);
+        fprintf(stderr, "nicrun: %s\n", error);
+        result = 128 + report_signal;
     } else if (r.expect_oracle) {
         if (r.violations) {
-            printf("nicrun: the DMA oracle fired as expected: %s\n", r.violation);
+            if (rank == 0)
+                printf("nicrun: the DMA oracle fired as expected: %s\n", r.violation);
         } else {
-            fprintf(stderr, "nicrun: expected the DMA oracle to fire, it did not\n");
+            if (rank == 0)
+                fprintf(stderr, "nicrun: expected the DMA oracle to fire, it did not\n");
+            snprintf(error, sizeof error, "expected the DMA oracle to fire, it did not");
             result = EXIT_FAIL;
         }
     } else if (rc != 0) {
-        fprintf(stderr, "nicrun: TIMEOUT after %" PRIu64 " cycles\n", cs->cycles);
+        if (rank == 0)
+            fprintf(stderr, "nicrun: TIMEOUT after %" PRIu64 " cycles\n", cs->cycles);
+        snprintf(error, sizeof error, "--max-cycles %" PRIu64 " reached", max_cycles);
         result = EXIT_TIMEOUT;
     }
     for (unsigned i = 0; i < r.nodes && !r.expect_oracle && !halted; i++) {
-        const struct node_status *s = node_status(cluster_node(r.cl, i));
+        const struct node_status *s = st(&r, i);
         if (!s->test_done)
             continue;
+        if (rank != 0) { /* rank 0 reports; the verdict is the same everywhere */
+            if (s->test_status != 1 || r.host_ok[i] < 0)
+                result = EXIT_FAIL;
+            continue;
+        }
         if (s->test_status != 1) {
             fprintf(stderr, "nicrun: node %u: FAIL code %" PRIu32 " (value 0x%08" PRIx32 ") at cycle %" PRIu64 "\n", i,
                     s->test_status >> 1, s->test_value, s->test_done_at);
+            if (!error[0])
+                snprintf(error, sizeof error, "node %u: FAIL code %" PRIu32, i, s->test_status >> 1);
             result = EXIT_FAIL;
         } else {
             printf("nicrun: node %u: PASS at cycle %" PRIu64 " (value 0x%08" PRIx32 ")\n", i, s->test_done_at,
                    s->test_value);
-            if (check_host(&r, i, s->test_value))
+            int ok = r.quanta ? r.host_ok[i] : check_host(&r, i, s->test_value);
+            if (ok > 0)
+                printf("nicrun: node %u: host buffer verified (%u bytes written by NIC DMA)\n", i, HOSTMEM_PAGE_SIZE);
+            if (ok < 0) {
+                if (!error[0])
+                    snprintf(error, sizeof error, "node %u: the host buffer does not hold what the image said", i);
                 result = EXIT_FAIL;
+            }
         }
     }
-    if (r.violations && !r.expect_oracle)
+    if (r.violations && !r.expect_oracle) {
+        if (!error[0])
+            snprintf(error, sizeof error, "DMA oracle: %s", r.violation);
         result = EXIT_FAIL;
-    if (!halted && link_accounting(&r) && result == EXIT_PASS)
+    }
+    if (!halted && rank == 0 && link_accounting(&r) && result == EXIT_PASS) {
+        snprintf(error, sizeof error, "link accounting does not add up");
         result = EXIT_FAIL;
+    }
     if (pcap) {
         uint64_t nf = pcap_cap_frames(pcap);
         if (pcap_cap_close(pcap)) {
@@ -539,29 +839,45 @@ int main(int argc, char **argv)
         }
     }
     uint64_t not_eval = 0, hash = 0;
-    for (unsigned i = 0; i < r.nodes; i++) {
-        const struct node_status *s = node_status(cluster_node(r.cl, i));
-        not_eval += s->cycles_not_evaluated;
-        hash = (hash ^ s->pin_hash) * 0x100000001B3ull + i;
-        if (pin_hash)
-            printf("nicrun: node %u pin hash %016" PRIx64 "\n", i, s->pin_hash);
+    for (unsigned i = 0; i < r.nodes && pin_hash; i++) { /* every output pin of every node, every cycle */
+        const node_t *n = cluster_node(r.cl, i);
+        if (!n) /* another rank's */
+            continue;
+        hash = (hash ^ node_status(n)->pin_hash) * 0x100000001B3ull + i;
+        printf("nicrun: node %u pin hash %016" PRIx64 "\n", i, node_status(n)->pin_hash);
     }
-    if (pin_hash)
+    for (unsigned i = 0; i < r.nodes; i++)
+        if (cluster_node(r.cl, i))
+            not_eval += node_status(cluster_node(r.cl, i))->cycles_not_evaluated;
+    if (pin_hash && rank == 0 && !r.quanta)
         printf("nicrun: pin hash %016" PRIx64 " (every output pin of every node, every cycle to %" PRIu64 ")\n",
                hash, cs->cycles);
-    printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps; %" PRIu64
-           " idle node-cycles not evaluated) in %.3f s: %.2f M simulated cycles/s\n",
-           cs->cycles, cs->cycles_clocked, cs->skips, not_eval, cs->wall_s,
-           cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0);
+    if (rank == 0)
+        printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps; %" PRIu64
+               " idle node-cycles not evaluated) in %.3f s: %.2f M simulated cycles/s%s\n",
+               cs->cycles, cs->cycles_clocked, cs->skips, not_eval, cs->wall_s,
+               cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0, r.quanta ? " (quanta, MPI)" : "");
+    sim_cycle_t end = cs->cycles;
     if (nodedbg_finish(dbg, result)) {
         fprintf(stderr, "nicrun: --trace-insn: write failed: the trace is incomplete\n");
         result = result ? result : EXIT_SETUP;
     }
+    if (json) {
+        struct run_opts ro = { max_cycles, seed, frames, gbps, trace_node, { fault[0], fault[1], fault[2], fault[3] },
+                               skip };
+        if (report_write(json, run_json(&r, &ro, argv[optind], result, error), "nicrun", json_path) &&
+            result == EXIT_PASS)
+            result = EXIT_SETUP;
+    }
     cluster_destroy(r.cl);
     free(r.image);
+    /* every rank agrees on the verdict; the link accounting was rank 0's */
+    if (r.quanta && dist_size(r.dist) > 1)
+        result = (int)(dist_sum_u64(r.dist, rank == 0 ? (uint64_t)result : 0, end));
+    dist_close(r.dist);
     return result;
 bad:
-    fprintf(stderr, "nicrun: bad value for --%s: %s\n", argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",
-            optarg ? optarg : "");
+    fprintf(stderr, "nicrun: bad value '%s' for --%s (nicrun --help)\n", optarg ? optarg : "",
+            li >= 0 ? opts[li].name : "?");
     return EXIT_SETUP;
 }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -435,6 +436,130 @@ static void switch_check_src_drops_spoofed_frames(void **state)
     switch_destroy(sw);
 }
 
+/* One switch over several processes (switch.h "one switch over several processes"): three
+ * replicas, each owning a third of 10 ports, deferred ingress applied at every quantum (the
+ * latency) from all three in rank order, give exactly the deliveries (cycle, port, bytes) and the
+ * per-port counters of one switch with immediate ingress, under every fault kind at 0.1 and with
+ * broadcasts; records applied in another rank order give the same too; a malformed record is
+ * refused whole. */
+#define REP_PORTS 10
+#define REP_K 3
+struct dlog {
+    uint64_t h[REP_PORTS];
+    int n;
+};
+
+static void dlog_add(struct dlog *d, sim_cycle_t t, uint32_t p, const uint8_t *f, size_t len)
+{
+    uint64_t rec[2] = { t, nic_crc32(f, len) ^ len };
+    for (size_t i = 0; i < sizeof rec; i++) {
+        d->h[p] ^= ((const uint8_t *)rec)[i];
+        d->h[p] *= 1099511628211ull;
+    }
+    d->n++;
+}
+
+static unsigned owner(uint32_t p)
+{
+    return p * REP_K / REP_PORTS;
+}
+
+static void replicated_run(int replicas, int reverse, struct dlog *d, struct switch_port_counters *ctr)
+{
+    struct switch_faults fl = { 0.1, 0.1, 0.1, 0.1, 500 };
+    switch_t *sw[REP_K];
+    sim_rng_t traffic;
+    static uint8_t f[2048];
+    size_t len;
+    int k = replicas ? REP_K : 1;
+
+    memset(d, 0, sizeof *d);
+    for (int r = 0; r < k; r++) {
+        sw[r] = make_switch(REP_PORTS, 5);
+        assert_non_null(sw[r]);
+        assert_int_equal(switch_set_global_faults(sw[r], &fl), SIM_OK);
+        if (replicas) {
+            switch_set_deferred(sw[r], true);
+            for (uint32_t p = 0; p < REP_PORTS; p++)
+                assert_int_equal(switch_set_local(sw[r], p, owner(p) == (unsigned)r), SIM_OK);
+        }
+    }
+    assert_int_equal(switch_min_latency(sw[0]), 100);
+    sim_rng_seed(&traffic, 42, 0);
+    for (sim_cycle_t t = 0; t < 30000; t++) {
+        for (uint32_t src = 0; src < REP_PORTS; src++) {
+            if (!sim_rng_chance(&traffic, 0.01))
+                continue;
+            uint16_t dst = sim_rng_chance(&traffic, 0.05) ? SWITCH_BROADCAST : (uint16_t)sim_rng_below(&traffic, REP_PORTS);
+            size_t l = (size_t)sim_rng_range(&traffic, 64, 1500);
+            make_frame(f, dst, (uint16_t)src, (uint32_t)t, l);
+            assert_int_equal(switch_ingress(sw[replicas ? owner(src) : 0], t, src, f, l), SIM_OK);
+        }
+        for (uint32_t p = 0; p < REP_PORTS; p++) {
+            switch_t *s = sw[replicas ? owner(p) : 0];
+            while (switch_egress(s, t, p, rxbuf, sizeof rxbuf, &len) == SIM_OK)
+                dlog_add(d, t, p, rxbuf, len);
+        }
+        if (replicas && (t + 1) % 100 == 0) { /* the boundary: every replica applies every record */
+            const uint8_t *b[REP_K];
+            size_t n[REP_K];
+            uint8_t *copy[REP_K];
+            for (int r = 0; r < k; r++) {
+                const uint8_t *p = switch_pending(sw[r], &n[r], NULL);
+                copy[r] = malloc(n[r] ? n[r] : 1);
+                assert_non_null(copy[r]);
+                memcpy(copy[r], p, n[r]);
+                b[r] = copy[r];
+                switch_pending_clear(sw[r]);
+            }
+            if (reverse) { /* the order of the blocks must not matter */
+                const uint8_t *tb = b[0];
+                size_t tn = n[0];
+                b[0] = b[2], n[0] = n[2], b[2] = tb, n[2] = tn;
+            }
+            for (int r = 0; r < k; r++)
+                assert_int_equal(switch_apply(sw[r], b, n, REP_K), SIM_OK);
+            for (int r = 0; r < k; r++)
+                free(copy[r]);
+        }
+    }
+    for (uint32_t p = 0; p < REP_PORTS; p++)
+        ctr[p] = *switch_port_counters(sw[replicas ? owner(p) : 0], p);
+    if (replicas) { /* a truncated record is refused, nothing applied */
+        uint8_t junk[20] = { 0 };
+        const uint8_t *b[1] = { junk };
+        size_t n[1] = { sizeof junk };
+        junk[12] = 200; /* a 200-byte frame in a 20-byte block */
+        assert_int_equal(switch_apply(sw[0], b, n, 1), SIM_EINVAL);
+    }
+    for (int r = 0; r < k; r++)
+        switch_destroy(sw[r]);
+}
+
+static void switch_replicas_over_processes_match_one_switch(void **state)
+{
+    static struct switch_port_counters one[REP_PORTS], rep[REP_PORTS], rev[REP_PORTS];
+    struct dlog a, b, c;
+
+    (void)state;
+    replicated_run(0, 0, &a, one);
+    replicated_run(1, 0, &b, rep);
+    replicated_run(1, 1, &c, rev);
+    assert_true(a.n > 2000);
+    uint64_t faults = 0;
+    for (uint32_t p = 0; p < REP_PORTS; p++)
+        faults += one[p].fault_drop + one[p].fault_corrupt + one[p].fault_duplicate + one[p].fault_delay;
+    assert_true(faults > 100); /* the faults and their draws are part of what must match */
+    assert_int_equal(a.n, b.n);
+    assert_int_equal(a.n, c.n);
+    for (uint32_t p = 0; p < REP_PORTS; p++) {
+        assert_true(a.h[p] == b.h[p]);
+        assert_true(a.h[p] == c.h[p]);
+        assert_memory_equal(&one[p], &rep[p], sizeof one[p]);
+        assert_memory_equal(&one[p], &rev[p], sizeof one[p]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -449,6 +574,7 @@ int main(void)
         cmocka_unit_test(switch_same_seed_same_run_different_seed_differs),
         cmocka_unit_test(switch_sixty_four_ports_all_to_all),
         cmocka_unit_test(switch_check_src_drops_spoofed_frames),
+        cmocka_unit_test(switch_replicas_over_processes_match_one_switch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

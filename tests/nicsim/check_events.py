@@ -10,7 +10,8 @@ one with 5 % frame drops), each with --events and --json. Checks, per run:
   - per node: "miss" lines = driver.misses, "fill" = driver.fills, "fill_rejected" =
     driver.fills_rejected; "invalidate" lines for each cache the driver set up (pch, cbh, vmh)
   - node 0's "retransmit" lines = its transport.retransmits; node 1's "nack" + "resume" lines =
-    its transport.nacks = node 0's nacks_received; the clean run has a MISS NACK and a RESUME,
+    its transport.nacks = node 0's nacks_received (>= in the lossy run: a NACK can be dropped
+    too); the clean run has a MISS NACK and a RESUME,
     the lossy one GAP NACKs
 A path that cannot be created fails before the run (exit 3).
 """
@@ -65,9 +66,13 @@ def main():
               "%s: node 0 retransmit lines %d == transport.retransmits %d (> 0)"
               % (name, c[(0, "retransmit")], n[0]["transport"]["retransmits"]))
         nk = c[(1, "nack")] + c[(1, "resume")]
-        check(nk == n[1]["transport"]["nacks"] == n[0]["transport"]["nacks_received"],
-              "%s: node 1 nack+resume lines %d == its nacks %d == node 0 nacks_received %d"
-              % (name, nk, n[1]["transport"]["nacks"], n[0]["transport"]["nacks_received"]))
+        # with drops, a NACK frame itself may be lost on the way to node 0
+        rcvd_ok = (n[0]["transport"]["nacks_received"] == n[1]["transport"]["nacks"] if kind == "clean"
+                   else 0 < n[0]["transport"]["nacks_received"] <= n[1]["transport"]["nacks"])
+        check(nk == n[1]["transport"]["nacks"] and rcvd_ok,
+              "%s: node 1 nack+resume lines %d == its nacks %d %s node 0 nacks_received %d"
+              % (name, nk, n[1]["transport"]["nacks"], "==" if kind == "clean" else ">=",
+                 n[0]["transport"]["nacks_received"]))
         reasons = collections.Counter(e.get("reason") for e in evs if e["event"] == "nack")
         if kind == "clean":
             check(reasons["MISS"] > 0 and c[(1, "resume")] > 0, "%s: MISS NACK and RESUME seen %s" % (name, dict(reasons)))

@@ -5,7 +5,7 @@ add_library(ncp_lib_host STATIC ${NCP_LIB_DIR}/lkc.c ${NCP_LIB_DIR}/xport.c ${NC
             ${NCP_LIB_DIR}/misstab.c ${NCP_LIB_DIR}/sqe.c)
 target_include_directories(ncp_lib_host PUBLIC ${NCP_LIB_DIR})
 target_link_libraries(ncp_lib_host PUBLIC nic_hal_headers) # nic_abi.h takes the doorbell layout from the map
-target_compile_options(ncp_lib_host PRIVATE ${NIC_C_WARN_FLAGS})
+target_compile_options(ncp_lib_host PRIVATE ${NIC_C_WARN_FLAGS} ${NIC_SANITIZE_FW_FLAGS})
 
 foreach(m lkc xport pkt misstab sqe)
   nic_unit_test(ncp_${m} ncp_test_${m}.c)

@@ -765,7 +765,8 @@ int main(int argc, char **argv)
         return setup_fail(nranks);
     if (o->csv && !(S.csv = report_open("nicsim", "--csv", o->csv)))
         return setup_fail(nranks);
-    report_signals();
+    if (nranks == 1) /* under ranks the launcher's SIGTERM means another rank died (dist_mpi.c) */
+        report_signals();
     read_mem(S.img_path, &S.mem);
 
     memset(w, 0, sizeof *w);

@@ -128,6 +128,9 @@ static void usage(FILE *f)
             "  --seed N             seed of the switch faults, costs and patterns (default 1)\n"
             "  --max-cycles N       give up after N simulated cycles (default 2000000000)\n"
             "  --no-skip            clock every cycle (no idle skipping; same results, slower)\n"
+            "  --eval-all           evaluate every NIC every cycle, even an idle one (same results,\n"
+            "                       slower; with --no-skip the reference for --pin-hash)\n"
+            "  --pin-hash           print a hash of every output pin of every NIC in every cycle\n"
             "  --fst FILE           FST waveform of one node's NIC (--trace-node, default 0)\n"
             "  --trace-node N       the node --fst and --trace-insn record\n"
             NODEDBG_USAGE
@@ -441,7 +444,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_MPIT, O_HELP
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
+        O_EVALALL, O_PINHASH
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -459,6 +463,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
         { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    { "mpi-timeout", 1, 0, O_MPIT },
         NODEDBG_LONG_OPTIONS,
+        { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -599,6 +604,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
                 return bad("--max-cycles", a, "a positive cycle count");
             break;
         case O_NOSKIP: o->no_skip = 1; break;
+        case O_EVALALL: o->eval_all = 1; break;
+        case O_PINHASH: o->pin_hash = 1; break;
         case O_FST: o->fst = a; break;
         case O_TN:
             if (parse_u64(a, &v) || v >= NS_MAX_NODES)
@@ -784,6 +791,8 @@ int main(int argc, char **argv)
     cc.seed = o->seed;
     cc.console = o->console ? stderr : NULL; /* firmware console lines ("[node N] ...") */
     cc.skip_idle = !o->no_skip;
+    cc.node.eval_all = o->eval_all != 0;
+    cc.node.pin_hash = o->pin_hash != 0;
     cc.quanta = true; /* the same semantics for one rank and many */
     cc.dist = S.dist;
     w->cl = cluster_create(&cc, w->costs);
@@ -916,6 +925,16 @@ int main(int argc, char **argv)
     };
     if (!o->quiet)
         ns_summary(stdout, &rep);
+    if (o->pin_hash && dist_size(S.dist) <= 1) { /* every output pin of every node, every cycle */
+        uint64_t h = 0, not_eval = 0;
+        for (unsigned i = 0; i < o->nodes; i++) {
+            h = (h ^ node_status(cluster_node(w->cl, i))->pin_hash) * 0x100000001B3ull + i;
+            not_eval += node_status(cluster_node(w->cl, i))->cycles_not_evaluated;
+        }
+        printf("nicsim: pin hash %016" PRIx64 " (every output pin of every node, every cycle to %" PRIu64
+               "; %" PRIu64 " idle node-cycles not evaluated)\n",
+               h, (uint64_t)cs->cycles, not_eval);
+    }
     if (S.json && ns_write_json(S.json, o->json, &rep))
         S.rc = S.rc ? S.rc : EXIT_SETUP;
     if (S.csv && ns_write_csv(S.csv, o->csv, &rep))

@@ -83,6 +83,7 @@ struct ns_opts {
     const char *events; /* --events: JSON-lines event log (sim/node/evlog.h) */
     int quiet, progress; /* progress: 1 on, 0 off, -1 auto (a terminal) */
     int no_skip;
+    int eval_all, pin_hash; /* --eval-all, --pin-hash (node_config; docs/simulation-speed.md) */
     int console;
     /* workload parameters */
     uint64_t size_min, size_max; /* pingpong sweep / stream / missratio message size */

@@ -294,11 +294,24 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
         if (q) {
             /* agreed at the boundary (see boundary()); a debugger's hold (one rank only) forbids it */
             if (c->jump_to > c->now + 1 && !hold) {
-                sim_cycle_t gap = sim_cycle_min(c->jump_to, end) - c->now - 1;
+                sim_cycle_t to = sim_cycle_min(c->jump_to, end), g = (c->now / q + 1) * q;
+                /* Boundaries stay on the grid of multiples of q, as without jumps, and a jump
+                 * does not pass the boundary at which the run would stop (the idle nodes change
+                 * nothing the predicate sees): the same run as --no-skip (nicsim.identity_*). */
+                if (to > g && stop) {
+                    sim_cycle_t now = c->now;
+                    c->now = g;
+                    bool s = stop(c, ctx);
+                    c->now = now;
+                    if (s)
+                        to = g;
+                }
+                sim_cycle_t gap = to - c->now - 1;
                 skip = gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap;
                 if (skip)
                     c->st.skips++;
-                qend = sim_cycle_min(end, c->now + 1 + skip + q);
+                sim_cycle_t after = c->now + 1 + skip;
+                qend = sim_cycle_min(end, (after + q - 1) / q * q);
             }
             c->jump_to = 0;
         } else if (c->cfg.skip_idle && !hold) {
@@ -307,6 +320,16 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
             if (t > c->now + 1) {
                 sim_cycle_t gap = sim_cycle_min(t, qend) - c->now - 1;
                 skip = gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap;
+                /* Not past the end: if the run would stop after this cycle (the coroutines just
+                 * finished it; the quiescent nodes change nothing the predicate sees), this
+                 * cycle is clocked alone, so the run ends at the cycle it ends without skipping. */
+                if (skip && stop) {
+                    c->now++;
+                    bool s = stop(c, ctx);
+                    c->now--;
+                    if (s)
+                        skip = 0;
+                }
                 if (skip)
                     c->st.skips++;
             }

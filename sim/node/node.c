@@ -9,11 +9,14 @@
  *   dmaw_*   DMA write requests collecting their data beats, then handed to the PCIe model;
  *            write-done statuses presented on dma_wack one per cycle
  *   tx_/rx_  frames assembled from tx beats into the switch, and fed from the switch into rx
- * The models are polled only when their next event is due, so an idle node costs little more
- * than the Verilated model's two evaluations per cycle.
+ * The models are polled only when their next event is due, and an idle NIC with nothing
+ * arriving is not evaluated at all (doze, below), so an idle node costs a few dozen instructions
+ * per cycle.
  */
 #include "node.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +28,10 @@
 #define WACK_SLOTS 16
 #define MMIO_READS PCIE_MMIO_TAGS
 #define LINE_MAX 256
+/* nic_pins: the inputs up to the skip hook, the last of them (compared to decide whether an idle
+ * NIC needs an evaluation), and the outputs (from host_req_ready to the end; pin_hash) */
+#define PINS_KEY offsetof(struct nic_pins, skip_valid)
+#define PINS_OUT offsetof(struct nic_pins, host_req_ready)
 
 struct dmaw_slot {
     uint64_t addr;
@@ -84,6 +91,10 @@ struct node {
     sim_cycle_t now;
     node_probe_fn probe; /* debugging (nodedbg.c) */
     void *probe_ctx;
+
+    /* idle cycles not evaluated since the last evaluation (doze) and that evaluation's inputs */
+    uint64_t doze;
+    unsigned char last_in[PINS_KEY];
 };
 
 void node_config_default(struct node_config *cfg, unsigned id)
@@ -446,10 +457,92 @@ static void take_misc(node_t *n, sim_cycle_t now)
     }
 }
 
+/* ---- pin hash (node_config.pin_hash) ---------------------------------------------------- */
+
+/* The outputs as seen at the start of cycle `obs` (after the evaluation of obs, or after the edge
+ * of obs-1), as one word. The timer's countdown is taken as its absolute cycle (obs + cycles to
+ * go; a pending interrupt as all ones), so that an idle cycle looks the same however it was
+ * simulated: clocked, skipped by the cluster or not evaluated. */
+static uint64_t pins_word(const node_t *n, sim_cycle_t obs)
+{
+    struct nic_pins q = n->pins; /* padding is zero: the node is calloc'ed, pins set by member */
+    const unsigned char *b = (const unsigned char *)&q + PINS_OUT;
+    uint64_t h = 0x9E3779B97F4A7C15ull, w;
+
+    q.timer_cycles_to_irq = q.timer_cycles_to_irq ? obs + q.timer_cycles_to_irq : UINT64_MAX;
+    for (size_t i = 0; i < sizeof q - PINS_OUT; i += 8) {
+        w = 0;
+        memcpy(&w, b + i, sizeof q - PINS_OUT - i < 8 ? sizeof q - PINS_OUT - i : 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 33;
+    }
+    return h;
+}
+
+static void pins_fold(node_t *n, uint64_t w, uint64_t times)
+{
+    uint64_t h = n->st.pin_hash;
+    while (times--) {
+        h = ((h << 5) | (h >> 59)) ^ w;
+        h *= 0x100000001B3ull;
+    }
+    n->st.pin_hash = h;
+}
+
+/* ---- doze: an idle NIC not evaluated ------------------------------------------------------ */
+
+/* Whether this node may leave cycles now..last (last = now + skip) unevaluated, before its
+ * inputs are set: nic_top says idle (core quiescent in wfi, DMA, MAC and host port idle, transmit
+ * credit full: nothing but mtime, mcycle and the perf cycle counters changes, and those a skip
+ * advances exactly), none of its event outputs is active (so the take_* steps would do nothing),
+ * the harness holds no transfer, nothing arrives from PCIe or the switch by `last`, and the
+ * timer stays short of its compare for one more cycle. The inputs must also be those of the
+ * last evaluation (checked by the caller). */
+static bool may_doze(const node_t *n, sim_cycle_t due, sim_cycle_t last, uint32_t skip)
+{
+    const struct nic_pins *p = &n->pins;
+
+    if (n->cfg.eval_all || n->probe || !p->idle || p->rst != n->in_reset)
+        return false; /* a probe (debugger, instruction trace) sees every cycle */
+    if (p->host_rsp_valid || p->dma_req_valid || p->dma_wdata_valid || p->tx_valid || p->console_valid ||
+        p->testmb_valid || (p->host_irq != 0) != n->irq_level)
+        return false;
+    if (n->mmio_valid || n->rd_count || n->dmar_hold || n->beat_valid || n->dmaw_count || n->wack_count ||
+        n->rx_active || n->tx_len)
+        return false;
+    if (due <= last || (n->sw && switch_port_next_event(n->sw, n->cfg.id) <= last))
+        return false;
+    return p->timer_cycles_to_irq >= (uint64_t)skip + 2 && n->doze + 1 + skip <= UINT32_MAX;
+}
+
+/* Brings the model through the dozed cycles: one clock with their inputs (those of the last
+ * evaluation) and a skip of the rest, exactly what evaluating them would have left. The outputs
+ * it then shows must be the ones the node presented meanwhile. */
+static void doze_catch_up(node_t *n)
+{
+    struct nic_pins *p = &n->pins, cur = *p;
+
+    memcpy(p, n->last_in, PINS_KEY);
+    nic_model_set_cycle(n->nic, n->now - n->doze);
+    p->skip_valid = n->doze > 1;
+    p->skip_cycles = (uint32_t)(n->doze - 1);
+    nic_model_eval(n->nic, p);
+    nic_model_clock(n->nic, p);
+    if (memcmp((const unsigned char *)p + PINS_OUT, (const unsigned char *)&cur + PINS_OUT, sizeof cur - PINS_OUT)) {
+        fprintf(stderr, "node %u: internal error: the NIC's outputs changed in %llu idle cycles before cycle %llu "
+                        "that were not evaluated (run with eval_all / --eval-all to compare)\n",
+                n->cfg.id, (unsigned long long)n->doze, (unsigned long long)n->now);
+        abort();
+    }
+    memcpy(p, &cur, PINS_OUT); /* this cycle's inputs again */
+    n->doze = 0;
+}
+
 void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
 {
     struct nic_pins *p = &n->pins;
-    sim_cycle_t due = pcie_next_event(n->pcie);
+    sim_cycle_t due = pcie_next_event(n->pcie), last = now + skip;
+    bool doze = may_doze(n, due, last, skip);
 
     n->now = now;
     p->rst = n->in_reset;
@@ -477,16 +570,33 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
         p->dma_wack_valid = 0;
     drive_rx(n, now, paced);
 
-    nic_model_set_cycle(n->nic, now);
-    nic_model_eval(n->nic, p);
-    if (n->probe)
-        n->probe(n->probe_ctx, n, now);
-    take_mmio(n, now);
-    take_dma(n, now);
-    take_link(n, now);
-    take_misc(n, now);
-    nic_model_clock(n->nic, p);
-    p->dbg_resume = 0; /* a pulse */
+    if (doze && !memcmp(p, n->last_in, PINS_KEY)) {
+        /* not evaluated: the outputs stay, the timer counts down */
+        if (n->cfg.pin_hash)
+            pins_fold(n, pins_word(n, now), 2 * (1 + (uint64_t)skip));
+        p->timer_cycles_to_irq -= 1 + (uint64_t)skip;
+        n->doze += 1 + (uint64_t)skip;
+        n->st.cycles_not_evaluated += 1 + (uint64_t)skip;
+    } else {
+        if (n->doze)
+            doze_catch_up(n);
+        memcpy(n->last_in, p, PINS_KEY);
+        nic_model_set_cycle(n->nic, now);
+        nic_model_eval(n->nic, p);
+        if (n->cfg.pin_hash) /* this cycle, then the skipped ones (both halves): the outputs of this
+                                cycle, which is idle if there is a skip */
+            pins_fold(n, pins_word(n, now), 1 + 2 * (uint64_t)skip);
+        if (n->probe)
+            n->probe(n->probe_ctx, n, now);
+        take_mmio(n, now);
+        take_dma(n, now);
+        take_link(n, now);
+        take_misc(n, now);
+        nic_model_clock(n->nic, p);
+        p->dbg_resume = 0; /* a pulse */
+        if (n->cfg.pin_hash) /* after the edge (and the skip) */
+            pins_fold(n, pins_word(n, now + 1 + skip), 1);
+    }
 
     if (paced) { /* accrue line time, at most a beat's and a cycle's worth (as the MAC) */
         int64_t add = (int64_t)n->cfg.phy_bits_per_cycle * (1 + (int64_t)skip),

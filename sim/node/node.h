@@ -47,6 +47,14 @@ struct node_config {
     uint32_t phy_gap_bytes; /* line bytes per frame beyond its own (preamble, start delimiter,
                                inter-frame gap: 20, as the MAC's transmit side charges); the
                                cluster sets the switch's gap_bytes */
+    /* Simulation speed (docs/simulation-speed.md). By default an idle NIC (nic_top's `idle`:
+     * core quiescent in wfi, engines idle) whose inputs stay as they were is not evaluated: the
+     * node counts the cycles and presents the outputs it had (the timer's countdown advanced),
+     * and catches the model up with one clock and a skip when anything arrives. eval_all
+     * evaluates every cycle (the reference). pin_hash folds every output pin of every cycle into
+     * node_status.pin_hash (slower; for checking that an optimisation changes nothing). */
+    bool eval_all;
+    bool pin_hash;
 };
 
 struct node_status {
@@ -59,6 +67,8 @@ struct node_status {
     uint64_t msi_sent;
     uint64_t dma_read_reqs, dma_write_reqs, dma_errors;
     uint64_t cycles_run, cycles_skipped;
+    uint64_t cycles_not_evaluated; /* idle cycles the model was not evaluated (node_config.eval_all) */
+    uint64_t pin_hash;             /* node_config.pin_hash: every output pin, every cycle */
     /* The NCP stopped (firmware/rt/trap.c's fatal path, seen on its console): halted is set by
      * "ncp: fatal: WHY" (why copied), trapped additionally by the "ncp: unhandled trap" line
      * before it (mcause, mepc, mtval). Nothing else in the harness interprets the firmware. */
@@ -84,7 +94,9 @@ void node_destroy(node_t *n);
 void node_set_reset(node_t *n, bool on);
 
 /* One NIC clock at cycle `now`; skip > 0 additionally advances the NIC's timer and cycle counter
- * by that many cycles (the cluster has proven nothing happens meanwhile). */
+ * by that many cycles (the cluster has proven nothing happens meanwhile). An idle node with
+ * nothing arriving is not evaluated (node_config.eval_all); the pins it presents, its status and
+ * everything it does are those of an evaluation. */
 void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip);
 
 /* True when nothing can happen in this node until node_next_event(): the core sleeps, the NIC's

@@ -83,6 +83,9 @@ static void usage(FILE *f)
                "  --link-gbps G      link rate, 1..200 whole Gb/s at 200 MHz (default 10): the switch's\n"
                "                     ports and every NIC's PHY, which its MAC transmits at\n"
                "  --no-skip          clock every cycle, even when all NICs are idle\n"
+               "  --eval-all         evaluate every NIC every cycle, even an idle one (with --no-skip:\n"
+               "                     the reference the speed-ups must match)\n"
+               "  --pin-hash         print a hash of every output pin of every NIC in every cycle\n"
                "  --expect-oracle    pass only if the unpinned-DMA oracle fires (and report it)\n"
                "  --check-link       the image reports link counters (fw_nic_link): account for every\n"
                "                     frame between senders, switch and receiving MACs\n"
@@ -532,6 +535,7 @@ int main(int argc, char **argv)
         { "fst", required_argument, 0, 'F' },     { "trace-node", required_argument, 0, 'T' },
         { "pcap", required_argument, 0, 'P' },    { "help", no_argument, 0, 'h' },
         { "link-gbps", required_argument, 0, 'G' }, { "json", required_argument, 0, 'J' },
+        { "eval-all", no_argument, 0, 'E' }, { "pin-hash", no_argument, 0, 'H' },
         NODEDBG_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
@@ -539,7 +543,7 @@ int main(int argc, char **argv)
     struct run r = { 0 };
     struct boot_arg args[CLUSTER_MAX_NODES];
     uint64_t v, max_cycles = 20000000, nodes = 2, seed = 1, frames = 64, gbps = 10;
-    bool skip = true, quiet = false;
+    bool skip = true, quiet = false, eval_all = false, pin_hash = false;
     const char *fst_path = NULL, *pcap_path = NULL, *json_path = NULL;
     FILE *json = NULL;
     char error[320] = "";
@@ -609,6 +613,12 @@ int main(int argc, char **argv)
             break;
         case 'q':
             quiet = true;
+            break;
+        case 'E':
+            eval_all = true;
+            break;
+        case 'H':
+            pin_hash = true;
             break;
         case 'h':
             usage(stdout);
@@ -690,6 +700,8 @@ int main(int argc, char **argv)
     cluster_config_default(&cfg, r.nodes);
     cfg.seed = seed;
     cfg.skip_idle = skip;
+    cfg.node.eval_all = eval_all;
+    cfg.node.pin_hash = pin_hash;
     cfg.console = quiet ? NULL : stdout;
     cfg.sw.port.bits_per_cycle = (uint32_t)(gbps * 5); /* bits per cycle at 200 MHz */
     cfg.sw.faults.drop = fault[0];
@@ -826,10 +838,24 @@ int main(int argc, char **argv)
             printf("nicrun: %" PRIu64 " frames captured to %s\n", nf, pcap_path);
         }
     }
+    uint64_t not_eval = 0, hash = 0;
+    for (unsigned i = 0; i < r.nodes && pin_hash; i++) { /* every output pin of every node, every cycle */
+        const node_t *n = cluster_node(r.cl, i);
+        if (!n) /* another rank's */
+            continue;
+        hash = (hash ^ node_status(n)->pin_hash) * 0x100000001B3ull + i;
+        printf("nicrun: node %u pin hash %016" PRIx64 "\n", i, node_status(n)->pin_hash);
+    }
+    for (unsigned i = 0; i < r.nodes; i++)
+        if (cluster_node(r.cl, i))
+            not_eval += node_status(cluster_node(r.cl, i))->cycles_not_evaluated;
+    if (pin_hash && rank == 0 && !r.quanta)
+        printf("nicrun: pin hash %016" PRIx64 " (every output pin of every node, every cycle to %" PRIu64 ")\n",
+               hash, cs->cycles);
     if (rank == 0)
-        printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps) in %.3f s: %.2f M "
-               "simulated cycles/s%s\n",
-               cs->cycles, cs->cycles_clocked, cs->skips, cs->wall_s,
+        printf("nicrun: %" PRIu64 " cycles simulated (%" PRIu64 " clocked, %" PRIu64 " idle jumps; %" PRIu64
+               " idle node-cycles not evaluated) in %.3f s: %.2f M simulated cycles/s%s\n",
+               cs->cycles, cs->cycles_clocked, cs->skips, not_eval, cs->wall_s,
                cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0.0, r.quanta ? " (quanta, MPI)" : "");
     sim_cycle_t end = cs->cycles;
     if (nodedbg_finish(dbg, result)) {

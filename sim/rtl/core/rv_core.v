@@ -67,7 +67,13 @@ module rv_core #(
   input  wire [DBG_BPS*32-1:0] dbg_bp_addr,
   input  wire [DBG_BPS-1:0]    dbg_bp_en,
   output wire        dbg_halted,
-  output wire [31:0] dbg_pc
+  output wire [31:0] dbg_pc,
+  // Simulation harness hooks (tie cycle_skip to 0 on a board): in a cycle with cycle_skip = k
+  // mcycle advances by 1 + k (a harness that stopped clocking a quiescent core for k cycles
+  // keeps it exact); `quiescent`: sleeping, the fetch queue full with nothing outstanding and
+  // the divider idle and nothing retiring, so no state but mcycle changes until an interrupt.
+  input  wire [31:0] cycle_skip,
+  output wire        quiescent
 );
   initial begin
     if (RESET_VECTOR[1:0] != 2'b00) begin
@@ -113,6 +119,7 @@ module rv_core #(
     .u_taken(bu_taken), .u_target(bu_target), .u_link(bu_link), .u_invalidate(bu_invalidate)
   );
 
+  wire fetch_quiet;
   rv_fetch #(.RESET_VECTOR(RESET_VECTOR)) u_fetch (
     .clk(clk), .rst(rst),
     .redirect_valid(redirect), .redirect_pc(redirect_pc),
@@ -120,7 +127,7 @@ module rv_core #(
     .ibus_req_valid(ibus_req_valid), .ibus_req_ready(ibus_req_ready), .ibus_req_addr(ibus_req_addr),
     .ibus_rsp_valid(ibus_rsp_valid), .ibus_rsp_rdata(ibus_rsp_rdata), .ibus_rsp_err(ibus_rsp_err),
     .d_valid(d_valid), .d_pc(d_pc), .d_insn(d_insn), .d_err(d_err), .d_pred_npc(d_pred_npc),
-    .d_ready(e_ready && !d_hold)
+    .d_ready(e_ready && !d_hold), .quiet(fetch_quiet)
   );
 
   // ------------------------------------------------------------------
@@ -440,7 +447,7 @@ module rv_core #(
     .trap_take(m_fire && m_trap), .trap_irq(m_irq_take), .trap_code(m_trap_code),
     .trap_pc(m_pc), .trap_tval(m_trap_tval), .trap_vector(trap_vector),
     .mret_take(m_commit && m_mret), .mepc_out(mepc),
-    .instret_inc(m_commit),
+    .instret_inc(m_commit), .cycle_skip(cycle_skip),
     .irq_external(irq_external), .irq_timer(irq_timer), .irq_software(irq_software),
     .irq_pending(irq_pending), .irq_code(irq_code), .wfi_wake(wfi_wake)
   );
@@ -479,6 +486,7 @@ module rv_core #(
   assign retire_rd_wdata = w_result;
   assign retire_trap     = w_trap;
   assign sleeping        = m_valid && m_wfi && !wfi_wake && !dbg_stop;
+  assign quiescent       = sleeping && fetch_quiet && !div_busy && !retire_valid;
 
   // debug state: the next pc follows execute (its resolved next pc) and commit (trap, mret,
   // replay, fence.i targets); the halt is taken once execute, commit and writeback are empty

@@ -31,6 +31,7 @@ module rv_csr #(
   output wire [31:0] mepc_out,
   // counters
   input  wire        instret_inc,
+  input  wire [31:0] cycle_skip,   // harness: mcycle advances by 1 + cycle_skip (rv_core)
   // interrupts (level inputs)
   input  wire        irq_external,
   input  wire        irq_timer,
@@ -100,7 +101,7 @@ module rv_csr #(
   wire        mcycle_wh   = cnt_wr && csr_addr == 12'hB80;
   wire        minstret_wl = cnt_wr && csr_addr == 12'hB02;
   wire        minstret_wh = cnt_wr && csr_addr == 12'hB82;
-  wire [63:0] mcycle_inc   = mcycle + 64'd1;
+  wire [63:0] mcycle_inc   = mcycle + 64'd1 + {32'd0, cycle_skip};
   wire [63:0] minstret_inc = minstret + {63'd0, instret_inc};
   wire [63:0] mcycle_next =
       mcycle_wl ? {mcycle[63:32], wval} :

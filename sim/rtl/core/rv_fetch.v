@@ -33,7 +33,10 @@ module rv_fetch #(
   output wire [31:0] d_insn,
   output wire        d_err,
   output wire [31:0] d_pred_npc,
-  input  wire        d_ready
+  input  wire        d_ready,
+  // nothing to do until decode takes a word or a redirect comes: the queue is full and no
+  // request is outstanding (the harness's idle test, rv_core `quiescent`)
+  output wire        quiet
 );
   localparam DEPTH = 1 << QLOG2;
   initial begin
@@ -72,6 +75,7 @@ module rv_fetch #(
 
   // requests accepted but not yet answered (live and stale)
   reg  [QLOG2:0] outst;
+  assign quiet = !ibus_req_valid && outst == 0;
   wire [QLOG2:0] outst_next = outst + {{QLOG2{1'b0}}, req_fire} - {{QLOG2{1'b0}}, ibus_rsp_valid};
 
   always @(posedge clk) begin

@@ -303,6 +303,8 @@ module nic_mac_rx #(
 
   localparam [31:0] URG32 = FIFO_DEPTH / 4;
   assign urgent = f_count >= URG32[CW-1:0];
-  assign idle = f_empty && (st == S_IDLE) && !p_inframe && !ws_busy;
+  // idle: nothing arriving or being stored, and no event pulse still to be counted
+  assign idle = f_empty && (st == S_IDLE) && !p_inframe && !ws_busy &&
+                !(ev_ok || ev_bad_crc || ev_runt || ev_oversize || ev_nobuf || ev_overflow);
 endmodule
 `default_nettype wire

@@ -206,6 +206,8 @@ module nic_mac_tx #(
     end
   end
 
-  assign idle = q_empty && !sending && !rs_busy;
+  // idle: nothing to send, the pacing credit full (it changes no more until a frame comes) and
+  // no event pulse still to be counted
+  assign idle = q_empty && !sending && !rs_busy && bank == CAP && !(ev_done || ev_ok || ev_err);
 endmodule
 `default_nettype wire

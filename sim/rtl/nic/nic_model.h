@@ -32,12 +32,13 @@ struct nic_pins {
     uint8_t rx_valid, rx_last, rx_bytes;
     uint64_t rx_data;
     uint16_t phy_rate; /* the PHY's link rate, bits per cycle (0: nic_top's LINK_RATE, 50) */
-    uint8_t skip_valid;
-    uint32_t skip_cycles;
     /* the core's debug port (rv_core, docs/debugging.md); dbg_resume is a one-cycle pulse */
     uint8_t dbg_halt_req, dbg_resume, dbg_step, dbg_ebreak, dbg_bp_en;
     uint32_t dbg_resume_pc;
     uint32_t dbg_bp_addr[NIC_MODEL_DBG_BPS];
+    /* the harness's skip hook: the last inputs (sim/node/node.c compares those before it) */
+    uint8_t skip_valid;
+    uint32_t skip_cycles;
     /* ---- outputs ---- */
     uint8_t host_req_ready, host_rsp_valid, host_irq;
     uint32_t host_rsp_rdata;
@@ -52,7 +53,7 @@ struct nic_pins {
     uint8_t console_valid, console_char, testmb_valid;
     uint32_t testmb_status, testmb_value;
     uint8_t core_sleeping, idle;
-    uint32_t timer_cycles_to_irq;
+    uint64_t timer_cycles_to_irq; /* 0 while the timer interrupt is pending */
     uint8_t dbg_halted;
     uint32_t dbg_pc; /* halted: the pc of the next instruction */
 };

@@ -5,7 +5,8 @@
 // Harness hooks (simulation only; tie skip_valid to 0 on a board): in a cycle with skip_valid,
 // mtime advances by 1 + skip_cycles instead of 1, so a harness that stopped clocking an idle NIC
 // for skip_cycles cycles keeps time exact. cycles_to_irq says how far that may go: the cycles
-// until mtime reaches mtimecmp (saturating at 2^32-1), 0 while MTIP is already set.
+// until mtime reaches mtimecmp (64 bits, exact: a harness that does not evaluate an idle NIC
+// counts it down itself), 0 while MTIP is already set.
 `default_nettype none
 `include "nic_regs.vh"
 module nic_timer (
@@ -21,7 +22,7 @@ module nic_timer (
   // harness hook
   input  wire        skip_valid,
   input  wire [31:0] skip_cycles,
-  output wire [31:0] cycles_to_irq,
+  output wire [63:0] cycles_to_irq,
   // to the core
   output wire        mtip,
   output wire        msip
@@ -33,7 +34,7 @@ module nic_timer (
   assign mtip = (mtime >= mtimecmp);
   assign msip = msip_r;
   wire [63:0] to_cmp = mtimecmp - mtime;
-  assign cycles_to_irq = mtip ? 32'd0 : ((to_cmp[63:32] != 32'd0) ? 32'hFFFF_FFFF : to_cmp[31:0]);
+  assign cycles_to_irq = mtip ? 64'd0 : to_cmp;
 
   wire [63:0] step = skip_valid ? ({32'd0, skip_cycles} + 64'd1) : 64'd1;
 

@@ -78,7 +78,7 @@ module nic_top #(
   output wire [31:0]  testmb_value,
   output wire         core_sleeping,
   output wire         idle,
-  output wire [31:0]  timer_cycles_to_irq,
+  output wire [63:0]  timer_cycles_to_irq,
   // harness hook (simulation only; tie to 0 on a board)
   input  wire         skip_valid,
   input  wire [31:0]  skip_cycles,
@@ -117,7 +117,7 @@ module nic_top #(
   wire [4:0]  retire_rd /*verilator public_flat_rd*/;
   wire        retire_rd_we /*verilator public_flat_rd*/;
   /* verilator lint_on UNUSEDSIGNAL */
-  wire        sleeping;
+  wire        sleeping, core_quiet;
 
   rv_core #(.RESET_VECTOR(`NIC_IMEM_BASE)) u_core (
     .clk(clk), .rst(core_rst),
@@ -132,7 +132,9 @@ module nic_top #(
     .retire_trap(retire_trap), .sleeping(sleeping),
     .dbg_halt_req(dbg_halt_req), .dbg_resume(dbg_resume), .dbg_step(dbg_step),
     .dbg_resume_pc(dbg_resume_pc), .dbg_ebreak(dbg_ebreak), .dbg_bp_addr(dbg_bp_addr),
-    .dbg_bp_en(dbg_bp_en), .dbg_halted(dbg_halted), .dbg_pc(dbg_pc));
+    .dbg_bp_en(dbg_bp_en), .dbg_halted(dbg_halted), .dbg_pc(dbg_pc),
+
+    .cycle_skip(skip_valid ? skip_cycles : 32'd0), .quiescent(core_quiet));
   assign core_sleeping = sleeping && !core_rst;
 
   // ---- SRAM ----
@@ -319,7 +321,12 @@ module nic_top #(
   // The core waits in wfi and nothing else can change state by itself: no DMA request queued or
   // in flight, no TX frame queued or being sent, no RX frame arriving or being stored, no host
   // read response due. (Doorbells or completions waiting for the firmware do not count: with
-  // the core asleep they stay as they are.)
-  assign idle = core_sleeping && dma_idle && tx_idle && rx_idle && !host_busy && !host_req_valid;
+  // the core asleep they stay as they are.) The core is quiescent too (its fetch queue full,
+  // nothing outstanding, the divider idle) and the MAC's transmit pacing credit full, so that
+  // no state but the counters a skip advances (mtime, mcycle, the perf cycle counters) changes
+  // in an idle cycle: skipping or not evaluating one is exact (docs/simulation-speed.md).
+  // No event pulse is on its way to the interrupt controller either (it would wake the core).
+  assign idle = core_sleeping && core_quiet && !(ev_dma || ev_mac_rx || ev_mac_tx || ev_doorbell) &&
+                dma_idle && tx_idle && rx_idle && !host_busy && !host_req_valid;
 endmodule
 `default_nettype wire

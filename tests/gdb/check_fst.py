@@ -45,7 +45,7 @@ def main():
     tmp = tempfile.mkdtemp()
 
     rc, out = run(sim[:-1] + ["--fst", tmp + "/all.fst", sim[-1]])
-    m = re.search(r"(\d+) cycles simulated \((\d+) clocked, (\d+) idle jumps\)", out)
+    m = re.search(r"(\d+) cycles simulated \((\d+) clocked, (\d+) idle jumps[;)]", out)
     if rc != 0 or not m:
         sys.exit("the traced run failed (exit %d):\n%s" % (rc, out))
     total, clocked, jumps = map(int, m.groups())

@@ -284,6 +284,19 @@ static int check_host(struct run *r, unsigned i, uint32_t value)
     return 1;
 }
 
+/* The switch's counters summed over its ports: under ranks each port's from its node's rank. */
+static void run_switch_totals(const struct run *r, struct switch_port_counters *tot)
+{
+    if (!r->quanta) {
+        switch_totals(cluster_switch(r->cl), tot);
+        return;
+    }
+    memset(tot, 0, sizeof *tot);
+    for (unsigned i = 0; i < r->nodes; i++)
+        for (size_t k = 0; k < sizeof *tot / sizeof(uint64_t); k++)
+            ((uint64_t *)tot)[k] += ((const uint64_t *)&r->gsw[i])[k];
+}
+
 /*
  * Link accounting. Switch: every frame handed in, plus every duplicate it made, was delivered or
  * dropped by a counted cause. Each receiving NIC (--check-link): its MAC saw exactly the frames
@@ -296,14 +309,7 @@ static int link_accounting(struct run *r)
     uint64_t sent = 0, recv = 0;
     int bad = 0;
 
-    if (r->quanta) { /* each port's counters from its node's rank */
-        memset(&tot, 0, sizeof tot);
-        for (unsigned i = 0; i < r->nodes; i++)
-            for (size_t k = 0; k < sizeof tot / sizeof(uint64_t); k++)
-                ((uint64_t *)&tot)[k] += ((const uint64_t *)&r->gsw[i])[k];
-    } else {
-        switch_totals(cluster_switch(r->cl), &tot);
-    }
+    run_switch_totals(r, &tot);
     for (unsigned i = 0; i < r->nodes; i++) {
         const struct node_status *s = st(r, i);
         sent += s->frames_sent;
@@ -500,14 +506,7 @@ static cJSON *run_json(const struct run *r, const struct run_opts *ro, const cha
         report_u64(q, "frames_received", s->frames_received);
         cJSON_AddItemToArray(arr, q);
     }
-    if (r->quanta) { /* each port's counters from its node's rank (link_accounting) */
-        memset(&tot, 0, sizeof tot);
-        for (unsigned i = 0; i < r->nodes; i++)
-            for (size_t k = 0; k < sizeof tot / sizeof(uint64_t); k++)
-                ((uint64_t *)&tot)[k] += ((const uint64_t *)&r->gsw[i])[k];
-    } else {
-        switch_totals(cluster_switch(r->cl), &tot);
-    }
+    run_switch_totals(r, &tot);
     x = cJSON_AddObjectToObject(root, "switch");
     report_u64(x, "rx_frames", tot.rx_frames);
     report_u64(x, "tx_frames", tot.tx_frames);

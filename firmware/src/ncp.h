@@ -288,8 +288,8 @@ static inline uint32_t ncp_lowest_bit(uint32_t m)
 
 /*
  * Peer sets: one bit per peer node in NCP_PEER_WORDS words (struct ncp_work, rx.c's resume set).
- * A loop over a set takes each word's bits within [0, ncp.nodes) (pset_word) and visits them
- * lowest first; with up to 32 peers a set is one word, as the bitmaps were.
+ * A loop over a set visits the words of this cluster's nodes (pset_nwords), each word's bits lowest
+ * first; with up to 32 nodes a loop is over one word, as the bitmaps were.
  */
 static inline void pset_add(uint32_t *s, uint32_t p)
 {

@@ -84,7 +84,7 @@ void rx_on_fill(void)
 void rx_send_resumes(void)
 {
     ncp_work.resume = 0;
-    for (uint32_t i = 0; i < NCP_PEER_WORDS; i++) {
+    for (uint32_t i = 0, nw = pset_nwords(); i < nw; i++) {
         uint32_t m = resume_peers[i];
         resume_peers[i] = 0;
         for (; m; m &= m - 1) {

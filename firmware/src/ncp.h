@@ -115,6 +115,7 @@ struct ncp_ep {
     uint32_t sq_done; /* requests retired, in request order: slots below it are free (cqe.sq_ci) */
     int16_t cur;     /* op being segmented, or -1 */
     uint8_t closing; /* EP_CLOSE seen, answered BUSY until its packets are out of every window */
+    uint8_t eq;      /* event queue its completions are reported to (EP_OPEN d; 0: none; evq.c) */
 };
 
 /*
@@ -273,6 +274,7 @@ struct ncp_work {
     uint32_t ep_ready, ep_parked, resp;
     uint32_t peer_tx[NCP_PEER_WORDS], peer_rexmit[NCP_PEER_WORDS], peer_ack[NCP_PEER_WORDS]; /* peer sets */
     uint32_t ops_waiting;
+    uint8_t evq; /* event queues: interrupts or overflow reports wait for room (evq_poll) */
 };
 extern struct ncp_work ncp_work;
 

@@ -1,6 +1,14 @@
 # NCP firmware-level test images (firmware project): the real NCP library with a test main that
 # reaches the NCP through firmware/src/ncp_test.h only (implemented by testapi.c, never in ncp.img).
 add_library(ncp_testapi STATIC ${NIC_SOURCE_DIR}/firmware/src/testapi.c)
+# The test images' own code (the test API, the host's part, the test mains) is compiled for size:
+# with the NCP (-O2) and newlib it must fit the 64 KiB instruction memory; none of it is in the
+# fast path the benchmarks sample.
+set_source_files_properties(${NIC_SOURCE_DIR}/firmware/src/testapi.c ${NIC_SOURCE_DIR}/tests/fw/imghost.c
+  ${NIC_SOURCE_DIR}/tests/fw/ncp_rdma.c ${NIC_SOURCE_DIR}/tests/fw/ncp_bench_fast.c
+  ${NIC_SOURCE_DIR}/tests/fw/ncp_dma_errors.c ${NIC_SOURCE_DIR}/tests/fw/ncp_read_timeout.c
+  ${NIC_SOURCE_DIR}/tests/fw/ncp_stale.c ${NIC_SOURCE_DIR}/tests/fw/ncp_void.c
+  PROPERTIES COMPILE_OPTIONS -Os)
 target_link_libraries(ncp_testapi PUBLIC ncp_core_fp) # with the fast-path samples (ncp_test_fp)
 # The host's part for the images that play it (tests/fw/imghost.h): one copy for all of them.
 add_library(fw_imghost STATIC ${NIC_SOURCE_DIR}/tests/fw/imghost.c)

@@ -15,6 +15,7 @@
  *   completer.c  ACK/NACK/give-up/DMA-error verdicts on our packets, read
  *                responses consumed                                           (completer.h)
  *   ops.c        the operation table, retirement in request order, CQEs        (ops.h)
+ *   evq.c        per-process event queues: entries, overflow, interrupts       (evq.h)
  *   segment.c    the packet builder: translate, sequence, header, DMA, queue   (segment.h)
  *   tx.c         TX frame pool, MAC feed, control frames                       (tx.h)
  *   timer.c      the timer service and the transport's timeouts/give-ups       (timer.h)

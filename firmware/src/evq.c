@@ -3,7 +3,10 @@
  *
  * A process's event queue is one page of its memory: 2^log2 32-byte entries (struct nic_eqe, with
  * the phase bit of the completion queue). Entries: NIC_EQE_CQ when an endpoint bound to the queue (EP_OPEN d) posted a completion,
- * NIC_EQE_IMM when a write with immediate landed for the process (its NIC_EQF_NOTIFY queue), and
+ * NIC_EQE_IMM when a write with immediate landed for the process (its NIC_EQF_NOTIFY queue: the
+ * receive path notes the write's last segment, evq_imm_note, and reports it when that segment's
+ * DMA completed without error, evq_imm_done: DMAs complete in order, so the whole write is in
+ * memory; a segment not delivered is accepted again when resent, so once per write), and
  * NIC_EQE_OVERFLOW for entries lost for want of room. So a process with many endpoints reads one
  * queue, and the work per event does not depend on how many endpoints it has.
  *
@@ -40,8 +43,19 @@ struct ncp_eq {
 
 static struct ncp_eq eqs[NCP_EPS];
 
+/* Writes with immediate: per RX entry, what its notification says (evq_imm_note), and the
+ * notifications whose queue had no DMA or staging room when their data landed (evq_poll). */
+struct ncp_imm {
+    uint16_t pid, src;
+    uint32_t imm, len, buf, off;
+};
+static struct ncp_imm imm_rx[1u << NCP_RX_LOG2];
+#define IMM_HELD 8u
+static struct ncp_imm imm_held[IMM_HELD];
+static uint32_t imm_head, imm_n;
+
 static struct {
-    uint32_t entries, lost, irqs;
+    uint32_t entries, lost, irqs, imm_no_eq;
 } evq_cnt;
 
 void evq_init(void)
@@ -73,14 +87,14 @@ static void fire(struct ncp_eq *q)
 
 /* One entry into the queue (DMA and staging room checked by the caller: evq_room). The last slot
  * is the overflow report's: an entry that does not fit is lost and counted, and the report is
- * written before the next entry that fits. */
-static void put(struct ncp_eq *q, uint8_t type, uint16_t ep, uint32_t a)
+ * written before the next entry that fits. x: a notification's fields (NULL: none). */
+static void put(struct ncp_eq *q, uint8_t type, uint16_t ep, uint32_t a, const struct ncp_imm *x)
 {
     uint32_t size = 1u << q->log2;
     struct nic_eqe *e;
 
     if (q->lost && q->n - q->ci < size && type != NIC_EQE_OVERFLOW) {
-        put(q, NIC_EQE_OVERFLOW, 0, q->lost);
+        put(q, NIC_EQE_OVERFLOW, 0, q->lost, NULL);
         q->lost = 0;
     }
     if (type != NIC_EQE_OVERFLOW && q->n - q->ci >= size - 1u) {
@@ -94,6 +108,11 @@ static void put(struct ncp_eq *q, uint8_t type, uint16_t ep, uint32_t a)
     e->phase = (uint8_t)(((q->n >> q->log2) & 1u) ^ 1u);
     e->ep = ep;
     e->a = a;
+    if (x) {
+        e->b = x->len;
+        e->c = x->buf;
+        e->d = x->off;
+    }
     e->seq = q->n;
     dmaq_post(HAL_SRAM_OFF(e), q->pa + (uint64_t)(q->n & (size - 1u)) * sizeof *e, sizeof *e, 1, DK_CQE, 0, 0);
     q->n++;
@@ -107,12 +126,55 @@ void evq_on_cqe(uint8_t id, uint8_t epi, uint32_t n)
     struct ncp_eq *q = eq_of(id);
 
     if (q) /* room: cqe_post asked evq_room first */
-        put(q, NIC_EQE_CQ, epi, n);
+        put(q, NIC_EQE_CQ, epi, n, NULL);
+}
+
+void evq_imm_note(uint32_t ridx, uint16_t pid, uint16_t src, uint16_t imm, uint32_t len, uint32_t buf, uint32_t off)
+{
+    imm_rx[ridx % (1u << NCP_RX_LOG2)] = (struct ncp_imm){pid, src, imm, len, buf, off};
+}
+
+/* The process's notification queue; NULL (counted) if it has none. */
+static struct ncp_eq *notify_q(uint16_t pid)
+{
+    for (uint32_t id = 1; id < NCP_EPS; id++)
+        if (eqs[id].open && eqs[id].pid == pid && (eqs[id].flags & NIC_EQF_NOTIFY))
+            return &eqs[id];
+    evq_cnt.imm_no_eq++;
+    return NULL;
+}
+
+void evq_imm_done(uint32_t ridx, uint8_t bad)
+{
+    const struct ncp_imm *x = &imm_rx[ridx % (1u << NCP_RX_LOG2)];
+    struct ncp_eq *q;
+
+    if (bad)
+        return; /* not delivered: the segment is accepted again when resent, and noted again */
+    if (!imm_n && evq_room()) {
+        if ((q = notify_q(x->pid)))
+            put(q, NIC_EQE_IMM, x->src, x->imm, x);
+    } else if (imm_n < IMM_HELD) {
+        imm_held[(imm_head + imm_n++) % IMM_HELD] = *x; /* in order, when there is room */
+        ncp_work.evq = 1;
+    } else if ((q = notify_q(x->pid))) {
+        q->lost++; /* reported with the queue's overflow */
+        evq_cnt.lost++;
+        ncp_work.evq = 1;
+    }
 }
 
 void evq_poll(void)
 {
     ncp_work.evq = 0;
+    for (; imm_n && evq_room(); imm_n--, imm_head++) {
+        const struct ncp_imm *x = &imm_held[imm_head % IMM_HELD];
+        struct ncp_eq *q = notify_q(x->pid);
+        if (q)
+            put(q, NIC_EQE_IMM, x->src, x->imm, x);
+    }
+    if (imm_n)
+        ncp_work.evq = 1;
     for (uint32_t id = 1; id < NCP_EPS; id++) {
         struct ncp_eq *q = &eqs[id];
         if (!q->open)
@@ -124,7 +186,7 @@ void evq_poll(void)
                 ncp_work.evq = 1;
                 continue;
             }
-            put(q, NIC_EQE_OVERFLOW, 0, q->lost);
+            put(q, NIC_EQE_OVERFLOW, 0, q->lost, NULL);
             q->lost = 0;
         }
     }
@@ -173,4 +235,5 @@ void evq_counters(struct nic_stats *s, struct ncp_counters *k)
     s->eq_entries = evq_cnt.entries;
     s->eq_lost = evq_cnt.lost;
     s->eq_irqs = evq_cnt.irqs;
+    s->imm_no_eq = evq_cnt.imm_no_eq;
 }

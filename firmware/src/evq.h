@@ -21,6 +21,13 @@ static inline int evq_room(void)
 /* A completion queue entry `n` of endpoint epi was posted: one NIC_EQE_CQ entry in the endpoint's
  * queue. */
 void evq_on_cqe(uint8_t eq, uint8_t epi, uint32_t n);
+/* A write with immediate: its last segment, in RX entry ridx, is being placed (the receive path):
+ * what its notification will say (target pid, source node, immediate, the write's length, target
+ * buffer and offset where it began). */
+void evq_imm_note(uint32_t ridx, uint16_t pid, uint16_t src, uint16_t imm, uint32_t len, uint32_t buf, uint32_t off);
+/* Its DMA completed (bad: with an error, or after an earlier one failed: it will be accepted
+ * again): one NIC_EQE_IMM entry in the process's NIC_EQF_NOTIFY queue, now or from evq_poll. */
+void evq_imm_done(uint32_t ridx, uint8_t bad);
 /* Deferred work (ncp_work.evq): interrupts and overflow reports waiting for room. */
 void evq_poll(void);
 void evq_counters(struct nic_stats *s, struct ncp_counters *k);

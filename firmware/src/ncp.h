@@ -159,6 +159,8 @@ struct ncp_op {
     uint32_t sent;  /* bytes segmented (write) / request sent (read: 1) */
     uint32_t done;  /* bytes acknowledged (write) / written locally (read) */
     uint32_t req;   /* its index in the endpoint's send queue stream (cqe.req) */
+    uint16_t imm;   /* a write with immediate (NIC_WR_IMM): the immediate, on every segment */
+    uint8_t last_flags; /* its last segment's flags: PKT_F_LAST, | PKT_F_IMM */
 };
 
 /* ---- RDMA read responses being served (responder.c) ---- */

@@ -244,10 +244,13 @@ struct nic_sq_entry {
 #define NIC_MAX_XFER (1u << 24) /* 16 MiB per work request */
 
 /* ABI 2.1: an RDMA write with immediate data (target-side notification). The entry's
- * reserved1[0] carries the 32-bit immediate; when every byte of the write is in the target's
- * memory, the target NCP writes one NIC_EQE_IMM entry into the event queue of the target process
- * opened with NIC_EQF_NOTIFY (none: counted, nothing posted). */
+ * reserved1[0] carries the immediate (16 bits: its upper half must be 0); the write's last segment
+ * carries it (docs/wire-protocol.md, PKT_F_IMM). When that segment's data is in the target's
+ * memory (and so every earlier one's: segments are accepted and written in order), the target NCP
+ * writes one NIC_EQE_IMM entry into the event queue of the target process opened with
+ * NIC_EQF_NOTIFY (none: counted in imm_no_eq, nothing posted). Only for RDMA writes. */
 #define NIC_WR_IMM 0x2u
+#define NIC_IMM_MAX 0xFFFFu
 
 /* ---- Completion queue: per endpoint, in host memory (EP_OPEN), written by NIC DMA ---- */
 
@@ -294,8 +297,9 @@ enum nic_eqe_type {
                            * read its completion queue (entries are hints: a reader that reads the
                            * queue up to its phase boundary has seen this one too) */
     NIC_EQE_OVERFLOW = 2, /* a entries were lost for want of room (read every endpoint's queue) */
-    NIC_EQE_IMM = 3,      /* a write with immediate landed: a = imm, b = len, c = target buffer id,
-                           * d = offset (low 32 bits) in it, ep = source node, pid = source pid */
+    NIC_EQE_IMM = 3,      /* a write with immediate landed: a = imm, b = its length, c = target
+                           * buffer id, d = offset (low 32 bits) in it where it began, ep = source
+                           * node (the wire does not name the writing process: pid 0) */
 };
 
 struct nic_eqe {

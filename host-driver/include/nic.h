@@ -87,6 +87,10 @@ struct nic_wr {
     uint64_t remote_offset;
     uint64_t wr_id;
     int signaled; /* 1: a completion also on success (failures always complete) */
+    int with_imm; /* nic_post_write: a write with immediate: when all of it is in the target's
+                   * memory, the target process gets NIC_EV_IMM with `imm` (its event queue opened
+                   * with NIC_EQ_NOTIFY); reads: NIC_EINVAL */
+    uint32_t imm; /* 0..NIC_IMM_MAX (16 bits: the wire carries it in the header) */
 };
 
 struct nic_wc {
@@ -123,7 +127,7 @@ struct nic_ev {
     uint32_t imm, len;  /* NIC_EV_IMM: the immediate, the write's length */
     uint32_t handle;    /* NIC_EV_IMM: the target buffer (ours) */
     uint64_t offset;    /* NIC_EV_IMM: where in it the write began (low 32 bits) */
-    uint16_t src_node, src_pid; /* NIC_EV_IMM: the writer */
+    uint16_t src_node, src_pid; /* NIC_EV_IMM: the writer's node (its process: 0, not on the wire) */
     uint32_t lost;      /* NIC_EV_OVERFLOW */
 };
 

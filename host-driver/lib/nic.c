@@ -531,7 +531,8 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
 
     if (!x)
         return NIC_EBADEP;
-    if (!wr || !wr->len || wr->len > NIC_MAX_XFER || wr->local_va + wr->len < wr->local_va)
+    if (!wr || !wr->len || wr->len > NIC_MAX_XFER || wr->local_va + wr->len < wr->local_va ||
+        (wr->with_imm && (op != NIC_OP_RDMA_WRITE || wr->imm > NIC_IMM_MAX)))
         return NIC_EINVAL;
     if (wr->remote.node >= nicdrv_config_of(d->drv)->nodes)
         return NIC_EPEER;
@@ -562,6 +563,10 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     e.wr_id_lo = (uint32_t)wr->wr_id;
     e.wr_id_hi = (uint32_t)(wr->wr_id >> 32);
     e.lbuf = lbuf;
+    if (wr->with_imm) { /* ABI 2.1: the immediate in reserved1[0] */
+        e.flags |= NIC_WR_IMM;
+        e.reserved1[0] = wr->imm;
+    }
     x->user_signaled[slot] = wr->signaled != 0;
     x->slot_op[slot] = op;
     x->slot_wr_id[slot] = wr->wr_id;

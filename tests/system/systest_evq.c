@@ -22,6 +22,12 @@
  *                the process does not read the queue: the NIC loses entries (nic_stats.eq_lost > 0),
  *                the library reports NIC_EV_OVERFLOW events whose counts add up to exactly that,
  *                and still reports all 24 completions exactly once; the queue works on after.
+ *   imm SEED     2 nodes, drops, duplicates and delays on the link: node 0 posts 48 writes (1 B ..
+ *                40 KiB, so up to 10 segments), two thirds with an immediate, to a process on
+ *                node 1 whose event queue asks for notifications; that process only waits on its
+ *                queue: it gets exactly one NIC_EV_IMM per write with an immediate (duplicated
+ *                frames notwithstanding), with the right immediate, length, buffer and offset, the
+ *                write's bytes in place when the event comes, none for the others.
  *
  * Exit: 0 pass, 1 fail.
  */
@@ -45,7 +51,13 @@
 #define RD_SRC (3u << 19) /* reads come from [RD_SRC, +SLOT) of a target: never written (writes: below) */
 #define WAITC 200000000ull
 
-enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M__N };
+enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M__N };
+
+#define IM_N 48u
+struct imm_req {
+    int with_imm;
+    uint32_t len, loff, roff, imm;
+};
 
 struct run {
     enum mode mode;
@@ -61,6 +73,8 @@ struct run {
     uint32_t tpid[MAXN];
     unsigned published;
     int may_close;
+    struct imm_req im[IM_N];
+    unsigned imm_posted, imm_seen, imm_checked;
 };
 
 struct prog {
@@ -470,6 +484,122 @@ out:
     finish_a(p);
 }
 
+/* The imm mode's target (node 1): a notify queue opened before its endpoint, a published buffer;
+ * it takes events only from its queue. */
+static void prog_imm_target(void *arg)
+{
+    struct prog *p = arg;
+    struct run *r = p->r;
+    nicdrv_t *drv = hostsw_driver(r->hs[p->node]);
+    os_t *os = os_of(r, p->node);
+    nic_dev_t *dev = NULL;
+    nic_ep_t ep = 0;
+    char err[200] = "";
+    uint32_t pid, want = 0;
+    const struct nic_eq_attr notify = { .flags = NIC_EQ_NOTIFY };
+    static uint8_t seen[IM_N], buf[40u << 10];
+    struct nic_stats st;
+
+    CHECK_RC(nicdrv_probe(drv, r->img, r->img_len, err, sizeof err), NICDRV_OK);
+    CHECK(os_proc_create(os, 48, &pid) == SIM_OK);
+    CHECK_RC(nic_dev_open(drv, pid, NULL, &dev), NIC_OK);
+    CHECK_RC(nic_eq_open(dev, &notify), NIC_OK);
+    CHECK_RC(nic_ep_open(dev, &ep), NIC_OK);
+    CHECK_RC(nic_reg(dev, VA_T, T_LEN, NIC_ACCESS_REMOTE_WRITE, &r->pub[p->node]), NIC_OK);
+    r->tpid[p->node] = pid;
+    r->published++;
+    for (unsigned k = 0; k < IM_N; k++)
+        want += r->im[k].with_imm;
+    while (r->imm_seen < want) {
+        struct nic_ev ev;
+        CHECK_RC(nic_eq_wait(dev, &ev, WAITC), NIC_OK);
+        CHECK(ev.kind == NIC_EV_IMM && ev.imm < IM_N && r->im[ev.imm].with_imm && !seen[ev.imm]);
+        const struct imm_req *q = &r->im[ev.imm];
+        CHECK(ev.len == q->len && ev.offset == q->roff && ev.handle == r->pub[p->node].handle && ev.src_node == 0);
+        CHECK(os_read(os, pid, VA_T + q->roff, buf, q->len) == SIM_OK);
+        for (uint32_t i = 0; i < q->len; i++)
+            if (buf[i] != lbyte(q->loff + i)) {
+                fprintf(stderr, "systest_evq: imm: write %u: byte %u not in place at its notification\n", ev.imm, i);
+                CHECK(0);
+            }
+        seen[ev.imm] = 1;
+        r->imm_seen++;
+    }
+    /* all posted and completed at the writer, then 2 ms more: nothing else comes */
+    while (r->imm_posted < IM_N)
+        coro_sleep(20000);
+    {
+        struct nic_ev ev;
+        CHECK_RC(nic_eq_wait(dev, &ev, 400000), NIC_ETIMEDOUT);
+    }
+    CHECK_RC(nicdrv_nic_stats(drv, &st), NICDRV_OK);
+    CHECK(st.imm_no_eq == 0 && st.eq_lost == 0 && st.dup_packets > 0); /* duplicates did arrive */
+    printf("systest_evq: imm: %u notifications for %u writes with an immediate (of %u), each once, data in place; "
+           "duplicate frames dropped at the target %u\n",
+           r->imm_seen, want, IM_N, st.dup_packets);
+    r->imm_checked = 1;
+    while (!r->may_close)
+        coro_sleep(2000);
+out:
+    if (dev)
+        nic_dev_close(dev);
+    nicdrv_remove(drv);
+    if (os_pinned_pages_total(os)) {
+        fprintf(stderr, "systest_evq: node %u: %" PRIu64 " pages still pinned\n", p->node, os_pinned_pages_total(os));
+        r->failed++;
+    }
+    r->done++;
+}
+
+static void a_imm(struct prog *p)
+{
+    struct run *r = p->r;
+    struct ctx c;
+    nic_ep_t ep[1];
+    unsigned completed = 0;
+
+    memset(&c, 0, sizeof c);
+    CHECK(open_proc(p, &c, NULL, ep, 1) == 0);
+    set_faults(r, 0, 0.03, 0.05);
+    set_faults(r, 1, 0.03, 0.05);
+    {
+        struct switch_faults f = { .drop = 0.03, .duplicate = 0.05, .delay = 0.05, .delay_max = 4000 };
+        switch_set_link_faults(cluster_switch(r->cl), 0, &f);
+    }
+    for (unsigned k = 0; k < IM_N; k++) {
+        const struct imm_req *q = &r->im[k];
+        const struct nic_mr *m = &r->pub[1];
+        struct nic_wr wr = { .local_va = VA_L + q->loff, .len = q->len, .remote_offset = q->roff, .wr_id = k,
+                             .signaled = 1, .with_imm = q->with_imm, .imm = q->imm };
+        wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };
+        int rc;
+        while ((rc = nic_post_write(c.dev, ep[0], &wr)) == NIC_EQFULL) {
+            struct nic_ev ev;
+            CHECK_RC(nic_eq_wait(c.dev, &ev, WAITC), NIC_OK);
+            CHECK(ev.kind == NIC_EV_COMPLETION && ev.wc.status == NIC_WC_SUCCESS);
+            completed++;
+        }
+        CHECK_RC(rc, NIC_OK);
+    }
+    while (completed < IM_N) {
+        struct nic_ev ev;
+        CHECK_RC(nic_eq_wait(c.dev, &ev, WAITC), NIC_OK);
+        CHECK(ev.kind == NIC_EV_COMPLETION && ev.wc.status == NIC_WC_SUCCESS);
+        completed++;
+    }
+    r->imm_posted = IM_N;
+    while (!r->imm_checked && !r->failed) /* the target's checks */
+        coro_sleep(100000);
+    CHECK_RC(nic_dev_close(c.dev), NIC_OK);
+    c.dev = NULL;
+out:
+    if (c.dev)
+        nic_dev_close(c.dev);
+    set_faults(r, 0, 0, 0);
+    set_faults(r, 1, 0, 0);
+    finish_a(p);
+}
+
 static void prog_init(void *arg)
 {
     struct prog *p = arg;
@@ -477,6 +607,7 @@ static void prog_init(void *arg)
     case M_MULTI: a_multi(p); break;
     case M_SLEEP: a_sleep(p); break;
     case M_OVERFLOW: a_overflow(p); break;
+    case M_IMM: a_imm(p); break;
     case M__N: break;
     }
     p->r->done++;
@@ -491,7 +622,7 @@ static bool all_done(cluster_t *c, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[M__N] = { "multi", "sleep", "overflow" };
+    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm" };
     static struct run r;
     struct cluster_config cc;
     struct prog pr[MAXN];
@@ -502,7 +633,7 @@ int main(int argc, char **argv)
     for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
     if (argc < 3 || argc > 4 || m == M__N) {
-        fprintf(stderr, "usage: systest_evq multi|sleep|overflow IMAGE [SEED]\n");
+        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm IMAGE [SEED]\n");
         return 1;
     }
     r.mode = (enum mode)m;
@@ -516,6 +647,17 @@ int main(int argc, char **argv)
     cluster_config_default(&cc, r.nodes);
     cc.console = stdout;
     cc.seed = r.seed;
+    {
+        uint64_t s = r.seed * 31337 + 7;
+        for (unsigned k = 0; k < IM_N; k++) {
+            struct imm_req *q = &r.im[k];
+            q->with_imm = k % 3 != 2;
+            q->len = 1 + rnd(&s) % (40u << 10);
+            q->loff = k * (40u << 10) + rnd(&s) % 61;
+            q->roff = k * (40u << 10) + rnd(&s) % 61;
+            q->imm = k;
+        }
+    }
     r.costs = costs_create(0, 1);
     r.cl = cluster_create(&cc, r.costs);
     if (!r.cl)
@@ -527,7 +669,8 @@ int main(int argc, char **argv)
         r.hs[i] = hostsw_create(r.cl, i, r.costs, &dc);
         pr[i] = (struct prog){ &r, i };
         node_set_reset(cluster_node(r.cl, i), false);
-        if (!r.hs[i] || coro_spawn(cluster_sched(r.cl), "prog", i ? prog_target : prog_init, &pr[i], NULL))
+        void (*fn)(void *) = !i ? prog_init : r.mode == M_IMM ? prog_imm_target : prog_target;
+        if (!r.hs[i] || coro_spawn(cluster_sched(r.cl), "prog", fn, &pr[i], NULL))
             return 1;
         r.progs++;
     }

@@ -164,14 +164,14 @@ static void eq_fire(struct fake *f, unsigned id)
     post_event(f, &e);
 }
 
-static void eq_put(struct fake *f, unsigned id, uint8_t type, uint16_t ep, uint32_t a)
+static void eq_put_x(struct fake *f, unsigned id, uint8_t type, uint16_t ep, uint32_t a, const uint32_t *bcd)
 {
     struct fake_eq *q = &f->eq[id];
     uint32_t size = 1u << q->log2;
     struct nic_eqe e;
 
     if (q->lost && q->n - q->ci < size && type != NIC_EQE_OVERFLOW) {
-        eq_put(f, id, NIC_EQE_OVERFLOW, 0, q->lost);
+        eq_put_x(f, id, NIC_EQE_OVERFLOW, 0, q->lost, NULL);
         q->lost = 0;
     }
     if (type != NIC_EQE_OVERFLOW && q->n - q->ci >= size - 1u) {
@@ -184,11 +184,33 @@ static void eq_put(struct fake *f, unsigned id, uint8_t type, uint16_t ep, uint3
     e.phase = (uint8_t)(((q->n >> q->log2) & 1u) ^ 1u);
     e.ep = ep;
     e.a = a;
+    if (bcd) {
+        e.b = bcd[0];
+        e.c = bcd[1];
+        e.d = bcd[2];
+    }
     e.seq = q->n;
     hostmem_dma_write(f->mem, 0, q->pa + (q->n & (size - 1u)) * sizeof e, &e, sizeof e);
     q->n++;
     if (q->armed)
         eq_fire(f, id);
+}
+
+static void eq_put(struct fake *f, unsigned id, uint8_t type, uint16_t ep, uint32_t a)
+{
+    eq_put_x(f, id, type, ep, a, NULL);
+}
+
+/* A write with immediate landed for pid (loopback: every byte copied): its notification. */
+static void eq_imm(struct fake *f, const struct nic_sq_entry *s)
+{
+    const uint32_t bcd[3] = { s->len, s->rbuf, s->roff_lo };
+    for (unsigned id = 1; id < 16; id++)
+        if (f->eq[id].open && f->eq[id].pid == s->rpid && (f->eq[id].flags & NIC_EQF_NOTIFY)) {
+            eq_put_x(f, id, NIC_EQE_IMM, (uint16_t)f->node_id, s->reserved1[0], bcd);
+            return;
+        }
+    f->imm_no_eq++;
 }
 
 /* ---- send queues ---- */
@@ -245,7 +267,9 @@ static int exec(struct fake *f, unsigned epi, const struct nic_sq_entry *s, int3
 
     *st = NIC_ST_OK;
     *bytes = 0;
-    if ((s->op != NIC_OP_RDMA_WRITE && s->op != NIC_OP_RDMA_READ) || !s->len || s->len > NIC_MAX_XFER) {
+    if ((s->op != NIC_OP_RDMA_WRITE && s->op != NIC_OP_RDMA_READ) || !s->len || s->len > NIC_MAX_XFER ||
+        (s->flags & ~(NIC_WR_SIGNALED | NIC_WR_IMM)) || ((s->flags & NIC_WR_IMM) && s->op != NIC_OP_RDMA_WRITE) ||
+        s->reserved1[0] > ((s->flags & NIC_WR_IMM) ? NIC_IMM_MAX : 0u)) { /* as sqe_validate */
         *st = NIC_ST_BAD_DESC;
         return HIT;
     }
@@ -315,6 +339,8 @@ static int exec(struct fake *f, unsigned epi, const struct nic_sq_entry *s, int3
         o += n;
     }
     *bytes = s->len;
+    if (s->flags & NIC_WR_IMM)
+        eq_imm(f, s);
     return HIT;
 }
 

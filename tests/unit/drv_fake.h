@@ -101,6 +101,7 @@ struct fake {
         uint64_t pa;
     } eq[16];
     uint32_t eq_fires, eq_lost, eq_arms; /* NIC_EV_EQ posted; entries lost; EQ_ARMs taken */
+    uint32_t imm_no_eq;                  /* writes with immediate to a process without a notify queue */
     uint64_t stamp;
     /* what the tests look at */
     uint32_t cmds[16];         /* per op */

@@ -769,6 +769,79 @@ static void eq_overflow_reported(void **state)
     teardown_world(&w);
 }
 
+/* Target-side notification: a write with immediate gives the target process exactly one
+ * NIC_EV_IMM (its immediate, length, buffer, offset, source node), with the bytes in place; a write
+ * without one gives none; a target without a notify queue gets nothing (counted by the NIC); bad
+ * immediates are refused at the call. */
+static void eq_write_with_imm(void **state)
+{
+    struct world w;
+    nic_dev_t *t;
+    nic_ep_t te, ep[1];
+    uint32_t pt, pc;
+    struct nic_mr tmr;
+    struct nic_ev ev[4];
+    struct nic_wc wc;
+    struct nic_wr wr;
+    uint8_t got[300], want[300];
+    const struct nic_eq_attr notify = { .flags = NIC_EQ_NOTIFY };
+    (void)state;
+
+    setup_world(&w, true);
+    pt = fake_proc(w.f);
+    assert_int_equal(nic_dev_open(w.f->drv, pt, NULL, &t), NIC_OK);
+    assert_int_equal(nic_eq_open(t, &notify), NIC_OK);
+    assert_int_equal(nic_ep_open(t, &te), NIC_OK);
+    assert_int_equal(nic_reg(t, 0x40000000ull, 8192, NIC_ACCESS_REMOTE_WRITE, &tmr), NIC_OK);
+    nic_dev_t *c = eq_proc(&w, &pc, NULL, ep, 1);
+    wr = eq_wr(&w, 1, 1);
+    wr.remote = (struct nic_remote){ tmr.node, tmr.pid, tmr.handle, tmr.rkey };
+    wr.remote_offset = 1000;
+    wr.len = 300;
+    wr.with_imm = 1;
+    wr.imm = 0xBEEF;
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 1); /* the writer: its completion */
+    assert_int_equal(ev[0].wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(nic_eq_poll(t, ev, 4), 1); /* the target: one notification */
+    assert_int_equal(ev[0].kind, NIC_EV_IMM);
+    assert_int_equal(ev[0].imm, 0xBEEF);
+    assert_int_equal(ev[0].len, 300);
+    assert_int_equal(ev[0].handle, tmr.handle);
+    assert_int_equal(ev[0].offset, 1000);
+    assert_int_equal(ev[0].src_node, 0);
+    os_read(w.f->os, pt, 0x40000000ull + 1000, got, sizeof got);
+    os_read(w.f->os, pc, E_VA, want, sizeof want);
+    assert_memory_equal(got, want, sizeof got); /* the data is there when the event is */
+    assert_int_equal(nic_eq_poll(t, ev, 4), 0);
+    /* without an immediate: no notification */
+    wr.with_imm = 0;
+    wr.wr_id = 2;
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 1);
+    assert_int_equal(nic_eq_poll(t, ev, 4), 0);
+    /* to a process without a notify queue (w.b has none): the write succeeds, the NIC counts it */
+    wr = eq_wr(&w, 3, 1);
+    wr.with_imm = 1;
+    wr.imm = 7;
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 1);
+    assert_int_equal(ev[0].wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(w.f->imm_no_eq, 1);
+    /* refused at the call: an immediate beyond 16 bits, a read with one */
+    wr.imm = NIC_IMM_MAX + 1;
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_EINVAL);
+    wr.imm = 1;
+    assert_int_equal(nic_post_read(c, ep[0], &wr), NIC_EINVAL);
+    assert_int_equal(nic_poll(c, ep[0], &wc, 1), 0);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    assert_int_equal(nic_dev_close(t), NIC_OK);
+    teardown_world(&w);
+}
+
 /* The event queue's errors at the call. */
 static void eq_errors(void **state)
 {
@@ -845,6 +918,7 @@ int main(void)
         cmocka_unit_test(eq_wait_sleeps),
         cmocka_unit_test(eq_overflow_reported),
         cmocka_unit_test(eq_errors),
+        cmocka_unit_test(eq_write_with_imm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,8 @@ struct drv_buf { /* CBH registry entry */
     bool used, dying;
     uint64_t va, len;
     uint32_t rights, key;
+    uint32_t pin_next, pin_end; /* NICDRV_PIN_OVERLAP: VMH lines [pin_next, pin_end) not yet pinned
+                                   in the background (empty: none left) */
 };
 
 struct drv_line { /* a VMH line the driver filled (or loaded): the unit of pinning and eviction */
@@ -79,6 +81,7 @@ struct nicdrv {
     bool resolving;
     uint8_t res_cache;
     uint16_t res_pid, res_bump;
+    uint32_t bg_bufs; /* buffers with background pinning left (NICDRV_PIN_OVERLAP) */
     struct nicdrv_stats st;
 };
 

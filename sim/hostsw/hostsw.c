@@ -194,7 +194,9 @@ static void irq_thread(void *arg)
 /* The miss thread (seed 000: an in-kernel thread; cfg.miss_threads of them, default 1). delay =
  * interrupt at the host -> a thread starts on the miss; processing = start -> the FILL answered.
  * With several threads the base processing of different misses overlaps; the table work and the
- * FILL commands stay ordered by the driver's tbl_lock. */
+ * FILL commands stay ordered by the driver's tbl_lock. With no miss queued the thread does the
+ * driver's background pinning (NICDRV_PIN_OVERLAP, nicdrv_pin_step), one line per step, so a
+ * miss never waits behind more than one line of it. */
 static void miss_thread(void *arg)
 {
     struct hostsw *h = arg;
@@ -204,6 +206,9 @@ static void miss_thread(void *arg)
         struct nicdrv_miss m;
 
         if (nicdrv_miss_pop(h->drv, &m) != NICDRV_OK) {
+            /* idle: pin ahead of traffic (NICDRV_PIN_OVERLAP), a line at a time, misses first */
+            if (nicdrv_pin_step(h->drv) == NICDRV_OK)
+                continue;
             if (coro_wait_change(&h->wq[NICDRV_WQ_MISS], seen, SIM_CYCLE_NEVER) != SIM_OK)
                 return;
             h->st.wakeups++;

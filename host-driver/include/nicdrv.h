@@ -195,8 +195,9 @@ int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m);
 int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m);
 /* Background pinning (NICDRV_PIN_OVERLAP): pins and fills the next VMH line of a registered buffer
  * still being pinned. NICDRV_OK when it did one (call again), NICDRV_ENOENT when nothing is left.
- * The miss thread calls it when no miss waits (misses first: their packets wait); a registration
- * that leaves work signals NICDRV_WQ_MISS. */
+ * The host runs it in a kernel worker thread of its own (not the miss thread, whose per-miss
+ * processing would stall it); a registration that leaves work signals NICDRV_WQ_PIN. Each step
+ * holds tbl_lock for one line (a miss or a deregistration waits at most that long). */
 int nicdrv_pin_step(nicdrv_t *d);
 
 /* ---- process context (the library's system calls; each charges host->syscall) ---- */

@@ -118,6 +118,7 @@ static struct drv_line *find_line(nicdrv_t *d, uint16_t pid, uint32_t line, bool
     free_l->line = line;
     free_l->npinned = 0;
     free_l->filled_at = 0;
+    free_l->ahead = false;
     return free_l;
 }
 
@@ -444,22 +445,30 @@ static int fill_line(nicdrv_t *d, uint8_t cache, uint16_t pid, uint32_t key, uin
     return rc;
 }
 
-/* NICDRV_PIN_OVERLAP: a VMH miss on a line a buffer's background pinning has not reached (and no
- * one pinned otherwise): its packet arrived before its page was pinned. Counted, then served. */
-static void count_early(nicdrv_t *d, uint16_t pid, uint32_t line)
+/* NICDRV_PIN_OVERLAP: a VMH miss whose packet arrived before its page was pinned: on a line the
+ * background pinned only after the miss was raised, or has not reached yet (and no one pinned
+ * otherwise). Counted, then served as any miss. */
+static void count_early(nicdrv_t *d, uint16_t pid, uint32_t line, uint32_t lines, uint64_t raised_at)
 {
     struct drv_proc *p;
-    struct drv_line *l;
+    struct drv_line *l = find_line(d, pid, line, false);
 
+    if (l && l->npinned) {
+        if (l->ahead && l->filled_at > raised_at)
+            d->st.pin_early++; /* pinned meanwhile: its packet was ahead of the pinning */
+        return;
+    }
     if (!d->bg_bufs || !(p = find_proc(d, pid, false)))
         return;
-    l = find_line(d, pid, line, false);
-    if (l && l->npinned)
-        return;
     for (uint32_t i = 0; i < d->cfg.max_bufs; i++) {
-        const struct drv_buf *b = &p->bufs[i];
+        struct drv_buf *b = &p->bufs[i];
         if (b->used && !b->dying && line >= b->pin_next && line < b->pin_end) {
             d->st.pin_early++;
+            /* the traffic is ahead of the background: it goes on from past what this miss fills
+             * (the lines it skips were before the traffic; a later miss pins them on demand) */
+            b->pin_next = line + lines < b->pin_end ? line + lines : b->pin_end;
+            if (b->pin_next >= b->pin_end)
+                d->bg_bufs--;
             return;
         }
     }
@@ -484,6 +493,8 @@ static int ahead_line(nicdrv_t *d, uint16_t pid, uint32_t line)
     rc = fill_line_locked(d, NIC_CACHE_VMH, pid, line, 0, false);
     if (!rc)
         d->st.bg_lines++;
+    if (!rc && (l = find_line(d, pid, line, false)))
+        l->ahead = true;
     return rc;
 }
 
@@ -498,11 +509,18 @@ int nicdrv_pin_step(nicdrv_t *d)
     if (!d->bg_bufs)
         return NICDRV_ENOENT;
     drv_lock(d, &d->tbl_lock);
-    for (uint32_t i = 0; !b && i < d->cfg.max_procs; i++) {
-        p = &d->procs[i];
-        for (uint32_t k = 0; !b && p->used && k < d->cfg.max_bufs; k++)
-            if (p->bufs[k].used && !p->bufs[k].dying && p->bufs[k].pin_next < p->bufs[k].pin_end)
-                b = &p->bufs[k];
+    /* round robin over the buffers being pinned (from the one after the last served), so that
+     * every new registration gets going at once, not after the others' last lines */
+    for (uint32_t n = d->cfg.max_procs * d->cfg.max_bufs, j = 0; !b && j < n; j++) {
+        uint32_t at = (d->bg_cursor + 1u + j) % n;
+        p = &d->procs[at / d->cfg.max_bufs];
+        if (!p->used)
+            continue;
+        struct drv_buf *c = &p->bufs[at % d->cfg.max_bufs];
+        if (c->used && !c->dying && c->pin_next < c->pin_end) {
+            b = c;
+            d->bg_cursor = at;
+        }
     }
     if (!b) {
         drv_unlock(d, &d->tbl_lock);
@@ -515,6 +533,7 @@ int nicdrv_pin_step(nicdrv_t *d)
     if (b->pin_next >= b->pin_end)
         d->bg_bufs--;
     drv_unlock(d, &d->tbl_lock);
+    d->host.sleep(d->host.ctx, 1); /* a waiter for tbl_lock (a miss, a deregistration) gets it first */
     return NICDRV_OK;
 }
 
@@ -534,10 +553,12 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
      * registration or deregistration can fall between two of them (a line of a buffer gone by
      * then is built invalid and pins nothing). The NCP's request shrinks with each fill. */
     if (m->cache == NIC_CACHE_VMH && d->cfg.pin_mode == NICDRV_PIN_OVERLAP)
-        count_early(d, m->pid, m->key);
+        count_early(d, m->pid, m->key, lines, m->raised_at);
     rc = fill_line(d, m->cache, m->pid, m->key, m->epoch, false);
-    for (uint32_t k = 1; !rc && k < lines && m->key + k > m->key; k++)
+    for (uint32_t k = 1; !rc && k < lines && m->key + k > m->key; k++) {
+        d->host.sleep(d->host.ctx, 1); /* a waiter for tbl_lock (a deregistration) gets it first */
         rc = fill_line(d, m->cache, m->pid, m->key + k, m->epoch, true);
+    }
     return rc;
 }
 
@@ -776,7 +797,7 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
 out:
     drv_unlock(d, &d->tbl_lock);
     if (bg && !rc)
-        d->host.ev_signal(d->host.ctx, NICDRV_WQ_MISS); /* the miss thread pins in its idle time */
+        d->host.ev_signal(d->host.ctx, NICDRV_WQ_PIN); /* the pin worker: nicdrv_pin_step */
     return rc;
 }
 

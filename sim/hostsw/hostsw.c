@@ -194,9 +194,7 @@ static void irq_thread(void *arg)
 /* The miss thread (seed 000: an in-kernel thread; cfg.miss_threads of them, default 1). delay =
  * interrupt at the host -> a thread starts on the miss; processing = start -> the FILL answered.
  * With several threads the base processing of different misses overlaps; the table work and the
- * FILL commands stay ordered by the driver's tbl_lock. With no miss queued the thread does the
- * driver's background pinning (NICDRV_PIN_OVERLAP, nicdrv_pin_step), one line per step, so a
- * miss never waits behind more than one line of it. */
+ * FILL commands stay ordered by the driver's tbl_lock. */
 static void miss_thread(void *arg)
 {
     struct hostsw *h = arg;
@@ -206,9 +204,6 @@ static void miss_thread(void *arg)
         struct nicdrv_miss m;
 
         if (nicdrv_miss_pop(h->drv, &m) != NICDRV_OK) {
-            /* idle: pin ahead of traffic (NICDRV_PIN_OVERLAP), a line at a time, misses first */
-            if (nicdrv_pin_step(h->drv) == NICDRV_OK)
-                continue;
             if (coro_wait_change(&h->wq[NICDRV_WQ_MISS], seen, SIM_CYCLE_NEVER) != SIM_OK)
                 return;
             h->st.wakeups++;
@@ -224,6 +219,25 @@ static void miss_thread(void *arg)
         else
             h->st.miss_errors++;
         costs_record_miss(h->costs, start - (m.raised_at < start ? m.raised_at : start), coro_now() - start);
+    }
+}
+
+/* The pin worker (NICDRV_PIN_OVERLAP, seed 004's overlapped pinning): a kernel thread that pins
+ * and fills registered buffers' lines ahead of traffic, a line per nicdrv_pin_step (pinning
+ * charged by os_pin's cost, the FILL's answer waited for); woken by a registration, after the
+ * same wake-up delay as the miss thread. */
+static void pin_thread(void *arg)
+{
+    struct hostsw *h = arg;
+
+    for (;;) {
+        uint64_t seen = coro_event_count(&h->wq[NICDRV_WQ_PIN]);
+        if (nicdrv_pin_step(h->drv) == NICDRV_OK)
+            continue;
+        if (coro_wait_change(&h->wq[NICDRV_WQ_PIN], seen, SIM_CYCLE_NEVER) != SIM_OK)
+            return;
+        if (coro_sleep(costs_draw_wake(h->costs)) != SIM_OK)
+            return;
     }
 }
 
@@ -280,6 +294,8 @@ hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const stru
     int bad = !h->drv || coro_spawn(cluster_sched(cl), "nic-irq", irq_thread, h, NULL);
     for (uint32_t i = 0; !bad && i < c.miss_threads; i++)
         bad = coro_spawn(cluster_sched(cl), "nic-miss", miss_thread, h, NULL);
+    if (!bad && c.pin_mode == NICDRV_PIN_OVERLAP)
+        bad = coro_spawn(cluster_sched(cl), "nic-pin", pin_thread, h, NULL);
     if (bad) {
         nicdrv_destroy(h->drv);
         free(h);

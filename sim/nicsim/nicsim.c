@@ -338,11 +338,12 @@ static void node_prog(void *arg)
     rc = nicdrv_probe(n->drv, S.img, S.img_len, err, sizeof err);
     if (rc) {
         unsigned peers = nicdrv_fw_info(n->drv)->max_peers;
-        if (peers && w->o->nodes > peers) /* INIT refused: say why */
+        if (peers && w->o->nodes > peers) { /* INIT refused: a setup error (exit 3), say why */
+            S.mismatch = 1;
             ns_fail(n, "the firmware supports at most %u nodes (its max_peers: NCP_MAX_PEERS, "
                        "firmware/include/ncp_config.h.in); --nodes %u needs a firmware built with more",
                     peers, w->o->nodes);
-        else
+        } else
             ns_fail(n, "probe: %s: %s", nicdrv_strerror(rc), err);
         goto out;
     }

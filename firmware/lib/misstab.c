@@ -30,7 +30,7 @@ enum miss_add_result miss_add(struct misstab *t, uint8_t cache, uint16_t pid, ui
         }
         if (e->cache == cache && e->pid == pid && line - e->line < e->n) {
             *out = e;
-            if (line != e->line)
+            if (line != e->first)
                 ncp_sat_inc(&t->st.range_merged);
             if (e->state == MISS_POSTED && now - e->since >= t->expire) {
                 /* the host never answered (or its fill got lost): ask again */
@@ -53,6 +53,7 @@ enum miss_add_result miss_add(struct misstab *t, uint8_t cache, uint16_t pid, ui
     free_e->pid = pid;
     free_e->line = line;
     free_e->n = 1;
+    free_e->first = line;
     free_e->epoch = epoch;
     free_e->path = path;
     free_e->since = now;

@@ -31,6 +31,8 @@ struct miss_ent {
     uint16_t pid, epoch;
     uint32_t line;
     uint32_t since; /* tick when recorded or last posted */
+    uint32_t first; /* the line that missed (prefetch: a miss on another line of the range merges
+                     * as a prefetched one, range_merged) */
 };
 
 struct miss_stats {

@@ -110,6 +110,8 @@ static void miss_range_merges_and_shrinks_in_order(void **state)
     assert_int_equal(e->line, 11);
     assert_int_equal(e->n, 3);
     assert_int_equal(miss_add(&t, 0, 1, 10, 0, 1, 0, &e2), MISS_ADD_FULL); /* 10 is no longer covered */
+    assert_int_equal(miss_add(&t, 0, 1, 11, 0, 1, 0, &e2), MISS_ADD_MERGED); /* a prefetched line, now first */
+    assert_int_equal(t.st.range_merged, 2);
     assert_false(miss_resolve(&t, 0, 1, 12)); /* a skipped line (11) resolves with the later one */
     assert_int_equal(e->line, 13);
     assert_int_equal(e->n, 1);

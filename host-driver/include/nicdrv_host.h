@@ -37,6 +37,7 @@
 enum nicdrv_waitq {
     NICDRV_WQ_CMD = 0,  /* a command was answered, a ring slot or the ring lock was freed */
     NICDRV_WQ_MISS = 1, /* a miss was queued for the miss thread */
+    NICDRV_WQ_PIN = 2,  /* background pinning work appeared (NICDRV_PIN_OVERLAP: nicdrv_pin_step) */
     NICDRV_WQ__COUNT
 };
 

@@ -121,8 +121,22 @@ __attribute__((weak)) int ncp_test_on_event(const struct nic_event *ev)
     return 0;
 }
 
+static int ev_post_lines(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key,
+                         int32_t status, uint32_t a, uint32_t lines);
+
 int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
             uint32_t a)
+{
+    return ev_post_lines(type, cache, path, pid, epoch, key, status, a, 0);
+}
+
+int ev_post_miss(uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t line, uint32_t lines)
+{
+    return ev_post_lines(NIC_EV_MISS, cache, path, pid, epoch, line, 0, 0, lines > 1u ? lines : 0u);
+}
+
+static int ev_post_lines(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key,
+                         int32_t status, uint32_t a, uint32_t lines)
 {
     uint32_t size = 1u << evr.log2;
     struct nic_event *e;
@@ -141,6 +155,7 @@ int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t ep
     e->key = key;
     e->status = status;
     e->a = a;
+    e->lines = lines;
     uint64_t pa = evr.pa + (uint64_t)(evr.n & (size - 1u)) * sizeof *e;
     evr.n++;
     if (ncp_test_on_event(e)) {
@@ -209,7 +224,7 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     case NIC_CMD_INIT:
         if (c->c < 2 || c->c > 16 || (c->d & 0xFFFFu) != ncp.me || (c->d >> 16) == 0 ||
-            (c->d >> 16) > NCP_MAX_PEERS) {
+            (c->d >> 16) > NCP_MAX_PEERS || !xlate_set_prefetch(c->ep)) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }

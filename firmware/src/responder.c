@@ -120,6 +120,8 @@ int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload,
     if (kind == DK_RXIMM)
         evq_imm_note(ridx, h->pid, peer, h->reason, h->xlen + h->len, h->buf, (uint32_t)(h->off - h->xlen));
     res = rx_place(h->pid, va, h->len, NIC_RIGHT_REMOTE_WRITE, payload, kind, ridx, peer);
+    if (res == XL_MISS)
+        xlate_miss_end(xlate_target_end(h->pid, h->buf)); /* prefetch: up to the buffer's end */
     if (rx_place_missed(peer, h, res))
         return 0;
     if (res == XL_DENIED) {

@@ -129,6 +129,8 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
             void_data = 1; /* failed or flushed meanwhile: keep the sequence, send no data */
         else
             r = translate(o->lpid, o->laddr + off, len, NIC_RIGHT_LOCAL_READ, pc, &npc);
+        if (r == B_WAIT)
+            xlate_miss_end(o->laddr + o->len); /* prefetch: the rest of the write's source */
         if (!live) { /* the slot is another op's now: none of its fields go out */
             len = 0;
             flags = 0;
@@ -169,6 +171,8 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
             w[PKT_W_STATUS] = (uint32_t)(int32_t)rs->fail_status; /* the initiator's status */
         } else
             r = translate(rs->pid, rs->va + off, len, NIC_RIGHT_REMOTE_READ, pc, &npc);
+        if (r == B_WAIT)
+            xlate_miss_end(rs->va + rs->len); /* prefetch: the rest of the response's source */
         break;
     }
     default:

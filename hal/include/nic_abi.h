@@ -69,7 +69,9 @@ struct nic_info {
 enum nic_cmd_op {
     NIC_CMD_NOP = 0,
     NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16];
-                                * key, pid | epoch << 16: the 64-bit fabric secret (ABI 2.0; 0: none) */
+                                * key, pid | epoch << 16: the 64-bit fabric secret (ABI 2.0; 0: none);
+                                * ep (unused by INIT before; issue 14): prefetch on a miss, the most VMH
+                                * lines one miss request may cover (NIC_PREFETCH_MAX; 0: one line, the seed) */
     NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries;
                                 * d (ABI 2.1): event queue the endpoint reports to (0: none) */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
@@ -99,6 +101,11 @@ struct nic_cmd {
     uint32_t a, b, c; /* operands, per op */
     uint32_t d;
 };
+
+/* Prefetch on a miss (issue 14, item 2): the largest INIT `ep` the NCP takes (larger: NIC_ST_BAD_CMD).
+ * With N > 0 a VMH miss asks for up to N lines from the missed one to the end of its message
+ * (nic_event.lines); the driver fills each of them, in order. */
+#define NIC_PREFETCH_MAX 64u
 
 /* FILL flags (nic_cmd.c). NIC_FILL_CURRENT: installed at the line's current epoch, not the epoch in
  * the command: a prefill the driver issues on its own (a process's PCH line at EP_OPEN, a buffer's
@@ -187,7 +194,8 @@ struct nic_pch_entry { /* one process */
 
 enum nic_ev_type {
     NIC_EV_CMD_DONE = 1, /* a: command seq, status: enum nic_status */
-    NIC_EV_MISS = 2,     /* cache, pid, key (line), epoch, path (NIC_PATH_*) */
+    NIC_EV_MISS = 2,     /* cache, pid, key (line), epoch, path (NIC_PATH_*); lines (issue 14): the
+                          * request covers lines key .. key + lines - 1 (0 or 1: the line key only) */
     NIC_EV_FATAL = 3,    /* status, a: detail */
     NIC_EV_EQ = 4,       /* ABI 2.1: an armed event queue got an entry: pid, a = event queue id */
 };
@@ -209,7 +217,9 @@ struct nic_event {
     uint32_t key;
     int32_t status;      /* enum nic_status */
     uint32_t a;
-    uint32_t reserved[3];
+    uint32_t lines;      /* NIC_EV_MISS (issue 14, in what was reserved[0]): lines the request covers
+                          * from key on (prefetch on a miss); 0 from an NCP that does not know it */
+    uint32_t reserved[2];
 };
 
 /* ---- Send queue: per endpoint, in NIC SRAM at sq_base + ep * sq_stride, written by the user
@@ -355,7 +365,10 @@ struct nic_stats {
     uint32_t miss_requests;      /* miss requests recorded (one per (cache, pid, line) outstanding) */
     uint32_t miss_reposts;       /* posted misses the host did not answer within 10 ms, posted again */
     uint32_t miss_table_full;    /* misses not recorded, the table full (packet dropped / request parked) */
-    uint32_t reserved_xlate[5];
+    /* prefetch on a miss (issue 14, in what was reserved_xlate[0..1]) */
+    uint32_t miss_prefetch_lines; /* lines miss requests asked for beyond the missed line */
+    uint32_t miss_range_merged;   /* misses that fell into an outstanding request's prefetched lines */
+    uint32_t reserved_xlate[3];
     /* host interface (ABI 2.0) */
     uint32_t local_refused;      /* requests whose local range failed the NCP's check (lbuf) */
     uint32_t close_busy;         /* EP_CLOSE answered NIC_ST_BUSY: the endpoint's packets in flight */

@@ -74,7 +74,7 @@ nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *
     if (d->cfg.ev_log2 < 1 || (sizeof(struct nic_event) << d->cfg.ev_log2) > NICDRV_PAGE_SIZE ||
         (sizeof(struct nic_cqe) << d->cfg.cq_log2) > NICDRV_PAGE_SIZE || d->cfg.cq_log2 < 1 || !d->cfg.max_procs ||
         !d->cfg.max_bufs || !d->cfg.miss_queue || !d->cfg.nodes || d->cfg.miss_threads < 1 ||
-        d->cfg.miss_threads > NICDRV_MAX_MISS_THREADS) {
+        d->cfg.miss_threads > NICDRV_MAX_MISS_THREADS || d->cfg.prefetch_lines > NIC_PREFETCH_MAX) {
         free(d);
         return NULL;
     }
@@ -175,6 +175,10 @@ static void fail_all_waiters(nicdrv_t *d)
 static void queue_miss(nicdrv_t *d, const struct nic_event *e, uint64_t raised_at)
 {
     struct nicdrv_miss *m;
+    /* the lines the request covers: at most what this driver asked for at INIT */
+    uint32_t lines = e->cache != NIC_CACHE_VMH || e->lines < 1 ? 1u
+                     : e->lines > d->cfg.prefetch_lines ? (d->cfg.prefetch_lines ? d->cfg.prefetch_lines : 1u)
+                                                        : e->lines;
 
     d->st.misses++;
     if (d->cfg.observe)
@@ -183,6 +187,8 @@ static void queue_miss(nicdrv_t *d, const struct nic_event *e, uint64_t raised_a
         m = &d->missq[(d->miss_head + i) % d->cfg.miss_queue];
         if (m->cache == e->cache && m->pid == e->pid && m->key == e->key) {
             m->epoch = e->epoch; /* the newest epoch is the one a fill must carry */
+            if (lines > m->lines)
+                m->lines = lines;
             d->st.misses_merged++;
             return;
         }
@@ -197,6 +203,7 @@ static void queue_miss(nicdrv_t *d, const struct nic_event *e, uint64_t raised_a
     m->pid = e->pid;
     m->epoch = e->epoch;
     m->key = e->key;
+    m->lines = lines;
     m->raised_at = raised_at;
     d->host.ev_signal(d->host.ctx, NICDRV_WQ_MISS);
 }
@@ -584,6 +591,7 @@ int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t e
     c.key = (uint32_t)d->cfg.fabric_secret; /* nic_abi.h NIC_CMD_INIT: the fabric secret */
     c.pid = (uint16_t)(d->cfg.fabric_secret >> 32);
     c.epoch = (uint16_t)(d->cfg.fabric_secret >> 48);
+    c.ep = (uint16_t)d->cfg.prefetch_lines; /* nic_abi.h NIC_CMD_INIT: prefetch on a miss */
     rc = drv_cmd(d, &c, NULL, 0, &st);
     if (!rc && st != NIC_ST_OK)
         rc = NICDRV_EFW;

@@ -20,6 +20,8 @@ struct drv_buf { /* CBH registry entry */
     bool used, dying;
     uint64_t va, len;
     uint32_t rights, key;
+    uint32_t pin_next, pin_end; /* NICDRV_PIN_OVERLAP: VMH lines [pin_next, pin_end) not yet pinned
+                                   in the background (empty: none left) */
 };
 
 struct drv_line { /* a VMH line the driver filled (or loaded): the unit of pinning and eviction */
@@ -30,6 +32,7 @@ struct drv_line { /* a VMH line the driver filled (or loaded): the unit of pinni
                            least recently filled line is the first victim */
     uint32_t npinned;
     uint8_t *pinned; /* L flags: page i of the line holds our pin reference */
+    bool ahead;      /* pinned and filled ahead of traffic (NICDRV_PIN_AT_REG / _OVERLAP) */
 };
 
 #define DRV_EPS 32 /* NIC endpoints the driver can track (NIC_SENDQ_SLOTS <= 32) */
@@ -85,6 +88,8 @@ struct nicdrv {
     bool resolving;
     uint8_t res_cache;
     uint16_t res_pid, res_bump;
+    uint32_t bg_bufs;   /* buffers with background pinning left (NICDRV_PIN_OVERLAP) */
+    uint32_t bg_cursor; /* the last buffer served (proc index * max_bufs + buffer id): round robin */
     struct nicdrv_stats st;
 };
 

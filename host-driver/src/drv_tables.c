@@ -119,6 +119,7 @@ static struct drv_line *find_line(nicdrv_t *d, uint16_t pid, uint32_t line, bool
     free_l->line = line;
     free_l->npinned = 0;
     free_l->filled_at = 0;
+    free_l->ahead = false;
     return free_l;
 }
 
@@ -390,7 +391,8 @@ int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m)
     return NICDRV_OK;
 }
 
-int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
+/* Builds line `key` of (cache, pid) and FILLs it (NIC_FILL_CURRENT); the caller holds tbl_lock. */
+static int fill_line_locked(nicdrv_t *d, uint8_t cache, uint16_t pid, uint32_t key, uint16_t epoch, bool prefetch)
 {
     uint8_t img[NICDRV_PAGE_SIZE];
     /* NIC_FILL_CURRENT: the image is built and the FILL queued under tbl_lock, which orders every
@@ -398,24 +400,19 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
      * is current whatever the epoch the miss saw. With the miss's epoch instead, every eviction of
      * another line of the same (cache, pid) while the miss waited in the queue made its fill stale:
      * thousands of rejected fills and repeated misses under a small pin budget (issue 18, item 5). */
-    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = m->cache, .pid = m->pid, .key = m->key, .epoch = m->epoch,
+    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = cache, .pid = pid, .key = key, .epoch = epoch,
                          .c = NIC_FILL_CURRENT };
     size_t len;
     int32_t st = NIC_ST_OK;
     int rc;
 
-    if (!nicdrv_probed(d))
-        return NICDRV_ESTATE;
-    if (m->cache >= NIC_CACHE__COUNT)
-        return NICDRV_EINVAL;
-    drv_lock(d, &d->tbl_lock);
     d->resolving = true;
-    d->res_cache = m->cache;
-    d->res_pid = m->pid;
+    d->res_cache = cache;
+    d->res_pid = pid;
     d->res_bump = 0;
-    rc = build_line(d, m->cache, m->pid, m->key, img, &len);
+    rc = build_line(d, cache, pid, key, img, &len);
     d->resolving = false;
-    c.epoch = (uint16_t)(m->epoch + d->res_bump);
+    c.epoch = (uint16_t)(epoch + d->res_bump);
     /* NIC_ST_NO_RESOURCES: the NCP had no DMA room for the image (or, from an NCP that ignores
      * the flag, the epoch moved): the fill is sent again, not lost */
     for (uint32_t attempt = 0; !rc && attempt < 8; attempt++) {
@@ -428,16 +425,141 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
             break;
     }
     if (!rc) {
-        if (st == NIC_ST_OK)
+        if (st == NIC_ST_OK) {
             d->st.fills++;
-        else if (st == NIC_ST_NO_RESOURCES)
+            d->st.prefetch_fills += prefetch;
+        } else if (st == NIC_ST_NO_RESOURCES)
             d->st.fills_rejected++; /* still refused: the NCP's request expires and posts again */
         else
             rc = NICDRV_EFW;
         if (!rc && d->cfg.observe)
-            d->cfg.observe(d->cfg.observe_ctx, st == NIC_ST_OK ? "fill" : "fill_rejected", m->cache, m->pid, m->key);
+            d->cfg.observe(d->cfg.observe_ctx, st == NIC_ST_OK ? "fill" : "fill_rejected", cache, pid, key);
     }
+    return rc;
+}
+
+static int fill_line(nicdrv_t *d, uint8_t cache, uint16_t pid, uint32_t key, uint16_t epoch, bool prefetch)
+{
+    drv_lock(d, &d->tbl_lock);
+    int rc = fill_line_locked(d, cache, pid, key, epoch, prefetch);
     drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+/* NICDRV_PIN_OVERLAP: a VMH miss whose packet arrived before its page was pinned: on a line the
+ * background pinned only after the miss was raised, or has not reached yet (and no one pinned
+ * otherwise). Counted, then served as any miss. */
+static void count_early(nicdrv_t *d, uint16_t pid, uint32_t line, uint32_t lines, uint64_t raised_at)
+{
+    struct drv_proc *p;
+    struct drv_line *l = find_line(d, pid, line, false);
+
+    if (l && l->npinned) {
+        if (l->ahead && l->filled_at > raised_at)
+            d->st.pin_early++; /* pinned meanwhile: its packet was ahead of the pinning */
+        return;
+    }
+    if (!d->bg_bufs || !(p = find_proc(d, pid, false)))
+        return;
+    for (uint32_t i = 0; i < d->cfg.max_bufs; i++) {
+        struct drv_buf *b = &p->bufs[i];
+        if (b->used && !b->dying && line >= b->pin_next && line < b->pin_end) {
+            d->st.pin_early++;
+            /* the traffic is ahead of the background: it goes on from past what this miss fills
+             * (the lines it skips were before the traffic; a later miss pins them on demand) */
+            b->pin_next = line + lines < b->pin_end ? line + lines : b->pin_end;
+            if (b->pin_next >= b->pin_end)
+                d->bg_bufs--;
+            return;
+        }
+    }
+}
+
+/* Whether one more VMH line of pins fits under the high-water mark (pinning ahead of traffic
+ * never evicts: it stops there, the rest is pinned on demand). */
+static bool ahead_fits(const nicdrv_t *d)
+{
+    return !d->cfg.pin_hwm_pages || d->st.pinned_pages + drv_line_entries(d, NIC_CACHE_VMH) <= d->cfg.pin_hwm_pages;
+}
+
+/* Pins and fills one line ahead of traffic (at registration or in the background), unless a miss
+ * already did (its drv_line has pins). */
+static int ahead_line(nicdrv_t *d, uint16_t pid, uint32_t line)
+{
+    struct drv_line *l = find_line(d, pid, line, false);
+    int rc;
+
+    if (l && l->npinned)
+        return NICDRV_OK;
+    rc = fill_line_locked(d, NIC_CACHE_VMH, pid, line, 0, false);
+    if (!rc)
+        d->st.bg_lines++;
+    if (!rc && (l = find_line(d, pid, line, false)))
+        l->ahead = true;
+    return rc;
+}
+
+int nicdrv_pin_step(nicdrv_t *d)
+{
+    struct drv_proc *p = NULL;
+    struct drv_buf *b = NULL;
+    int rc = NICDRV_ENORES;
+
+    if (!nicdrv_probed(d))
+        return NICDRV_ESTATE;
+    if (!d->bg_bufs)
+        return NICDRV_ENOENT;
+    drv_lock(d, &d->tbl_lock);
+    /* round robin over the buffers being pinned (from the one after the last served), so that
+     * every new registration gets going at once, not after the others' last lines */
+    for (uint32_t n = d->cfg.max_procs * d->cfg.max_bufs, j = 0; !b && j < n; j++) {
+        uint32_t at = (d->bg_cursor + 1u + j) % n;
+        p = &d->procs[at / d->cfg.max_bufs];
+        if (!p->used)
+            continue;
+        struct drv_buf *c = &p->bufs[at % d->cfg.max_bufs];
+        if (c->used && !c->dying && c->pin_next < c->pin_end) {
+            b = c;
+            d->bg_cursor = at;
+        }
+    }
+    if (!b) {
+        drv_unlock(d, &d->tbl_lock);
+        return NICDRV_ENOENT;
+    }
+    if (ahead_fits(d))
+        rc = ahead_line(d, (uint16_t)p->pid, b->pin_next++);
+    if (rc)
+        b->pin_next = b->pin_end; /* at the mark or not answered: the rest is pinned on demand */
+    if (b->pin_next >= b->pin_end)
+        d->bg_bufs--;
+    drv_unlock(d, &d->tbl_lock);
+    d->host.sleep(d->host.ctx, 1); /* a waiter for tbl_lock (a miss, a deregistration) gets it first */
+    return NICDRV_OK;
+}
+
+int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
+{
+    uint32_t lines = m->lines < 1 ? 1u : m->lines;
+    int rc;
+
+    if (!nicdrv_probed(d))
+        return NICDRV_ESTATE;
+    if (m->cache >= NIC_CACHE__COUNT)
+        return NICDRV_EINVAL;
+    if (m->cache != NIC_CACHE_VMH || lines > NIC_PREFETCH_MAX)
+        lines = 1;
+    /* Prefetch on a miss (cfg.prefetch_lines): the missed line first (its packet waits), then the
+     * rest of the request's lines in order, each built and filled under the lock on its own, so a
+     * registration or deregistration can fall between two of them (a line of a buffer gone by
+     * then is built invalid and pins nothing). The NCP's request shrinks with each fill. */
+    if (m->cache == NIC_CACHE_VMH && d->cfg.pin_mode == NICDRV_PIN_OVERLAP)
+        count_early(d, m->pid, m->key, lines, m->raised_at);
+    rc = fill_line(d, m->cache, m->pid, m->key, m->epoch, false);
+    for (uint32_t k = 1; !rc && k < lines && m->key + k > m->key; k++) {
+        d->host.sleep(d->host.ctx, 1); /* a waiter for tbl_lock (a deregistration) gets it first */
+        rc = fill_line(d, m->cache, m->pid, m->key + k, m->epoch, true);
+    }
     return rc;
 }
 
@@ -565,6 +687,10 @@ static int dereg_locked(nicdrv_t *d, struct drv_proc *p, uint32_t id)
     int rc;
 
     b->dying = true; /* from here every line image shows it invalid */
+    if (b->pin_next < b->pin_end) { /* background pinning of it stops (under tbl_lock: none in flight) */
+        b->pin_next = b->pin_end;
+        d->bg_bufs--;
+    }
     vmh_span(d, b->va, b->len, &first, &count);
     if (!d->dead) {
         rc = invalidate(d, NIC_CACHE_CBH, (uint16_t)p->pid, line_of(d, NIC_CACHE_CBH, 0, id), 1);
@@ -608,6 +734,7 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
     uint32_t L, first, count, n;
     struct drv_proc *p;
     struct drv_buf *b;
+    bool bg = false;
     int rc = check_call(d, pid);
 
     if (rc)
@@ -644,6 +771,16 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
             rc = invalidate(d, NIC_CACHE_VMH, (uint16_t)pid, first, count);
         if (!rc)
             rc = prefill(d, NIC_CACHE_CBH, (uint16_t)pid, line_of(d, NIC_CACHE_CBH, 0, n));
+        b->pin_next = b->pin_end = 0;
+        if (!rc && d->cfg.pin_mode == NICDRV_PIN_AT_REG) { /* pinned and filled before we return */
+            for (uint32_t k = 0; !rc && k < count && ahead_fits(d); k++)
+                rc = ahead_line(d, (uint16_t)pid, first + k);
+        } else if (!rc && d->cfg.pin_mode == NICDRV_PIN_OVERLAP) { /* in the background: nicdrv_pin_step */
+            b->pin_next = first;
+            b->pin_end = first + count;
+            d->bg_bufs++;
+            bg = true;
+        }
     } else { /* static build: everything goes into the NIC's tables now, pinned for good */
         rc = NICDRV_OK;
         for (uint32_t k = 0; !rc && k < count; k++)
@@ -660,6 +797,8 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
     *key = b->key;
 out:
     drv_unlock(d, &d->tbl_lock);
+    if (bg && !rc)
+        d->host.ev_signal(d->host.ctx, NICDRV_WQ_PIN); /* the pin worker: nicdrv_pin_step */
     return rc;
 }
 

@@ -118,6 +118,7 @@ static int lookup(struct fake *f, unsigned cache, uint16_t pid, uint64_t n, cons
         ;
     if (i < 16) {
         struct nic_event e = { .type = NIC_EV_MISS, .cache = (uint8_t)cache, .pid = pid, .key = key };
+        e.lines = cache == NIC_CACHE_VMH && f->prefetch > 1 ? f->prefetch : 0; /* as the NCP: N lines */
         e.epoch = f->epoch[cache][pid & 0xFF];
         f->miss_out[i].used = true;
         f->miss_out[i].cache = (uint8_t)cache;
@@ -416,6 +417,9 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         f->ev_pa = (uint64_t)c->b << 32 | c->a;
         f->ev_size = 1u << c->c;
         f->ev_pi = f->ev_ci = 0;
+        if (c->ep > NIC_PREFETCH_MAX)
+            return NIC_ST_BAD_CMD;
+        f->prefetch = c->ep;
         return NIC_ST_OK;
     case NIC_CMD_EP_OPEN:
         if (!c->ep || c->ep >= MAX_PROCS || f->ep[c->ep].open ||

@@ -76,6 +76,7 @@ struct fake {
     uint32_t static_cap; /* lines per static table */
     uint32_t fill_nores; /* answer this many FILLs NIC_ST_NO_RESOURCES (no DMA room) */
     bool va_check_off;   /* the host cannot tell which ranges it can back (no va_check) */
+    uint32_t prefetch;   /* from INIT's ep: a VMH miss event asks for this many lines (0: one) */
     /* registers and memories */
     uint32_t ctrl, fw_state, fw_info, irq_cause, irq_mask, win_base, node_id;
     uint8_t *sram, *imem;

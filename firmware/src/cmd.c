@@ -303,6 +303,7 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     case NIC_CMD_EQ_OPEN:
     case NIC_CMD_EQ_ARM:
+    case NIC_CMD_EQ_POST:
         cmd_answer(evq_cmd(c));
         break;
     case NIC_CMD_EQ_CLOSE: {

@@ -88,6 +88,9 @@ enum nic_cmd_op {
     NIC_CMD_EQ_ARM = 11,       /* ep = event queue id, pid; a: entries the process consumed. Interrupt
                                 * (NIC_EV_EQ) at the next entry, at once if a != entries written;
                                 * c = NIC_EQ_ARM_COUNT_ONLY: only the count (no interrupt) */
+    NIC_CMD_EQ_POST = 12,      /* ep = event queue id, pid; key = NIC_EQE_* type the driver may post
+                                * (NIC_EQE_UPCALL), a/b/c/d = the entry's a/b/c/d: the driver's own
+                                * entry (an upcall); NO_RESOURCES: no room now */
 };
 
 struct nic_cmd {
@@ -310,6 +313,9 @@ enum nic_eqe_type {
     NIC_EQE_IMM = 3,      /* a write with immediate landed: a = imm, b = its length, c = target
                            * buffer id, d = offset (low 32 bits) in it where it began, ep = source
                            * node (the wire does not name the writing process: pid 0) */
+    NIC_EQE_UPCALL = 4,   /* posted by the driver (EQ_POST): it must take back the pinned pages
+                           * [b | c << 32, + d pages) of the process; a = token to answer with
+                           * (nicdrv_upcall_done) within the driver's grace period */
 };
 
 struct nic_eqe {

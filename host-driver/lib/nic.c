@@ -381,6 +381,10 @@ static void eq_read(nic_dev_t *d)
             d->cnt.eq_lost += q.a;
             uev_put(d, &(struct nic_ev){ .kind = NIC_EV_OVERFLOW, .lost = q.a });
             break;
+        case NIC_EQE_UPCALL:
+            uev_put(d, &(struct nic_ev){ .kind = NIC_EV_UPCALL, .token = q.a, .va = (uint64_t)q.c << 32 | q.b,
+                                          .len = q.d * NICDRV_PAGE_SIZE });
+            break;
         case NIC_EQE_IMM:
             uev_put(d, &(struct nic_ev){ .kind = NIC_EV_IMM, .imm = q.a, .len = q.b, .handle = q.c, .offset = q.d,
                                           .src_node = q.ep, .src_pid = q.pid });
@@ -634,6 +638,16 @@ int nic_wait(nic_dev_t *d, nic_ep_t ep, struct nic_wc *wc, uint64_t timeout_cycl
     }
 }
 
+int nic_upcall_done(nic_dev_t *d, uint32_t token)
+{
+    int rc;
+
+    if (!d)
+        return NIC_EINVAL;
+    rc = nicdrv_upcall_done(d->drv, d->pid, token);
+    return rc == NICDRV_ETIMEDOUT ? NIC_ELATE : map_drv(rc);
+}
+
 const char *nic_strerror(int err)
 {
     switch (err) {
@@ -665,6 +679,8 @@ const char *nic_strerror(int err)
         return "no such node";
     case NIC_ENOEQ:
         return "no event queue open";
+    case NIC_ELATE:
+        return "upcall answered after its grace period";
     default:
         return "unknown error";
     }

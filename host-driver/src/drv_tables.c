@@ -186,6 +186,68 @@ static void unpin_line(nicdrv_t *d, struct drv_line *l)
  * livelock of issue 18, item 5). When every candidate is that young, wait until the oldest one
  * ages (bounded by fill_residency) rather than evict it: forward progress for every waiting packet.
  */
+/*
+ * Eviction upcall (seed 001, cfg.upcall_grace): the owner of the victim line, if it has an event
+ * queue, gets NIC_EQE_UPCALL (token, the line's range) and the grace period to answer
+ * (nicdrv_upcall_done) before its pages are taken back; an answer ends the wait at once. The wait
+ * sleeps under tbl_lock, as the fill_residency wait does: the answer takes no lock.
+ */
+static void upcall(nicdrv_t *d, const struct drv_line *v)
+{
+    uint32_t L = drv_line_entries(d, NIC_CACHE_VMH);
+    uint64_t va = (uint64_t)v->line * L << NICDRV_PAGE_SHIFT, deadline;
+    struct drv_proc *p = find_proc(d, v->pid, false);
+    struct nic_cmd c = { .op = NIC_CMD_EQ_POST, .key = NIC_EQE_UPCALL };
+    int32_t st;
+
+    if (!p || !p->eq_open) {
+        d->st.upcalls_unposted++;
+        return;
+    }
+    c.ep = p->eq;
+    c.pid = (uint16_t)v->pid;
+    c.a = ++d->upcall_token;
+    c.b = (uint32_t)va;
+    c.c = (uint32_t)(va >> 32);
+    c.d = L;
+    if (drv_cmd(d, &c, NULL, 0, &st) || st != NIC_ST_OK) {
+        d->st.upcalls_unposted++; /* no room in its queue now: evicted without notice */
+        return;
+    }
+    d->st.upcalls++;
+    d->upcall_pid = v->pid;
+    d->upcall_answered = false;
+    d->upcall_pending = true;
+    uint64_t t0 = d->host.now(d->host.ctx);
+    deadline = t0 + d->cfg.upcall_grace;
+    for (;;) {
+        uint64_t seen = d->host.ev_count(d->host.ctx, NICDRV_WQ_EQ);
+        if (d->upcall_answered || d->dead || d->host.now(d->host.ctx) >= deadline)
+            break;
+        if (d->host.ev_wait(d->host.ctx, NICDRV_WQ_EQ, seen, deadline) == NICDRV_ECANCELED)
+            break;
+    }
+    d->st.upcall_wait += d->host.now(d->host.ctx) - t0;
+    if (d->upcall_answered)
+        d->st.upcalls_answered++;
+    else
+        d->st.upcalls_ignored++;
+    d->upcall_pending = false;
+}
+
+int nicdrv_upcall_done(nicdrv_t *d, uint32_t pid, uint32_t token)
+{
+    if (d->host.syscall)
+        d->host.syscall(d->host.ctx);
+    if (!d->upcall_pending || d->upcall_pid != pid || d->upcall_token != token) {
+        d->st.upcalls_late++;
+        return NICDRV_ETIMEDOUT;
+    }
+    d->upcall_answered = true;
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_EQ);
+    return NICDRV_OK;
+}
+
 static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
 {
     while (d->dynamic && d->cfg.pin_hwm_pages && d->st.pinned_pages + need > d->cfg.pin_hwm_pages) {
@@ -204,6 +266,8 @@ static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
             d->host.sleep(d->host.ctx, v->filled_at + d->cfg.fill_residency - now);
             continue; /* the tables may have changed meanwhile (only under tbl_lock: not here) */
         }
+        if (d->cfg.upcall_grace)
+            upcall(d, v); /* the owner's grace period; the victim stays the victim (tbl_lock held) */
         rc = invalidate(d, NIC_CACHE_VMH, v->pid, v->line, 1);
         if (rc)
             return rc; /* not answered: the pages stay pinned */

@@ -311,6 +311,34 @@ static void imm_sent_on_last_segment(void **state)
     assert_int_equal(fwh_tx_pending(), 0);
 }
 
+/* EQ_POST: the driver's upcall entry, as given, waking an armed queue; refused for another pid or
+ * another entry type. */
+static void eq_post_upcall(void **state)
+{
+    (void)state;
+    struct nic_eqe e;
+    assert_int_equal(eq_open(EQ, PID, 3, 0), NIC_ST_OK);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_EQ_POST, .ep = EQ, .pid = RPID, .key = NIC_EQE_UPCALL, .a = 1}),
+                     NIC_ST_BAD_CMD);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_EQ_POST, .ep = EQ, .pid = PID, .key = NIC_EQE_IMM, .a = 1}),
+                     NIC_ST_BAD_CMD);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_EQ_POST, .ep = 9, .pid = PID, .key = NIC_EQE_UPCALL}),
+                     NIC_ST_BAD_CMD);
+    assert_false(eqe(0, 3, &e));
+    assert_int_equal(eq_arm(EQ, PID, 0, 0), NIC_ST_OK);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_EQ_POST, .ep = EQ, .pid = PID, .key = NIC_EQE_UPCALL, .a = 42,
+                                           .b = 0x10000000u, .c = 0xF, .d = 64}),
+                     NIC_ST_OK);
+    fwh_run();
+    assert_true(eqe(0, 3, &e));
+    assert_int_equal(e.type, NIC_EQE_UPCALL);
+    assert_int_equal(e.a, 42);
+    assert_int_equal(e.b, 0x10000000u);
+    assert_int_equal(e.c, 0xF);
+    assert_int_equal(e.d, 64);
+    assert_int_equal(fwh.eq_events[EQ], 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +348,7 @@ int main(void)
         cmocka_unit_test_setup(imm_notified_once, scen_setup),
         cmocka_unit_test_setup(imm_without_queue_counted, scen_setup),
         cmocka_unit_test_setup(imm_sent_on_last_segment, scen_setup),
+        cmocka_unit_test_setup(eq_post_upcall, scen_setup),
     };
     return FWH_RUN_TESTS("evq", tests) ? 1 : 0;
 }

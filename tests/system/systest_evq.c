@@ -28,6 +28,14 @@
  *                queue: it gets exactly one NIC_EV_IMM per write with an immediate (duplicated
  *                frames notwithstanding), with the right immediate, length, buffer and offset, the
  *                write's bytes in place when the event comes, none for the others.
+ *   upcall MODE  2 nodes, node 1's driver with a 2-line pin budget and a 100 us upcall grace period
+ *                (issue 15 item 4, seed 001): node 0 writes 16 KiB into each of 8 lines of node 1's
+ *                buffer, 2 rounds, each write verified at its completion; the target process waits
+ *                on its event queue and gets NIC_EV_UPCALL for each line taken back (its range, in
+ *                its buffer). MODE answer: it answers each (nic_upcall_done, NIC_OK) and the driver
+ *                evicts at once (upcalls_answered = upcalls, none ignored). MODE ignore: it does not
+ *                answer; each eviction waits the whole grace period (the write phase lasts at least
+ *                upcalls x grace), and a late answer is NIC_ELATE.
  *
  * Exit: 0 pass, 1 fail.
  */
@@ -51,7 +59,11 @@
 #define RD_SRC (3u << 19) /* reads come from [RD_SRC, +SLOT) of a target: never written (writes: below) */
 #define WAITC 200000000ull
 
-enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M__N };
+enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M_UPCALL_ANSWER, M_UPCALL_IGNORE, M__N };
+
+#define UP_GRACE 20000u   /* 100 us */
+#define UP_HWM 128u       /* pinned pages on node 1: two VMH lines of 64 pages */
+#define UP_LINE (64u << 12)
 
 #define IM_N 48u
 struct imm_req {
@@ -75,6 +87,8 @@ struct run {
     int may_close;
     struct imm_req im[IM_N];
     unsigned imm_posted, imm_seen, imm_checked;
+    int up_stop, up_checked;
+    uint64_t up_elapsed;
 };
 
 struct prog {
@@ -600,6 +614,120 @@ out:
     finish_a(p);
 }
 
+/* The upcall modes' target (node 1): a queue, a buffer of 8 lines, upcalls answered or not. */
+static void prog_up_target(void *arg)
+{
+    struct prog *p = arg;
+    struct run *r = p->r;
+    nicdrv_t *drv = hostsw_driver(r->hs[p->node]);
+    os_t *os = os_of(r, p->node);
+    nic_dev_t *dev = NULL;
+    nic_ep_t ep = 0;
+    char err[200] = "";
+    uint32_t pid, ups = 0, late_token = 0;
+    int answer = r->mode == M_UPCALL_ANSWER, late_done = 0;
+    struct nicdrv_stats ds;
+
+    CHECK_RC(nicdrv_probe(drv, r->img, r->img_len, err, sizeof err), NICDRV_OK);
+    CHECK(os_proc_create(os, 48, &pid) == SIM_OK);
+    CHECK_RC(nic_dev_open(drv, pid, NULL, &dev), NIC_OK);
+    CHECK_RC(nic_eq_open(dev, NULL), NIC_OK);
+    CHECK_RC(nic_ep_open(dev, &ep), NIC_OK);
+    CHECK_RC(nic_reg(dev, VA_T, T_LEN, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ, &r->pub[p->node]), NIC_OK);
+    r->tpid[p->node] = pid;
+    r->published++;
+    while (!r->up_stop) {
+        struct nic_ev ev;
+        int rc = nic_eq_wait(dev, &ev, 200000);
+        if (rc == NIC_ETIMEDOUT) {
+            if (late_token && !late_done) { /* the grace period is long over: too late */
+                CHECK_RC(nic_upcall_done(dev, late_token), NIC_ELATE);
+                late_done = 1;
+            }
+            continue;
+        }
+        CHECK_RC(rc, NIC_OK);
+        CHECK(ev.kind == NIC_EV_UPCALL);
+        CHECK(ev.va >= VA_T && ev.va + ev.len <= VA_T + T_LEN && ev.len == UP_LINE && ev.va % UP_LINE == 0);
+        ups++;
+        if (answer) {
+            coro_sleep(1000); /* 5 us: the process lets go of the range */
+            CHECK_RC(nic_upcall_done(dev, ev.token), NIC_OK);
+        } else if (!late_token) {
+            late_token = ev.token;
+        }
+    }
+    nicdrv_stats(drv, &ds);
+    printf("systest_evq: upcall %s: %u upcalls seen; driver: %" PRIu64 " posted, %" PRIu64 " answered, %" PRIu64
+           " ignored, %" PRIu64 " late, %" PRIu64 " unposted, %" PRIu64 " evictions, waited %" PRIu64
+           " cycles for answers; write phase %" PRIu64 " cycles\n",
+           answer ? "answer" : "ignore", ups, ds.upcalls, ds.upcalls_answered, ds.upcalls_ignored, ds.upcalls_late,
+           ds.upcalls_unposted, ds.evictions, ds.upcall_wait, r->up_elapsed);
+    CHECK(ups >= 8 && ds.upcalls == ups && ds.evictions >= ds.upcalls && ds.upcalls_unposted == 0);
+    if (answer) {
+        CHECK(ds.upcalls_answered == ds.upcalls && ds.upcalls_ignored == 0 && ds.upcalls_late == 0);
+        CHECK(ds.upcall_wait < ds.upcalls * UP_GRACE / 2); /* answered well within the grace period */
+    } else {
+        CHECK(ds.upcalls_ignored == ds.upcalls && ds.upcalls_answered == 0 && late_done && ds.upcalls_late == 1);
+        CHECK(ds.upcall_wait >= ds.upcalls * UP_GRACE); /* each eviction waited the grace period */
+        CHECK(r->up_elapsed >= ds.upcalls * UP_GRACE);
+    }
+    r->up_checked = 1;
+    while (!r->may_close)
+        coro_sleep(2000);
+out:
+    r->up_checked = 1;
+    if (dev)
+        nic_dev_close(dev);
+    nicdrv_remove(drv);
+    if (os_pinned_pages_total(os)) {
+        fprintf(stderr, "systest_evq: node %u: %" PRIu64 " pages still pinned\n", p->node, os_pinned_pages_total(os));
+        r->failed++;
+    }
+    r->done++;
+}
+
+static void a_upcall(struct prog *p)
+{
+    struct run *r = p->r;
+    struct ctx c;
+    nic_ep_t ep[1];
+    static uint8_t buf[16u << 10];
+
+    memset(&c, 0, sizeof c);
+    CHECK(open_proc(p, &c, NULL, ep, 1) == 0);
+    uint64_t t0 = coro_now();
+    for (unsigned round = 0; round < 2; round++)
+        for (unsigned k = 0; k < 8; k++) {
+            const struct nic_mr *m = &r->pub[1];
+            uint64_t roff = (uint64_t)k * UP_LINE + round * sizeof buf, loff = roff + 17;
+            struct nic_wr wr = { .local_va = VA_L + loff, .len = sizeof buf, .remote_offset = roff,
+                                 .wr_id = round * 8 + k, .signaled = 1 };
+            struct nic_ev ev;
+            wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };
+            CHECK_RC(nic_post_write(c.dev, ep[0], &wr), NIC_OK);
+            CHECK_RC(nic_eq_wait(c.dev, &ev, WAITC), NIC_OK);
+            CHECK(ev.kind == NIC_EV_COMPLETION && ev.wc.status == NIC_WC_SUCCESS && ev.wc.wr_id == wr.wr_id);
+            CHECK(os_read(os_of(r, 1), r->tpid[1], VA_T + roff, buf, sizeof buf) == SIM_OK);
+            for (uint32_t i = 0; i < sizeof buf; i++)
+                if (buf[i] != lbyte(loff + i)) {
+                    fprintf(stderr, "systest_evq: upcall: write %u: byte %u not in place\n", round * 8 + k, i);
+                    CHECK(0);
+                }
+        }
+    r->up_elapsed = coro_now() - t0;
+    r->up_stop = 1;
+    while (!r->up_checked)
+        coro_sleep(20000);
+    CHECK_RC(nic_dev_close(c.dev), NIC_OK);
+    c.dev = NULL;
+out:
+    r->up_stop = 1;
+    if (c.dev)
+        nic_dev_close(c.dev);
+    finish_a(p);
+}
+
 static void prog_init(void *arg)
 {
     struct prog *p = arg;
@@ -608,6 +736,8 @@ static void prog_init(void *arg)
     case M_SLEEP: a_sleep(p); break;
     case M_OVERFLOW: a_overflow(p); break;
     case M_IMM: a_imm(p); break;
+    case M_UPCALL_ANSWER:
+    case M_UPCALL_IGNORE: a_upcall(p); break;
     case M__N: break;
     }
     p->r->done++;
@@ -622,7 +752,7 @@ static bool all_done(cluster_t *c, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm" };
+    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore" };
     static struct run r;
     struct cluster_config cc;
     struct prog pr[MAXN];
@@ -633,7 +763,7 @@ int main(int argc, char **argv)
     for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
     if (argc < 3 || argc > 4 || m == M__N) {
-        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm IMAGE [SEED]\n");
+        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|upcall-answer|upcall-ignore IMAGE [SEED]\n");
         return 1;
     }
     r.mode = (enum mode)m;
@@ -666,10 +796,17 @@ int main(int argc, char **argv)
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)r.nodes;
+        if (i == 1 && (r.mode == M_UPCALL_ANSWER || r.mode == M_UPCALL_IGNORE)) {
+            dc.pin_hwm_pages = UP_HWM;
+            dc.upcall_grace = UP_GRACE;
+        }
         r.hs[i] = hostsw_create(r.cl, i, r.costs, &dc);
         pr[i] = (struct prog){ &r, i };
         node_set_reset(cluster_node(r.cl, i), false);
-        void (*fn)(void *) = !i ? prog_init : r.mode == M_IMM ? prog_imm_target : prog_target;
+        void (*fn)(void *) = !i                                                          ? prog_init
+                             : r.mode == M_IMM                                           ? prog_imm_target
+                             : r.mode == M_UPCALL_ANSWER || r.mode == M_UPCALL_IGNORE ? prog_up_target
+                                                                                         : prog_target;
         if (!r.hs[i] || coro_spawn(cluster_sched(r.cl), "prog", fn, &pr[i], NULL))
             return 1;
         r.progs++;

@@ -486,6 +486,14 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         q->flags = c->d;
         return NIC_ST_OK;
     }
+    case NIC_CMD_EQ_POST: {
+        const uint32_t bcd[3] = { c->b, c->c, c->d };
+        if (!c->ep || c->ep >= MAX_PROCS || !f->eq[c->ep].open || f->eq[c->ep].pid != c->pid ||
+            c->key != NIC_EQE_UPCALL)
+            return NIC_ST_BAD_CMD;
+        eq_put_x(f, c->ep, NIC_EQE_UPCALL, 0, c->a, bcd);
+        return NIC_ST_OK;
+    }
     case NIC_CMD_EQ_CLOSE:
         if (!c->ep || c->ep >= MAX_PROCS || !f->eq[c->ep].open)
             return NIC_ST_BAD_CMD;

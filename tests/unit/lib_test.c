@@ -842,6 +842,49 @@ static void eq_write_with_imm(void **state)
     teardown_world(&w);
 }
 
+/* Eviction upcall through the library: the process's queue reports NIC_EV_UPCALL (its range), and
+ * an answer after the grace period is NIC_ELATE. */
+static void eq_upcall_reported(void **state)
+{
+    struct nicdrv_config cfg;
+    struct fake *f = fake_create(true);
+    size_t ilen;
+    const uint8_t *img = fake_image(&ilen);
+    char err[200];
+    nic_dev_t *c;
+    nic_ep_t ep;
+    struct nic_mr mr;
+    struct nic_ev ev;
+    const uint8_t *e;
+    (void)state;
+
+    nicdrv_config_default(&cfg);
+    cfg.nodes = 2;
+    cfg.pin_hwm_pages = 2 * FAKE_VMH_L + 2; /* two lines, the queue page and the completion queue */
+    cfg.fill_residency = 0;
+    cfg.upcall_grace = 10000;
+    assert_non_null(fake_driver(f, &cfg));
+    assert_int_equal(nicdrv_probe(f->drv, img, ilen, err, sizeof err), 0);
+    uint32_t pid = fake_proc(f);
+    assert_int_equal(nic_dev_open(f->drv, pid, NULL, &c), NIC_OK);
+    assert_int_equal(nic_eq_open(c, NULL), NIC_OK);
+    assert_int_equal(nic_ep_open(c, &ep), NIC_OK);
+    assert_int_equal(nic_reg(c, A_VA, 3 * FAKE_VMH_L * 4096ull, NIC_ACCESS_REMOTE_WRITE, &mr), NIC_OK);
+    for (unsigned line = 0; line < 3; line++) { /* the third line's fill takes back the first */
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (A_VA >> 12) + line * FAKE_VMH_L, &e), 1);
+        fake_run(f);
+    }
+    assert_int_equal(nic_eq_poll(c, &ev, 1), 1);
+    assert_int_equal(ev.kind, NIC_EV_UPCALL);
+    assert_int_equal(ev.va, A_VA);
+    assert_int_equal(ev.len, FAKE_VMH_L * 4096u);
+    assert_int_equal(nic_upcall_done(c, ev.token), NIC_ELATE); /* the grace period ended: the pages went */
+    assert_int_equal(nic_eq_poll(c, &ev, 1), 0);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    fake_destroy(f);
+}
+
 /* The event queue's errors at the call. */
 static void eq_errors(void **state)
 {
@@ -919,6 +962,7 @@ int main(void)
         cmocka_unit_test(eq_overflow_reported),
         cmocka_unit_test(eq_errors),
         cmocka_unit_test(eq_write_with_imm),
+        cmocka_unit_test(eq_upcall_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

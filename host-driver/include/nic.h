@@ -151,6 +151,11 @@ int nic_ep_close(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, int max);
 /* Register [va, va+len) with NIC_ACCESS_* rights. */
 int nic_reg(nic_dev_t *dev, uint64_t va, uint64_t len, uint32_t access, struct nic_mr *mr);
 int nic_dereg(nic_dev_t *dev, uint32_t handle);
+/* REGISTER-WAIT: nic_reg, but when there is no room (NIC_ENORES: the NIC's tables, static build;
+ * NIC_ENOMEM: the driver's tables) it waits for a deregistration (any process's) and tries again,
+ * up to timeout_cycles: then NIC_ETIMEDOUT. Other errors as nic_reg, at once. */
+int nic_reg_wait(nic_dev_t *dev, uint64_t va, uint64_t len, uint32_t access, struct nic_mr *mr,
+                 uint64_t timeout_cycles);
 
 int nic_post_write(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
 int nic_post_read(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
@@ -186,6 +191,7 @@ int nic_upcall_done(nic_dev_t *dev, uint32_t token);
 struct nic_lib_counters {
     uint64_t stash_dropped, cqe_bogus;
     uint64_t eqe_bogus, cq_reads, eq_reads, eq_sleeps, eq_credits, eq_lost;
+    uint64_t reg_waits; /* nic_reg_wait: attempts refused for want of room, then waited */
 };
 int nic_lib_counters(const nic_dev_t *dev, struct nic_lib_counters *c);
 

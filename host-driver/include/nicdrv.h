@@ -238,6 +238,12 @@ int nicdrv_eq_close(nicdrv_t *d, uint32_t pid);
 int nicdrv_eq_wait(nicdrv_t *d, uint32_t pid, uint32_t ci, uint64_t deadline);
 /* EQ_ARM with NIC_EQ_ARM_COUNT_ONLY: the NCP learns that ci entries were consumed (room). */
 int nicdrv_eq_consumed(nicdrv_t *d, uint32_t pid, uint32_t ci);
+/* REGISTER-WAIT (seed 001): a registration refused for want of room (ENORES: the NIC's static
+ * tables; ENOMEM: the host tables) may wait for a deregistration: read nicdrv_room_gen right after
+ * the refusal (its own rollback counts as a removal), then nicdrv_room_wait sleeps until another
+ * registration is removed (NICDRV_OK: try again) or the deadline (NICDRV_ETIMEDOUT). */
+uint64_t nicdrv_room_gen(const nicdrv_t *d);
+int nicdrv_room_wait(nicdrv_t *d, uint64_t seen, uint64_t deadline);
 /* The answer to an upcall (NIC_EQE_UPCALL's token): the pages may go now. NICDRV_ETIMEDOUT: too
  * late (the grace period ended and they are gone) or no such upcall pending for pid. */
 int nicdrv_upcall_done(nicdrv_t *d, uint32_t pid, uint32_t token);

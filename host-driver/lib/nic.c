@@ -490,6 +490,32 @@ int nic_reg(nic_dev_t *d, uint64_t va, uint64_t len, uint32_t access, struct nic
     return NIC_OK;
 }
 
+int nic_reg_wait(nic_dev_t *d, uint64_t va, uint64_t len, uint32_t access, struct nic_mr *mr, uint64_t timeout_cycles)
+{
+    uint64_t deadline;
+    int rc;
+
+    if (!d || !mr)
+        return NIC_EINVAL;
+    deadline = d->host->now(d->host->ctx) + timeout_cycles;
+    if (deadline < timeout_cycles)
+        deadline = NICDRV_NEVER;
+    for (;;) {
+        rc = nic_reg(d, va, len, access, mr);
+        if (rc != NIC_ENORES && rc != NIC_ENOMEM)
+            return rc;
+        /* read right after the refusal (which rolled its own attempt back: a removal too), with
+         * nothing in between that could block: no other removal can fall between the two */
+        uint64_t seen = nicdrv_room_gen(d->drv);
+        d->cnt.reg_waits++;
+        rc = nicdrv_room_wait(d->drv, seen, deadline);
+        if (rc == NICDRV_ETIMEDOUT)
+            return NIC_ETIMEDOUT;
+        if (rc)
+            return NIC_EDEV;
+    }
+}
+
 int nic_dereg(nic_dev_t *d, uint32_t handle)
 {
     int rc;

@@ -235,6 +235,26 @@ static void upcall(nicdrv_t *d, const struct drv_line *v)
     d->upcall_pending = false;
 }
 
+uint64_t nicdrv_room_gen(const nicdrv_t *d)
+{
+    return d->room_gen;
+}
+
+int nicdrv_room_wait(nicdrv_t *d, uint64_t seen, uint64_t deadline)
+{
+    for (;;) {
+        uint64_t wq = d->host.ev_count(d->host.ctx, NICDRV_WQ_CMD);
+        if (d->room_gen != seen)
+            return NICDRV_OK;
+        if (d->dead)
+            return NICDRV_ESTATE;
+        if (d->host.now(d->host.ctx) >= deadline)
+            return NICDRV_ETIMEDOUT;
+        if (d->host.ev_wait(d->host.ctx, NICDRV_WQ_CMD, wq, deadline) == NICDRV_ECANCELED)
+            return NICDRV_ECANCELED;
+    }
+}
+
 int nicdrv_upcall_done(nicdrv_t *d, uint32_t pid, uint32_t token)
 {
     if (d->host.syscall)
@@ -768,6 +788,8 @@ static int dereg_locked(nicdrv_t *d, struct drv_proc *p, uint32_t id)
     b->dying = false;
     p->nbufs--;
     d->st.bufs--;
+    d->room_gen++; /* a registration waiting for room may try again (nicdrv_room_wait) */
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_CMD);
     if (!d->dynamic && !d->dead) { /* neighbours sharing the lines go back into the full tables */
         rc = static_load(d, NIC_CACHE_CBH, (uint16_t)p->pid, line_of(d, NIC_CACHE_CBH, 0, id));
         for (uint32_t k = 0; !rc && k < count; k++) {
@@ -1226,6 +1248,8 @@ static int release_locked(nicdrv_t *d, struct drv_proc *p)
         }
     p->used = false;
     d->st.procs--;
+    d->room_gen++; /* its slot is free: a registration waiting for room may try again */
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_CMD);
     return NICDRV_OK;
 }
 

@@ -36,6 +36,11 @@
  *                evicts at once (upcalls_answered = upcalls, none ignored). MODE ignore: it does not
  *                answer; each eviction waits the whole grace period (the write phase lasts at least
  *                upcalls x grace), and a late answer is NIC_ELATE.
+ *   regwait      REGISTER-WAIT (seed 001): node 0's driver has room for one process's tables
+ *                (max_procs 1). Process A registers, writes to node 1 and holds its registration
+ *                for 2 ms; process B's nic_reg fails NIC_ENOMEM, its nic_reg_wait with a 1 ms timeout
+ *                returns NIC_ETIMEDOUT, then one with 20 ms returns NIC_OK only after A closed, and B's
+ *                write to node 1 is verified.
  *
  * Exit: 0 pass, 1 fail.
  */
@@ -59,7 +64,7 @@
 #define RD_SRC (3u << 19) /* reads come from [RD_SRC, +SLOT) of a target: never written (writes: below) */
 #define WAITC 200000000ull
 
-enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M_UPCALL_ANSWER, M_UPCALL_IGNORE, M__N };
+enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M_UPCALL_ANSWER, M_UPCALL_IGNORE, M_REGWAIT, M__N };
 
 #define UP_GRACE 20000u   /* 100 us */
 #define UP_HWM 128u       /* pinned pages on node 1: two VMH lines of 64 pages */
@@ -89,6 +94,8 @@ struct run {
     unsigned imm_posted, imm_seen, imm_checked;
     int up_stop, up_checked;
     uint64_t up_elapsed;
+    uint64_t a_closed_at; /* regwait: when process A's nic_dev_close returned (0: not yet) */
+    int a_registered, b_done;
 };
 
 struct prog {
@@ -728,6 +735,101 @@ out:
     finish_a(p);
 }
 
+/* One 8 KiB write from (dev, ep, local VA_L) to node 1's buffer at roff, verified. */
+static int write_verified(struct run *r, nic_dev_t *dev, nic_ep_t ep, uint32_t pid, uint64_t roff)
+{
+    static uint8_t buf[8192];
+    const struct nic_mr *m = &r->pub[1];
+    struct nic_wr wr = { .local_va = VA_L, .len = sizeof buf, .remote_offset = roff, .wr_id = 1, .signaled = 1 };
+    struct nic_wc wc;
+
+    wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };
+    for (uint32_t i = 0; i < sizeof buf; i++)
+        buf[i] = lbyte(roff + i);
+    if (os_write(os_of(r, 0), pid, VA_L, buf, sizeof buf) || nic_post_write(dev, ep, &wr) ||
+        nic_wait(dev, ep, &wc, WAITC) || wc.status != NIC_WC_SUCCESS)
+        return -1;
+    if (os_read(os_of(r, 1), r->tpid[1], VA_T + roff, buf, sizeof buf))
+        return -1;
+    for (uint32_t i = 0; i < sizeof buf; i++)
+        if (buf[i] != lbyte(roff + i))
+            return -1;
+    return 0;
+}
+
+/* regwait: process B on node 0 waits for room that process A (a_regwait) holds. */
+static void prog_regwait_b(void *arg)
+{
+    struct prog *p = arg;
+    struct run *r = p->r;
+    nicdrv_t *drv = hostsw_driver(r->hs[0]);
+    nic_dev_t *dev = NULL;
+    nic_ep_t ep;
+    struct nic_mr mr;
+    struct nic_lib_counters lc;
+    uint32_t pid;
+
+    while (!r->a_registered)
+        coro_sleep(2000);
+    CHECK(os_proc_create(os_of(r, 0), 48, &pid) == SIM_OK);
+    CHECK_RC(nic_dev_open(drv, pid, NULL, &dev), NIC_OK);
+    CHECK_RC(nic_reg(dev, VA_L, 8192, NIC_ACCESS_LOCAL_READ, &mr), NIC_ENOMEM); /* no room: A holds it */
+    uint64_t t0 = coro_now();
+    CHECK_RC(nic_reg_wait(dev, VA_L, 8192, NIC_ACCESS_LOCAL_READ, &mr, 200000), NIC_ETIMEDOUT);
+    CHECK(coro_now() >= t0 + 200000 && !r->a_closed_at);
+    CHECK_RC(nic_reg_wait(dev, VA_L, 8192, NIC_ACCESS_LOCAL_READ, &mr, 4000000), NIC_OK);
+    CHECK(r->a_closed_at && coro_now() >= r->a_closed_at); /* it got the room A gave back */
+    printf("systest_evq: regwait: B's registration waited %" PRIu64 " cycles after its first refusal, got room %"
+           PRIu64 " cycles after A closed\n", coro_now() - t0, coro_now() - r->a_closed_at);
+    CHECK_RC(nic_lib_counters(dev, &lc), NIC_OK);
+    CHECK(lc.reg_waits >= 2);
+    CHECK_RC(nic_ep_open(dev, &ep), NIC_OK);
+    CHECK(write_verified(r, dev, ep, pid, 65536) == 0);
+    CHECK_RC(nic_dev_close(dev), NIC_OK);
+    dev = NULL;
+out:
+    if (dev)
+        nic_dev_close(dev);
+    r->b_done = 1;
+    r->done++;
+}
+
+static void a_regwait(struct prog *p)
+{
+    struct run *r = p->r;
+    nicdrv_t *drv = hostsw_driver(r->hs[0]);
+    nic_dev_t *dev = NULL;
+    nic_ep_t ep;
+    struct nic_mr mr;
+    char err[200] = "";
+    uint32_t pid;
+
+    CHECK_RC(nicdrv_probe(drv, r->img, r->img_len, err, sizeof err), NICDRV_OK);
+    while (r->published < r->nodes - 1)
+        coro_sleep(2000);
+    CHECK(os_proc_create(os_of(r, 0), 48, &pid) == SIM_OK);
+    CHECK_RC(nic_dev_open(drv, pid, NULL, &dev), NIC_OK);
+    CHECK_RC(nic_ep_open(dev, &ep), NIC_OK);
+    CHECK_RC(nic_reg(dev, VA_L, 8192, NIC_ACCESS_LOCAL_READ, &mr), NIC_OK);
+    r->a_registered = 1;
+    CHECK(write_verified(r, dev, ep, pid, 0) == 0);
+    coro_sleep(400000); /* holds the driver's only process slot for 2 ms */
+    CHECK_RC(nic_dev_close(dev), NIC_OK);
+    dev = NULL;
+    r->a_closed_at = coro_now();
+    while (!r->b_done)
+        coro_sleep(20000);
+out:
+    r->a_registered = 1;
+    if (!r->a_closed_at)
+        r->a_closed_at = coro_now();
+    if (dev)
+        nic_dev_close(dev);
+    while (!r->b_done)
+        coro_sleep(20000);
+    finish_a(p);
+}
+
 static void prog_init(void *arg)
 {
     struct prog *p = arg;
@@ -738,6 +840,7 @@ static void prog_init(void *arg)
     case M_IMM: a_imm(p); break;
     case M_UPCALL_ANSWER:
     case M_UPCALL_IGNORE: a_upcall(p); break;
+    case M_REGWAIT: a_regwait(p); break;
     case M__N: break;
     }
     p->r->done++;
@@ -752,7 +855,7 @@ static bool all_done(cluster_t *c, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore" };
+    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore", "regwait" };
     static struct run r;
     struct cluster_config cc;
     struct prog pr[MAXN];
@@ -763,7 +866,7 @@ int main(int argc, char **argv)
     for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
     if (argc < 3 || argc > 4 || m == M__N) {
-        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|upcall-answer|upcall-ignore IMAGE [SEED]\n");
+        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|upcall-answer|upcall-ignore|regwait IMAGE [SEED]\n");
         return 1;
     }
     r.mode = (enum mode)m;
@@ -796,6 +899,8 @@ int main(int argc, char **argv)
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)r.nodes;
+        if (i == 0 && r.mode == M_REGWAIT)
+            dc.max_procs = 1; /* room for one process's tables */
         if (i == 1 && (r.mode == M_UPCALL_ANSWER || r.mode == M_UPCALL_IGNORE)) {
             dc.pin_hwm_pages = UP_HWM;
             dc.upcall_grace = UP_GRACE;
@@ -808,6 +913,13 @@ int main(int argc, char **argv)
                              : r.mode == M_UPCALL_ANSWER || r.mode == M_UPCALL_IGNORE ? prog_up_target
                                                                                          : prog_target;
         if (!r.hs[i] || coro_spawn(cluster_sched(r.cl), "prog", fn, &pr[i], NULL))
+            return 1;
+        r.progs++;
+    }
+    if (r.mode == M_REGWAIT) {
+        static struct prog pb;
+        pb = (struct prog){ &r, 0 };
+        if (coro_spawn(cluster_sched(r.cl), "procb", prog_regwait_b, &pb, NULL))
             return 1;
         r.progs++;
     }

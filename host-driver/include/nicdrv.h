@@ -90,6 +90,7 @@ struct nicdrv_config {
                                    buffer's CBH line at registration (FILL, NIC_FILL_CURRENT), so the
                                    first packet to a new buffer misses only its VMH line (true;
                                    false: every line on demand, as the seed) */
+    uint32_t evict_policy;      /* enum nicdrv_evict: the victim at the high-water mark (seed 001) */
     uint64_t upcall_grace;      /* eviction upcalls (seed 001; 0 = off, the default): before taking
                                    back a line's pinned pages at the high-water mark the driver posts
                                    NIC_EQE_UPCALL into the owner's event queue (if it has one) and
@@ -119,6 +120,13 @@ struct nicdrv_config {
 /* When the pages of a registered buffer are pinned (dynamic build; the static build pins and loads
  * everything at registration whatever the mode). Whatever the mode, a VMH miss on a page not
  * pinned yet pins it (and a page pinned by the driver can be evicted at the high-water mark). */
+enum nicdrv_evict {
+    NICDRV_EVICT_LRF = 0, /* the least recently filled line (the driver's own record; the default) */
+    NICDRV_EVICT_LRU = 1, /* the least recently used on the NIC: NIC_CMD_USAGE (its LRU stamps) before
+                             each eviction; a line the NIC does not hold goes first; for a cache of
+                             more than 256 ways only the first 256 are seen (one page) */
+};
+
 enum nicdrv_pin_mode {
     NICDRV_PIN_ON_MISS = 0, /* when a miss on it is served (seed 000: pin on demand) */
     NICDRV_PIN_AT_REG = 1,  /* nicdrv_mem_reg pins the buffer's pages and fills their VMH lines before
@@ -155,6 +163,7 @@ struct nicdrv_stats {
     uint64_t upcalls_late;              /* answers after the grace period (NICDRV_ETIMEDOUT) */
     uint64_t upcalls_unposted;          /* victims whose owner had no queue, or no room in it */
     uint64_t upcall_wait;               /* cycles evictions waited for upcall answers, in all */
+    uint64_t usage_reads;               /* NIC_CMD_USAGE answered (NICDRV_EVICT_LRU) */
     uint32_t procs, bufs, eps; /* live */
 };
 

@@ -268,17 +268,61 @@ int nicdrv_upcall_done(nicdrv_t *d, uint32_t pid, uint32_t token)
     return NICDRV_OK;
 }
 
+/* NICDRV_EVICT_LRU: the NIC's VMH ways (NIC_CMD_USAGE, up to a page of them) into w; their count. */
+static uint32_t vmh_usage(nicdrv_t *d, struct nic_usage_way *w)
+{
+    static const uint8_t zero[NICDRV_PAGE_SIZE];
+    struct nic_cmd c = { .op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .c = NICDRV_PAGE_SIZE };
+    int32_t st;
+
+    if (drv_cmd(d, &c, zero, sizeof zero, &st) || st != NIC_ST_OK ||
+        d->host.phys_read(d->host.ctx, d->slots[c.seq % d->nslots].img_pa, w, NICDRV_PAGE_SIZE))
+        return 0;
+    d->st.usage_reads++;
+    return NICDRV_PAGE_SIZE / sizeof *w;
+}
+
+/* The victim among the pinned lines (not keep): the least recently filled, or with
+ * NICDRV_EVICT_LRU the least recently used on the NIC (a line it does not hold first; ties and a
+ * failed USAGE: the least recently filled). */
+static struct drv_line *victim(nicdrv_t *d, const struct drv_line *keep)
+{
+    static struct nic_usage_way w[NICDRV_PAGE_SIZE / sizeof(struct nic_usage_way)];
+    struct drv_line *v = NULL;
+    uint32_t nw = d->cfg.evict_policy == NICDRV_EVICT_LRU ? vmh_usage(d, w) : 0, newest = 0, vage = 0;
+    bool any = false;
+
+    for (uint32_t i = 0; i < nw; i++) /* the newest stamp: ages are differences from it (wrap-safe) */
+        if ((w[i].key & NIC_USAGE_VALID) && (!any || (int32_t)(w[i].stamp - newest) > 0)) {
+            newest = w[i].stamp;
+            any = true;
+        }
+    for (uint32_t i = 0; i < d->nlines; i++) {
+        struct drv_line *l = &d->lines[i];
+        uint32_t age = UINT32_MAX;
+        if (!l->used || l == keep || !l->npinned)
+            continue;
+        for (uint32_t k = 0; nw && k < nw; k++)
+            if (w[k].key == (l->pid | NIC_USAGE_VALID) && w[k].line == l->line) {
+                age = newest - w[k].stamp;
+                break;
+            }
+        if (!nw)
+            age = 0;
+        if (!v || age > vage || (age == vage && l->filled_at < v->filled_at)) {
+            v = l;
+            vage = age;
+        }
+    }
+    return v;
+}
+
 static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
 {
     while (d->dynamic && d->cfg.pin_hwm_pages && d->st.pinned_pages + need > d->cfg.pin_hwm_pages) {
-        struct drv_line *v = NULL;
+        struct drv_line *v = victim(d, keep);
         uint64_t now = d->host.now(d->host.ctx);
         int rc;
-        for (uint32_t i = 0; i < d->nlines; i++) {
-            struct drv_line *l = &d->lines[i];
-            if (l->used && l != keep && l->npinned && (!v || l->filled_at < v->filled_at))
-                v = l;
-        }
         if (!v)
             return NICDRV_OK; /* one line bigger than the mark: allowed to exceed it */
         if (d->cfg.fill_residency && now < v->filled_at + d->cfg.fill_residency) {

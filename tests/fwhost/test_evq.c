@@ -339,6 +339,48 @@ static void eq_post_upcall(void **state)
     assert_int_equal(fwh.eq_events[EQ], 1);
 }
 
+/* NIC_CMD_USAGE: the VMH ways with their LRU stamps, as many as fit; a hit moves a line's stamp
+ * forward; refused for an unknown cache or a buffer smaller than one way. */
+static void usage_exports_lru_stamps(void **state)
+{
+    (void)state;
+    static uint8_t a[64];
+    const uint64_t pa = 0x60000u;
+    const uint32_t L = fwh.info.cache[NIC_CACHE_VMH].line;
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE__COUNT, .a = (uint32_t)pa, .c = 4096}),
+                     NIC_ST_BAD_CMD);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pa, .c = 8}),
+                     NIC_ST_BAD_CMD);
+    fwh_prefill(PID); /* the buffer's VMH lines installed */
+    const uint32_t l0 = (uint32_t)((LVA >> 12) / L);
+    /* a write into line l0: a hit, its stamp moves forward */
+    memset(fh_host(pa, 4096), 0xEE, 4096);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pa, .c = 4096}),
+                     NIC_ST_OK);
+    const struct nic_usage_way *w = (const struct nic_usage_way *)fh_host(pa, 4096);
+    int at = -1;
+    uint32_t before = 0;
+    for (int i = 0; i < 256; i++)
+        if (w[i].key == (PID | NIC_USAGE_VALID) && w[i].line == l0) {
+            at = i;
+            before = w[i].stamp;
+        }
+    assert_true(at >= 0);
+    assert_int_equal(*fh_host(pa + 4096 - 1, 1) == 0xEE, fwh.info.cache[NIC_CACHE_VMH].entries / L * 16u < 4096u);
+    struct pkt_hdr h = {.type = PKT_WRITE, .op = 3, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0, .len = 64,
+                        .flags = PKT_F_LAST};
+    fwh_send_seq(PEER, &h, a);
+    fwh_run();
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pa, .c = 4096}),
+                     NIC_ST_OK);
+    assert_true((int32_t)(w[at].stamp - before) > 0);
+    /* a small buffer gets the first ways only: nothing written beyond it */
+    memset(fh_host(pa, 4096), 0xEE, 4096);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pa, .c = 40}),
+                     NIC_ST_OK);
+    assert_int_equal(*fh_host(pa + 32, 1), 0xEE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +391,7 @@ int main(void)
         cmocka_unit_test_setup(imm_without_queue_counted, scen_setup),
         cmocka_unit_test_setup(imm_sent_on_last_segment, scen_setup),
         cmocka_unit_test_setup(eq_post_upcall, scen_setup),
+        cmocka_unit_test_setup(usage_exports_lru_stamps, scen_setup),
     };
     return FWH_RUN_TESTS("evq", tests) ? 1 : 0;
 }

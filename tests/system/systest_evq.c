@@ -41,6 +41,13 @@
  *                for 2 ms; process B's nic_reg fails NIC_ENOMEM, its nic_reg_wait with a 1 ms timeout
  *                returns NIC_ETIMEDOUT, then one with 20 ms returns NIC_OK only after A closed, and B's
  *                write to node 1 is verified.
+ *   evict POLICY 2 nodes, node 1's driver with a 3-line pin budget (no fill residency) and eviction
+ *                policy POLICY (lrf: least recently filled, the default; lru: least recently used,
+ *                from the NIC's LRU stamps, NIC_CMD_USAGE): node 0 alternates a write to a hot line
+ *                of node 1's buffer with a write to one of 7 cold lines in turn, 28 rounds, every
+ *                write verified. lru: the hot line is filled once and never evicted; lrf: it is
+ *                evicted and filled again and again. Prints the hot line's fills, the evictions and
+ *                the cycles of both (the comparison of docs/api.md).
  *
  * Exit: 0 pass, 1 fail.
  */
@@ -64,7 +71,8 @@
 #define RD_SRC (3u << 19) /* reads come from [RD_SRC, +SLOT) of a target: never written (writes: below) */
 #define WAITC 200000000ull
 
-enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M_UPCALL_ANSWER, M_UPCALL_IGNORE, M_REGWAIT, M__N };
+enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M_UPCALL_ANSWER, M_UPCALL_IGNORE, M_REGWAIT, M_EVICT_LRF, M_EVICT_LRU,
+            M__N };
 
 #define UP_GRACE 20000u   /* 100 us */
 #define UP_HWM 128u       /* pinned pages on node 1: two VMH lines of 64 pages */
@@ -96,6 +104,7 @@ struct run {
     uint64_t up_elapsed;
     uint64_t a_closed_at; /* regwait: when process A's nic_dev_close returned (0: not yet) */
     int a_registered, b_done;
+    unsigned hot_fills; /* evict: fills of the hot line on node 1 (the driver's observer) */
 };
 
 struct prog {
@@ -830,6 +839,48 @@ out:
     finish_a(p);
 }
 
+#define EV_HOT_LINE ((uint32_t)((VA_T >> 12) / 64u))
+
+static void observe_fill(void *ctx, const char *kind, unsigned cache, uint16_t pid, uint32_t key)
+{
+    struct run *r = ctx;
+    (void)pid;
+    if (cache == NIC_CACHE_VMH && key == EV_HOT_LINE && !strcmp(kind, "fill"))
+        r->hot_fills++;
+}
+
+static void a_evict(struct prog *p)
+{
+    struct run *r = p->r;
+    struct ctx c;
+    nic_ep_t ep[1];
+    struct nicdrv_stats ds;
+    int lru = r->mode == M_EVICT_LRU;
+
+    memset(&c, 0, sizeof c);
+    CHECK(open_proc(p, &c, NULL, ep, 1) == 0);
+    uint64_t t0 = coro_now();
+    for (unsigned i = 0; i < 28; i++) {
+        CHECK(write_verified(r, c.dev, ep[0], c.pid, (uint64_t)(i % 8) * 4096u) == 0);       /* hot: line 0 */
+        CHECK(write_verified(r, c.dev, ep[0], c.pid, (uint64_t)(1 + i % 7) * UP_LINE) == 0); /* cold: 1..7 */
+    }
+    uint64_t t = coro_now() - t0;
+    nicdrv_stats(hostsw_driver(r->hs[1]), &ds);
+    printf("systest_evq: evict %s: hot line filled %u times, %" PRIu64 " evictions, %" PRIu64 " VMH fills, %" PRIu64
+           " usage reads on node 1; 56 writes in %" PRIu64 " cycles\n",
+           lru ? "lru" : "lrf", r->hot_fills, ds.evictions, ds.fills, ds.usage_reads, t);
+    if (lru)
+        CHECK(r->hot_fills == 1 && ds.usage_reads >= ds.evictions && ds.evictions > 0);
+    else
+        CHECK(r->hot_fills > 5 && ds.usage_reads == 0);
+    CHECK_RC(nic_dev_close(c.dev), NIC_OK);
+    c.dev = NULL;
+out:
+    if (c.dev)
+        nic_dev_close(c.dev);
+    finish_a(p);
+}
+
 static void prog_init(void *arg)
 {
     struct prog *p = arg;
@@ -841,6 +892,8 @@ static void prog_init(void *arg)
     case M_UPCALL_ANSWER:
     case M_UPCALL_IGNORE: a_upcall(p); break;
     case M_REGWAIT: a_regwait(p); break;
+    case M_EVICT_LRF:
+    case M_EVICT_LRU: a_evict(p); break;
     case M__N: break;
     }
     p->r->done++;
@@ -855,7 +908,7 @@ static bool all_done(cluster_t *c, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore", "regwait" };
+    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore", "regwait", "evict-lrf", "evict-lru" };
     static struct run r;
     struct cluster_config cc;
     struct prog pr[MAXN];
@@ -866,7 +919,7 @@ int main(int argc, char **argv)
     for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
     if (argc < 3 || argc > 4 || m == M__N) {
-        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|upcall-answer|upcall-ignore|regwait IMAGE [SEED]\n");
+        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|upcall-answer|upcall-ignore|regwait|evict-lrf|evict-lru IMAGE [SEED]\n");
         return 1;
     }
     r.mode = (enum mode)m;
@@ -899,6 +952,13 @@ int main(int argc, char **argv)
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)r.nodes;
+        if (i == 1 && (r.mode == M_EVICT_LRF || r.mode == M_EVICT_LRU)) {
+            dc.pin_hwm_pages = 3 * 64 + 1; /* three lines and the completion queue */
+            dc.fill_residency = 0;
+            dc.evict_policy = r.mode == M_EVICT_LRU ? NICDRV_EVICT_LRU : NICDRV_EVICT_LRF;
+            dc.observe = observe_fill;
+            dc.observe_ctx = &r;
+        }
         if (i == 0 && r.mode == M_REGWAIT)
             dc.max_procs = 1; /* room for one process's tables */
         if (i == 1 && (r.mode == M_UPCALL_ANSWER || r.mode == M_UPCALL_IGNORE)) {

@@ -419,6 +419,47 @@ static void hwm_upcall_grace(void **state)
     fake_destroy(f);
 }
 
+/* NICDRV_EVICT_LRU: the victim is the line the NIC used least recently (its stamps, NIC_CMD_USAGE
+ * before each eviction), not the least recently filled: a line filled first but hit since stays. */
+static void hwm_lru_from_nic_usage(void **state)
+{
+    struct nicdrv_config cfg;
+    struct fake *f;
+    uint32_t pid, id, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    for (unsigned policy = NICDRV_EVICT_LRF; policy <= NICDRV_EVICT_LRU; policy++) {
+        nicdrv_config_default(&cfg);
+        cfg.nodes = 2;
+        cfg.pin_hwm_pages = 2 * FAKE_VMH_L;
+        cfg.fill_residency = 0;
+        cfg.evict_policy = policy;
+        f = up(true, &cfg);
+        pid = fake_proc(f);
+        assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 3 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id, &key), 0);
+        for (unsigned line = 0; line < 2; line++) {
+            assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + line * FAKE_VMH_L, &e), 1);
+            fake_run(f);
+        }
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 0); /* line 0: a hit */
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + 2 * FAKE_VMH_L, &e), 1);
+        fake_run(f);
+        nicdrv_stats(f->drv, &st);
+        assert_int_equal(st.evictions, 1);
+        /* lrf: line 0 (filled first) goes; lru: line 1 (line 0 was used since) */
+        assert_int_equal(fake_vmh_cached(f, (uint16_t)pid, VA), policy == NICDRV_EVICT_LRU);
+        assert_int_equal(fake_vmh_cached(f, (uint16_t)pid, VA + FAKE_VMH_L * 4096ull), policy == NICDRV_EVICT_LRF);
+        assert_int_equal(st.usage_reads, policy == NICDRV_EVICT_LRU ? 1 : 0);
+        assert_int_equal(f->usage_cmds, st.usage_reads);
+        assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+        assert_int_equal(os_pinned_pages_total(f->os), 0);
+        assert_int_equal(f->order_violations, 0);
+        fake_destroy(f);
+    }
+}
+
 static void hwm_keeps_a_young_fill(void **state)
 {
     struct nicdrv_config cfg;
@@ -803,6 +844,7 @@ int main(void)
         cmocka_unit_test(fill_refused_for_resources_is_retried),
         cmocka_unit_test(hwm_keeps_a_young_fill),
         cmocka_unit_test(hwm_upcall_grace),
+        cmocka_unit_test(hwm_lru_from_nic_usage),
         cmocka_unit_test(unbacked_memory_rejected_or_filled_invalid),
         cmocka_unit_test(static_build_preloads_and_fails_when_full),
         cmocka_unit_test(nic_stats_and_calls_before_probe),

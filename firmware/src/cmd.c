@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "evq.h"
 #include "ncp.h"
 #include "ops.h"
 #include "requester.h"
@@ -95,6 +96,13 @@ void ev_ring_set(uint64_t pa, uint32_t log2)
 uint32_t ev_produced(void)
 {
     return evr.n;
+}
+
+int stage_free(uint32_t n)
+{
+    /* slots are taken in order with growing tickets: the n-th next one free means all of them */
+    uint32_t k = stage_next + n - 1u;
+    return k < NCP_STAGE_N || dmaq_passed(stage_ticket[k % NCP_STAGE_N]);
 }
 
 void *stage_slot(void)
@@ -230,11 +238,12 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     case NIC_CMD_EP_OPEN: {
         if (c->ep == 0 || c->ep >= NCP_EPS || ep_tab[c->ep].state != EP_CLOSED || ep_tab[c->ep].closing ||
-            c->c < 1 || c->c > 16) {
+            c->c < 1 || c->c > 16 || (c->d && !evq_owned(c->d, c->pid))) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
         ep_open((uint8_t)c->ep, c->pid, ab, c->c);
+        ep_tab[c->ep].eq = (uint8_t)c->d; /* ABI 2.1: its completions are reported there too */
         cmd_answer(NIC_ST_OK);
         break;
     }
@@ -292,6 +301,20 @@ static void cmd_start(const struct nic_cmd *c)
         dmaq_post(HAL_SRAM_OFF(&cmd_stats_buf), ab, sizeof cmd_stats_buf, 1, DK_CMD, 0, 0);
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
         break;
+    case NIC_CMD_EQ_OPEN:
+    case NIC_CMD_EQ_ARM:
+        cmd_answer(evq_cmd(c));
+        break;
+    case NIC_CMD_EQ_CLOSE: {
+        int32_t st = evq_cmd(c);
+        if (st != NIC_ST_OK) {
+            cmd_answer(st);
+            break;
+        }
+        cs.ticket = dmaq_barrier_ticket(); /* its entries already queued land before the answer */
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
+        break;
+    }
     case NIC_CMD_SHUTDOWN:
         ncp.shutdown = 1;
         cmd_answer(NIC_ST_OK);

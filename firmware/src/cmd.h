@@ -20,6 +20,8 @@ int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t ep
 int ev_post_miss(uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t line, uint32_t lines);
 /* A 32-byte staging slot for an event or completion entry about to be DMA'd, or NULL when every
  * slot's DMA is still in flight. */
+/* 1 when the next n staging slots are free (their DMA done). */
+int stage_free(uint32_t n);
 void *stage_slot(void);
 
 /* This module's counters into the statistics (ncp_counters_gather). */

@@ -143,6 +143,8 @@ struct nicdrv_stats {
                                            at registration, NICDRV_PIN_OVERLAP in the background) */
     uint64_t pin_early;                 /* NICDRV_PIN_OVERLAP: VMH misses on a line the background had not
                                            pinned yet (its packets arrived before their pages were pinned) */
+    uint64_t eq_arms, eq_wakeups;       /* EQ_ARMs sent by nicdrv_eq_wait; NIC_EV_EQ events taken */
+    uint64_t eq_counts;                 /* consumer counts sent by nicdrv_eq_consumed */
     uint32_t procs, bufs, eps; /* live */
 };
 
@@ -202,7 +204,9 @@ int nicdrv_pin_step(nicdrv_t *d);
 
 /* ---- process context (the library's system calls; each charges host->syscall) ---- */
 /* Endpoint for pid, completion queue = the page at cq_va in pid's memory (pinned here).
- * *ep in 1..; *cq_entries gets the queue size. EBUSY: pid already has one (one per process). */
+ * *ep in 1..; *cq_entries gets the queue size. A process may open several (ENORES: the NIC has no
+ * free endpoint); EBUSY: cq_va is already the page of one of its queues. An endpoint opened while
+ * the process has an event queue reports its completions there too (NIC_EQE_CQ). */
 int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint32_t *cq_entries);
 /* EP_CLOSE (the NCP flushes outstanding work into the CQ), forget the PCH entry, unpin the CQ. */
 int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep);
@@ -212,7 +216,19 @@ int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep);
 int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_t rights, uint32_t *id, uint32_t *key);
 /* Invalidate the buffer's CBH line and the VMH lines it covers, then unpin, then forget it. */
 int nicdrv_mem_dereg(nicdrv_t *d, uint32_t pid, uint32_t id);
-/* Process exit: close its endpoint, deregister everything. */
+/* Event queue of pid (ABI 2.1, docs/host-interface.md "Event queues"): the page at eq_va in pid's
+ * memory (pinned here, cleared), 2^log2 entries (1..NIC_EQ_LOG2_MAX), flags NIC_EQF_*. One per
+ * process: EBUSY if it has one or eq_va is one of its completion queues; ENORES: no free queue id. */
+int nicdrv_eq_open(nicdrv_t *d, uint32_t pid, uint64_t eq_va, uint32_t log2, uint32_t flags);
+/* EQ_CLOSE (no entry lands after it; its endpoints stop reporting), unpin the page. */
+int nicdrv_eq_close(nicdrv_t *d, uint32_t pid);
+/* Blocking wait: EQ_ARM with ci (the entries the process consumed), then sleep until the NCP's
+ * NIC_EV_EQ for the queue wakes it (at once if entries beyond ci are there) or until deadline
+ * (absolute, cycles; ETIMEDOUT). NICDRV_OK says: read the queue. ENOENT: no event queue. */
+int nicdrv_eq_wait(nicdrv_t *d, uint32_t pid, uint32_t ci, uint64_t deadline);
+/* EQ_ARM with NIC_EQ_ARM_COUNT_ONLY: the NCP learns that ci entries were consumed (room). */
+int nicdrv_eq_consumed(nicdrv_t *d, uint32_t pid, uint32_t ci);
+/* Process exit: close its endpoints and event queue, deregister everything. */
 int nicdrv_proc_release(nicdrv_t *d, uint32_t pid);
 
 void nicdrv_stats(const nicdrv_t *d, struct nicdrv_stats *out);

@@ -169,6 +169,7 @@ static void fail_all_waiters(nicdrv_t *d)
     d->dead = true;
     d->host.ev_signal(d->host.ctx, NICDRV_WQ_CMD);
     d->host.ev_signal(d->host.ctx, NICDRV_WQ_MISS);
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_EQ);
 }
 
 static void queue_miss(nicdrv_t *d, const struct nic_event *e, uint64_t raised_at)
@@ -238,6 +239,13 @@ static uint32_t drain(nicdrv_t *d, uint64_t raised_at)
         case NIC_EV_MISS:
             if (e.cache < NIC_CACHE__COUNT)
                 queue_miss(d, &e, raised_at);
+            break;
+        case NIC_EV_EQ: /* an armed event queue got an entry: wake its process (nicdrv_eq_wait) */
+            if (e.a < d->info.max_procs) {
+                d->eq_fired[e.a]++;
+                d->st.eq_wakeups++;
+                d->host.ev_signal(d->host.ctx, NICDRV_WQ_EQ);
+            }
             break;
         case NIC_EV_FATAL:
         default:
@@ -504,7 +512,10 @@ static void free_rings(nicdrv_t *d)
         d->host.dma_free(d->host.ctx, d->ev_pa);
     d->ev_pa = 0;
     free(d->ep_used);
-    d->ep_used = NULL;
+    free(d->eq_used);
+    free(d->eq_fired);
+    d->ep_used = d->eq_used = NULL;
+    d->eq_fired = NULL;
 }
 
 static int alloc_rings(nicdrv_t *d)
@@ -512,7 +523,9 @@ static int alloc_rings(nicdrv_t *d)
     d->nslots = d->info.cmd_entries;
     d->slots = calloc(d->nslots, sizeof *d->slots);
     d->ep_used = calloc(d->info.max_procs, 1);
-    if (!d->slots || !d->ep_used)
+    d->eq_used = calloc(d->info.max_procs, 1);
+    d->eq_fired = calloc(d->info.max_procs, sizeof *d->eq_fired);
+    if (!d->slots || !d->ep_used || !d->eq_used || !d->eq_fired)
         return NICDRV_ENOMEM;
     for (uint32_t i = 0; i < d->nslots; i++)
         if (d->host.dma_alloc(d->host.ctx, &d->slots[i].img_pa))

@@ -89,7 +89,8 @@ static struct drv_proc *find_proc(nicdrv_t *d, uint32_t pid, bool create)
     free_p->used = true;
     free_p->pid = pid;
     free_p->nbufs = 0;
-    free_p->ep_open = false;
+    free_p->ep_mask = 0;
+    free_p->eq_open = false;
     d->st.procs++;
     return free_p;
 }
@@ -319,9 +320,9 @@ static int build_line(nicdrv_t *d, unsigned cache, uint16_t pid, uint32_t key, v
     struct nic_pch_entry *e = img; /* PCH: the line holds pids key*L .. key*L+L-1 */
     for (uint32_t i = 0; i < L; i++) {
         const struct drv_proc *q = find_proc(d, key * L + i, false);
-        if (q && q->ep_open) {
+        if (q && q->ep_mask) { /* the context names one endpoint: its lowest */
             e[i].flags = NIC_ENTRY_VALID;
-            e[i].ep = q->ep;
+            e[i].ep = (uint16_t)__builtin_ctz(q->ep_mask);
         }
     }
     return NICDRV_OK;
@@ -832,17 +833,43 @@ static int pch_update(nicdrv_t *d, uint16_t pid)
     return rc;
 }
 
-static void unpin_cq(nicdrv_t *d, struct drv_proc *p)
+static void unpin_page(nicdrv_t *d, struct drv_proc *p, uint64_t va)
 {
-    if (d->host.unpin(d->host.ctx, p->pid, p->cq_va, NICDRV_PAGE_SIZE) == NICDRV_OK) {
+    if (d->host.unpin(d->host.ctx, p->pid, va, NICDRV_PAGE_SIZE) == NICDRV_OK) {
         d->st.unpins++;
         d->st.pinned_pages--;
     }
 }
 
+/* Pin, translate and clear one page of the process for NIC DMA (a completion or event queue). */
+static int pin_page(nicdrv_t *d, struct drv_proc *p, uint64_t va, uint64_t *pa)
+{
+    static const uint8_t zero[NICDRV_PAGE_SIZE];
+
+    if (d->host.pin(d->host.ctx, p->pid, va, NICDRV_PAGE_SIZE))
+        return NICDRV_EFAULT;
+    d->st.pins++;
+    if (++d->st.pinned_pages > d->st.pinned_peak)
+        d->st.pinned_peak = d->st.pinned_pages;
+    if (d->host.translate(d->host.ctx, p->pid, va, pa) ||
+        d->host.proc_write(d->host.ctx, p->pid, va, zero, sizeof zero)) {
+        unpin_page(d, p, va);
+        return NICDRV_EFAULT;
+    }
+    return NICDRV_OK;
+}
+
+/* va is the page of one of the process's queues already. */
+static bool queue_page(const struct drv_proc *p, uint64_t va)
+{
+    for (uint32_t e = 0; e < DRV_EPS; e++)
+        if ((p->ep_mask >> e & 1u) && p->cq_va[e] == va)
+            return true;
+    return p->eq_open && p->eq_va == va;
+}
+
 int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint32_t *cq_entries)
 {
-    uint8_t zero[NICDRV_PAGE_SIZE] = { 0 };
     struct nic_cmd c = { .op = NIC_CMD_EP_OPEN };
     uint32_t nep, e;
     struct drv_proc *p;
@@ -855,9 +882,11 @@ int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint
     if (cq_va % NICDRV_PAGE_SIZE)
         return NICDRV_EINVAL;
     nep = d->info.max_procs < NIC_SENDQ_SLOTS ? d->info.max_procs : NIC_SENDQ_SLOTS;
+    if (nep > DRV_EPS)
+        nep = DRV_EPS;
     drv_lock(d, &d->tbl_lock);
     p = find_proc(d, pid, true);
-    rc = !p ? NICDRV_ENOMEM : p->ep_open ? NICDRV_EBUSY : NICDRV_OK;
+    rc = !p ? NICDRV_ENOMEM : queue_page(p, cq_va) ? NICDRV_EBUSY : NICDRV_OK;
     if (rc)
         goto out;
     for (e = 1; e < nep && d->ep_used[e]; e++)
@@ -865,34 +894,28 @@ int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint
     rc = NICDRV_ENORES;
     if (e == nep)
         goto out;
-    rc = NICDRV_EFAULT;
-    if (d->host.pin(d->host.ctx, pid, cq_va, NICDRV_PAGE_SIZE))
+    rc = pin_page(d, p, cq_va, &pa);
+    if (rc)
         goto out;
-    d->st.pins++;
-    if (++d->st.pinned_pages > d->st.pinned_peak)
-        d->st.pinned_peak = d->st.pinned_pages;
-    p->cq_va = cq_va;
-    if (d->host.translate(d->host.ctx, pid, cq_va, &pa) ||
-        d->host.proc_write(d->host.ctx, pid, cq_va, zero, sizeof zero))
-        goto fail_pin;
     c.ep = (uint16_t)e;
     c.pid = (uint16_t)pid;
     c.a = (uint32_t)pa;
     c.b = (uint32_t)(pa >> 32);
     c.c = d->cfg.cq_log2;
+    c.d = p->eq_open ? p->eq : 0u; /* ABI 2.1: completions reported to the process's event queue */
     rc = drv_cmd(d, &c, NULL, 0, &st);
     if (!rc)
         rc = drv_map_status(st);
     if (rc)
         goto fail_pin;
     d->ep_used[e] = 1;
-    p->ep_open = true;
-    p->ep = (uint16_t)e;
+    p->ep_mask |= 1u << e;
+    p->cq_va[e] = cq_va;
     d->st.eps++;
     rc = pch_update(d, (uint16_t)pid);
     if (rc) {
         struct nic_cmd cl = { .op = NIC_CMD_EP_CLOSE, .ep = (uint16_t)e };
-        p->ep_open = false;
+        p->ep_mask &= ~(1u << e);
         d->ep_used[e] = 0;
         d->st.eps--;
         if (drv_cmd(d, &cl, NULL, 0, &st) || pch_update(d, (uint16_t)pid))
@@ -903,15 +926,15 @@ int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint
     *cq_entries = 1u << d->cfg.cq_log2;
     goto out;
 fail_pin:
-    unpin_cq(d, p);
+    unpin_page(d, p, cq_va);
 out:
     drv_unlock(d, &d->tbl_lock);
     return rc;
 }
 
-static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
+static int ep_close_locked(nicdrv_t *d, struct drv_proc *p, uint16_t ep)
 {
-    struct nic_cmd c = { .op = NIC_CMD_EP_CLOSE, .ep = p->ep, .pid = (uint16_t)p->pid };
+    struct nic_cmd c = { .op = NIC_CMD_EP_CLOSE, .ep = ep, .pid = (uint16_t)p->pid };
     int32_t st;
     int rc = NICDRV_OK;
 
@@ -944,15 +967,15 @@ static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
         if (rc)
             return rc;
     }
-    p->ep_open = false;
+    p->ep_mask &= ~(1u << ep);
     if (!d->dead) {
         rc = pch_update(d, (uint16_t)p->pid);
         if (rc)
             return rc;
     }
-    d->ep_used[p->ep] = 0;
+    d->ep_used[ep] = 0;
     d->st.eps--;
-    unpin_cq(d, p);
+    unpin_page(d, p, p->cq_va[ep]);
     return NICDRV_OK;
 }
 
@@ -965,20 +988,167 @@ int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep)
         return rc;
     drv_lock(d, &d->tbl_lock);
     p = find_proc(d, pid, false);
-    if (!p || !p->ep_open || p->ep != ep)
+    if (!p || ep >= DRV_EPS || !(p->ep_mask >> ep & 1u))
         rc = NICDRV_ENOENT;
     else
-        rc = ep_close_locked(d, p);
+        rc = ep_close_locked(d, p, ep);
     drv_unlock(d, &d->tbl_lock);
     return rc;
+}
+
+/* ---- event queues (ABI 2.1) ---- */
+
+int nicdrv_eq_open(nicdrv_t *d, uint32_t pid, uint64_t eq_va, uint32_t log2, uint32_t flags)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EQ_OPEN };
+    struct drv_proc *p;
+    uint64_t pa;
+    uint32_t q;
+    int32_t st;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    if (eq_va % NICDRV_PAGE_SIZE || log2 < 1 || log2 > NIC_EQ_LOG2_MAX || (flags & ~NIC_EQF_NOTIFY))
+        return NICDRV_EINVAL;
+    drv_lock(d, &d->tbl_lock);
+    p = find_proc(d, pid, true);
+    rc = !p ? NICDRV_ENOMEM : p->eq_open || queue_page(p, eq_va) ? NICDRV_EBUSY : NICDRV_OK;
+    if (rc)
+        goto out;
+    for (q = 1; q < d->info.max_procs && d->eq_used[q]; q++)
+        ;
+    rc = NICDRV_ENORES;
+    if (q >= d->info.max_procs)
+        goto out;
+    rc = pin_page(d, p, eq_va, &pa);
+    if (rc)
+        goto out;
+    c.ep = (uint16_t)q;
+    c.pid = (uint16_t)pid;
+    c.a = (uint32_t)pa;
+    c.b = (uint32_t)(pa >> 32);
+    c.c = log2;
+    c.d = flags;
+    rc = drv_cmd(d, &c, NULL, 0, &st);
+    if (!rc)
+        rc = drv_map_status(st);
+    if (rc) {
+        unpin_page(d, p, eq_va);
+        goto out;
+    }
+    d->eq_used[q] = 1;
+    p->eq_open = true;
+    p->eq = (uint16_t)q;
+    p->eq_va = eq_va;
+out:
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+static int eq_close_locked(nicdrv_t *d, struct drv_proc *p)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EQ_CLOSE, .ep = p->eq, .pid = (uint16_t)p->pid };
+    int32_t st;
+    int rc;
+
+    if (!d->dead) {
+        rc = drv_cmd(d, &c, NULL, 0, &st);
+        if (!rc)
+            rc = drv_map_status(st);
+        if (rc)
+            return rc; /* the NCP may still write the page: it stays pinned */
+    }
+    p->eq_open = false;
+    d->eq_used[p->eq] = 0;
+    unpin_page(d, p, p->eq_va);
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_EQ);
+    return NICDRV_OK;
+}
+
+int nicdrv_eq_close(nicdrv_t *d, uint32_t pid)
+{
+    struct drv_proc *p;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    drv_lock(d, &d->tbl_lock);
+    p = find_proc(d, pid, false);
+    rc = !p || !p->eq_open ? NICDRV_ENOENT : eq_close_locked(d, p);
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+int nicdrv_eq_consumed(nicdrv_t *d, uint32_t pid, uint32_t ci)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EQ_ARM, .c = NIC_EQ_ARM_COUNT_ONLY, .a = ci };
+    struct drv_proc *p;
+    int32_t st;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    p = find_proc(d, pid, false);
+    if (!p || !p->eq_open)
+        return NICDRV_ENOENT;
+    c.ep = p->eq;
+    c.pid = (uint16_t)pid;
+    d->st.eq_counts++;
+    rc = drv_cmd(d, &c, NULL, 0, &st);
+    return rc ? rc : drv_map_status(st);
+}
+
+int nicdrv_eq_wait(nicdrv_t *d, uint32_t pid, uint32_t ci, uint64_t deadline)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EQ_ARM };
+    struct drv_proc *p;
+    uint64_t seen;
+    uint16_t q;
+    int32_t st;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    p = find_proc(d, pid, false);
+    if (!p || !p->eq_open)
+        return NICDRV_ENOENT;
+    q = p->eq;
+    seen = d->eq_fired[q]; /* before the ARM: its event cannot be missed */
+    c.ep = q;
+    c.pid = (uint16_t)pid;
+    c.a = ci;
+    d->st.eq_arms++;
+    rc = drv_cmd(d, &c, NULL, 0, &st);
+    if (!rc)
+        rc = drv_map_status(st);
+    if (rc)
+        return rc;
+    for (;;) {
+        uint64_t wq = d->host.ev_count(d->host.ctx, NICDRV_WQ_EQ);
+        if (d->eq_fired[q] != seen)
+            return NICDRV_OK;
+        if (d->dead)
+            return NICDRV_ESTATE;
+        if (!p->used || !p->eq_open || p->eq != q)
+            return NICDRV_ENOENT; /* closed meanwhile */
+        if (d->host.now(d->host.ctx) >= deadline)
+            return NICDRV_ETIMEDOUT;
+        rc = d->host.ev_wait(d->host.ctx, NICDRV_WQ_EQ, wq, deadline);
+        if (rc == NICDRV_ECANCELED)
+            return rc;
+    }
 }
 
 static int release_locked(nicdrv_t *d, struct drv_proc *p)
 {
     int rc = NICDRV_OK;
 
-    if (p->ep_open)
-        rc = ep_close_locked(d, p);
+    for (uint16_t e = 0; !rc && e < DRV_EPS; e++)
+        if (p->ep_mask >> e & 1u)
+            rc = ep_close_locked(d, p, e);
+    if (!rc && p->eq_open)
+        rc = eq_close_locked(d, p);
     for (uint32_t i = 0; !rc && i < d->cfg.max_bufs; i++)
         if (p->bufs[i].used)
             rc = dereg_locked(d, p, i);

@@ -56,6 +56,7 @@ struct fake_answer {
 struct fake_ep {
     bool open;
     uint16_t pid;
+    uint16_t eq; /* event queue its completions are reported to (EP_OPEN d) */
     uint64_t cq_pa;
     uint32_t cq_n, cq_pi, sq_pi, sq_ci;
 };
@@ -94,6 +95,14 @@ struct fake {
         uint32_t key;
     } miss_out[16];
     struct fake_ep ep[16];
+    struct fake_eq { /* event queues, as the NCP keeps them (firmware/src/evq.c) */
+        bool open, armed;
+        uint16_t pid;
+        uint32_t log2, flags, n, ci, lost;
+        uint64_t pa;
+    } eq[16];
+    uint32_t eq_fires, eq_lost, eq_arms; /* NIC_EV_EQ posted; entries lost; EQ_ARMs taken */
+    uint32_t imm_no_eq;                  /* writes with immediate to a process without a notify queue */
     uint64_t stamp;
     /* what the tests look at */
     uint32_t cmds[16];         /* per op */

@@ -26,6 +26,13 @@ enum pkt_type {
 #define PKT_F_RESYNC 0x01u /* the sender restarted its sequence here after giving up on a peer */
 #define PKT_F_LAST 0x02u   /* last segment of its operation */
 #define PKT_F_VOID 0x04u   /* WRITE / READ_RESP without data: consumes its sequence number only */
+#define PKT_F_CE 0x08u     /* congestion experienced: set by the switch on a frame it queued above
+                            * its marking threshold (docs/wire-protocol.md "Flow and congestion control") */
+#define PKT_F_ECE 0x10u    /* ACK: a packet of yours accepted since my last ACK frame carried CE */
+
+/* ACK frames: the receiver's credit (packets beyond `ack` the sender may have in flight; 0: none
+ * advertised) in the high byte of `reason` (the low byte is a NACK's reason, 0 otherwise). */
+#define PKT_CREDIT(reason) ((uint32_t)(reason) >> 8)
 
 enum pkt_nack_reason {
     PKT_NACK_GAP = 1,        /* seq is not the next expected one: resend from `ack` */

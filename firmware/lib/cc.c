@@ -10,14 +10,17 @@ static uint32_t clampu(uint32_t v, uint32_t lo, uint32_t hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-uint32_t cc_tx_window(const struct cc_tx *t, const struct cc_cfg *cfg, uint32_t opts)
+uint32_t cc_tx_window(const struct cc_tx *t, const struct cc_cfg *cfg, uint32_t opts, uint32_t una)
 {
     uint32_t w = cfg->win_max;
 
     if ((opts & CC_OPT_CC) && t->cwnd / CC_FRAC < w)
         w = t->cwnd / CC_FRAC;
-    if ((opts & CC_OPT_FC) && t->credit && t->credit < w)
-        w = t->credit;
+    if ((opts & CC_OPT_FC) && t->lim_on) {
+        uint32_t f = seq_lt(una, t->lim) ? t->lim - una : 0;
+        if (f < w)
+            w = f;
+    }
     return w ? w : 1u;
 }
 
@@ -25,20 +28,25 @@ void cc_tx_init(struct cc_tx *t, const struct cc_cfg *cfg, uint32_t una, uint32_
 {
     memset(t, 0, sizeof *t);
     t->cwnd = clampu(cfg->win_init, cfg->win_min, cfg->win_max) * CC_FRAC;
-    t->credit = cfg->credit_init;
     t->una = una;
-    t->win = cc_tx_window(t, cfg, opts);
+    t->lim = una + cfg->credit_init;
+    t->lim_on = cfg->credit_init != 0;
+    t->win = cc_tx_window(t, cfg, opts, una);
 }
 
 int cc_tx_update(struct cc_tx *t, const struct cc_cfg *cfg, uint32_t opts, uint32_t una, uint32_t nxt, int ece,
-                 int credit_valid, uint32_t credit)
+                 int credit_valid, uint32_t ack, uint32_t credit)
 {
     uint32_t acked = seq_lt(t->una, una) ? una - t->una : 0;
     int cut = 0;
 
     t->una = una;
-    if (credit_valid)
-        t->credit = credit;
+    if (credit_valid) {
+        /* forward only: a reordered older ACK frame does not take back a grant */
+        if (!credit || !t->lim_on || seq_lt(t->lim, ack + credit))
+            t->lim = ack + credit;
+        t->lim_on = credit != 0;
+    }
     if (t->cut_valid && !seq_lt(una, t->cut_seq))
         t->cut_valid = 0; /* the packets in flight at the cut are acknowledged */
     if (opts & CC_OPT_CC) {
@@ -56,26 +64,16 @@ int cc_tx_update(struct cc_tx *t, const struct cc_cfg *cfg, uint32_t opts, uint3
                 t->cwnd = hi;
         }
     }
-    t->win = cc_tx_window(t, cfg, opts);
+    t->win = cc_tx_window(t, cfg, opts, una);
     return cut;
 }
 
-uint32_t cc_credit(struct cc_share *s, uint32_t *peer_epoch, const struct cc_cfg *cfg, uint32_t now)
+uint32_t cc_grant(const struct cc_cfg *cfg, uint32_t others, uint32_t holders)
 {
-    uint32_t e = (now >> cfg->active_shift) + 1u, n;
+    uint32_t g = cfg->rx_slots / (holders ? holders : 1u);
+    uint32_t free = others < cfg->rx_slots ? cfg->rx_slots - others : 0;
 
-    if (e == 0)
-        e = 1; /* (0 means never) */
-    if (e != s->epoch) {
-        s->prev = e == s->epoch + 1u ? s->cur : 0;
-        s->cur = 0;
-        s->epoch = e;
-    }
-    if (*peer_epoch != e) {
-        *peer_epoch = e;
-        s->cur++;
-    }
-    n = s->cur > s->prev ? s->cur : s->prev;
-    n = cfg->rx_slots / (n ? n : 1u);
-    return n ? (n > 255u ? 255u : n) : 1u;
+    if (free < g)
+        g = free;
+    return g < 1u ? 1u : g > 255u ? 255u : g;
 }

@@ -2,20 +2,25 @@
  * cc.h - the rules of flow control (receiver credits) and congestion control (an ECN-driven AIMD
  * window per connection), docs/wire-protocol.md "Flow and congestion control". Portable and
  * passive, as xport: the NCP (firmware/src/congestion.c) keeps the state and calls these with the
- * frames' fields and the time; tests/unit/ncp_test_cc.c calls them with fake inputs.
+ * frames' fields; tests/unit/ncp_test_cc.c calls them with fake inputs.
  *
- * Flow control: a receiver advertises on every ACK frame a credit, the number of packets beyond
- * that ACK the sender may have in flight: its receive buffers (the MAC RX ring less a reserve for
- * control frames) shared among the peers that sent it data lately (counted per epoch of
- * 2^active_shift ticks: the peers it acknowledged this epoch or the last, whichever is more). A
- * single sender is given the whole ring; none is ever given less than 1 (a sender always has a
- * packet to send that brings the next ACK). A sender's window is min(XP_WIN, credit, cwnd).
+ * Flow control: a receiver grants each sender, on every ACK frame, a credit: the sender may send
+ * packets up to (not including) ack + credit, an absolute limit it keeps until the next ACK frame.
+ * The receiver's buffers (the MAC RX ring less a reserve for control frames, rx_slots) are a pool:
+ * a sender's outstanding grant is its limit less the ACK the receiver can give it now (its
+ * packets from there on are in the ring, on the wire, or not sent yet), and a grant is at most
+ * the pool's free part (rx_slots less the others' outstanding grants) and at most an equal share
+ * (rx_slots / the senders holding a grant). Never below 1: a sender must always be able to send
+ * the packet that brings its next ACK; so while no more senders than rx_slots are active, the
+ * ring holds everything granted, and a single sender can never overrun it.
  *
  * Congestion control: the switch marks frames (PKT_F_CE) enqueued on an output queue above its
  * threshold; the receiver echoes a mark (PKT_F_ECE on its next ACK frame); the sender halves its
  * window on an echo, at most once per window of packets (not again until the packets in flight
- * at the cut are acknowledged), and grows it by one packet per window acknowledged without an
- * echo, between win_min and win_max.
+ * at the cut are acknowledged), and grows it by about one packet per window acknowledged without
+ * an echo (1/cwnd per packet), between win_min and win_max.
+ *
+ * A sender's window is min(win_max, the flow limit less una, cwnd), never below 1.
  */
 #ifndef NCP_CC_H
 #define NCP_CC_H
@@ -42,37 +47,32 @@ struct cc_cfg {
 /* Sender side, per connection. */
 struct cc_tx {
     uint32_t cwnd;      /* congestion window, 1/CC_FRAC packets */
-    uint32_t credit;    /* the receiver's last credit, packets beyond its ACK (0: none: no limit) */
+    uint32_t lim;       /* flow control: packets before this may be sent (valid while lim_on) */
     uint32_t cut_seq;   /* no further cut before una passes this (valid while cut_valid) */
     uint32_t una;       /* the una the last update saw (packets acknowledged since: the increase) */
     uint8_t cut_valid;
-    uint8_t reserved[3];
-    uint32_t win;       /* the window the send paths obey: min(win_max, credit, cwnd), >= 1 */
-};
-
-/* Receiver side: the active-sender count. */
-struct cc_share {
-    uint32_t epoch;     /* current epoch + 1 (0: none yet) */
-    uint32_t cur, prev; /* peers acknowledged in this epoch, the last one */
+    uint8_t lim_on;     /* a limit is known (from credit_init, then every ACK frame with a credit) */
+    uint8_t reserved[2];
+    uint32_t win;       /* the window the send paths obey: min(win_max, lim - una, cwnd), >= 1 */
 };
 
 void cc_tx_init(struct cc_tx *t, const struct cc_cfg *cfg, uint32_t una, uint32_t opts);
 
 /*
  * A frame from the peer was handled (its ACK fields applied: `una`, `nxt` are the connection's
- * now). `ece`: the frame echoed a mark; `credit_valid`: it carries a credit (an ACK frame), with
- * `credit` (0: the receiver advertises none). Returns 1 when the window was cut.
+ * now). `ece`: the frame echoed a mark; `credit_valid`: it is an ACK frame, with its `ack` and
+ * `credit` (0: the receiver grants none: no limit). Returns 1 when the window was cut.
  */
 int cc_tx_update(struct cc_tx *t, const struct cc_cfg *cfg, uint32_t opts, uint32_t una, uint32_t nxt, int ece,
-                 int credit_valid, uint32_t credit);
+                 int credit_valid, uint32_t ack, uint32_t credit);
 
-/* The window in packets for the given state (what cc_tx_update leaves in t->win). */
-uint32_t cc_tx_window(const struct cc_tx *t, const struct cc_cfg *cfg, uint32_t opts);
+/* The window in packets for the given state and una (what cc_tx_update leaves in t->win). */
+uint32_t cc_tx_window(const struct cc_tx *t, const struct cc_cfg *cfg, uint32_t opts, uint32_t una);
 
 /*
- * The credit to advertise to a peer in an ACK frame at time `now`; *peer_epoch is that peer's
- * last epoch + 1 (0: never), updated. Counts the peer as active in the current epoch.
+ * The credit a receiver grants a sender: `others` = the other senders' outstanding grants,
+ * `holders` = the senders holding a grant, this one included (>= 1). 1..255.
  */
-uint32_t cc_credit(struct cc_share *s, uint32_t *peer_epoch, const struct cc_cfg *cfg, uint32_t now);
+uint32_t cc_grant(const struct cc_cfg *cfg, uint32_t others, uint32_t holders);
 
 #endif /* NCP_CC_H */

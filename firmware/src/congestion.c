@@ -20,20 +20,19 @@
 
 static const struct cc_cfg cc_cfg = {
     .rx_slots = RX_SLOTS - CC_RX_RESERVE,
-    .credit_init = 2u, /* until the first ACK frame: several senders may start at once */
+    .credit_init = 1u, /* until the first ACK frame: several senders may start at once */
     .win_init = 2u,
     .win_min = 1u,
     .win_max = XP_WIN,
-    .active_shift = 12u, /* 4096 ticks: 20 us at 200 MHz */
 };
 _Static_assert(XP_WIN <= 255u, "cc_win is 8-bit");
 
 uint32_t cc_opts;
 uint8_t cc_win[NCP_MAX_PEERS];
 static struct cc_tx cc_tx[NCP_MAX_PEERS];
-static uint32_t cc_peer_epoch[NCP_MAX_PEERS];
-static uint8_t cc_echo[NCP_MAX_PEERS]; /* a CE mark from this peer not yet echoed */
-static struct cc_share cc_share;
+static uint32_t cc_lim[NCP_MAX_PEERS];      /* receiver: the limit granted to each sender */
+static uint8_t cc_granted[NCP_MAX_PEERS];   /* receiver: cc_lim was granted (may be outstanding) */
+static uint8_t cc_echo[NCP_MAX_PEERS];      /* a CE mark from this peer not yet echoed */
 
 static struct {
     uint32_t ce_received;
@@ -43,14 +42,14 @@ static struct {
 void cc_setup(uint32_t opts)
 {
     cc_opts = opts;
-    memset(&cc_share, 0, sizeof cc_share);
-    memset(cc_peer_epoch, 0, sizeof cc_peer_epoch);
+    memset(cc_granted, 0, sizeof cc_granted);
     memset(cc_echo, 0, sizeof cc_echo);
     struct cc_tx t0;
     cc_tx_init(&t0, &cc_cfg, 0, opts);
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
-        cc_tx[p] = t0;
+        cc_tx[p] = t0; /* (una 0 in the template: the limit is relative to the connection's una) */
         cc_tx[p].una = conn_peer[p].x.una;
+        cc_tx[p].lim = conn_peer[p].x.una + cc_cfg.credit_init;
         cc_win[p] = (uint8_t)t0.win; /* XP_WIN when off */
     }
 }
@@ -66,9 +65,34 @@ void cc_on_frame(uint16_t peer, const struct pkt_hdr *h)
     const struct xport_peer *x = &conn_peer[peer].x;
     int is_ack = h->type == PKT_ACK;
     if (cc_tx_update(&cc_tx[peer], &cc_cfg, cc_opts, x->una, x->nxt, is_ack && (h->flags & PKT_F_ECE), is_ack,
-                     PKT_CREDIT(h->reason)))
+                     h->ack, PKT_CREDIT(h->reason)))
         ncp_sat_inc(&cc_cnt.cc_cuts);
     cc_win[peer] = (uint8_t)cc_tx[peer].win;
+}
+
+/*
+ * The credit for an ACK frame `ack` to `peer`: the other senders' outstanding grants (their limit
+ * less the ACK we could give them now: their packets from there on may be in our ring) and the
+ * senders holding one go to cc_grant; a grant never moves a sender's limit back (it may have sent
+ * up to it).
+ */
+static uint32_t grant(uint16_t peer, uint32_t ack)
+{
+    uint32_t others = 0, holders = 1, c;
+
+    for (uint32_t q = 0; q < ncp.nodes; q++) {
+        uint32_t out = cc_lim[q] - conn_peer[q].ack_val;
+        if (cc_granted[q] && q != peer && seq_lt(0, out)) {
+            others += out;
+            holders++;
+        }
+    }
+    c = cc_grant(&cc_cfg, others, holders);
+    if (cc_granted[peer] && seq_lt(ack + c, cc_lim[peer]) && cc_lim[peer] - ack <= 255u)
+        c = cc_lim[peer] - ack;
+    cc_lim[peer] = ack + c;
+    cc_granted[peer] = 1;
+    return c;
 }
 
 void cc_ack_fields(uint16_t peer, struct pkt_hdr *h)
@@ -77,7 +101,7 @@ void cc_ack_fields(uint16_t peer, struct pkt_hdr *h)
         h->flags |= PKT_F_ECE;
     cc_echo[peer] = 0;
     if (cc_opts & CC_OPT_FC)
-        h->reason = (uint16_t)(h->reason | cc_credit(&cc_share, &cc_peer_epoch[peer], &cc_cfg, ncp.now) << 8);
+        h->reason = (uint16_t)(h->reason | grant(peer, h->ack) << 8);
 }
 
 void cc_counters(struct nic_stats *s, struct ncp_counters *k)

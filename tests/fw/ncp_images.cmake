@@ -8,8 +8,10 @@ target_link_libraries(fw_imghost PUBLIC ncp_testapi)
 target_include_directories(fw_imghost PUBLIC ${NIC_SOURCE_DIR}/tests/fw)
 # The test side for size: the largest images (read_timeout) fill the 64 KiB IMEM to within a few
 # hundred bytes, and the NCP grows (issue 14).
+file(GLOB NCP_TEST_IMAGE_SOURCES ${NIC_SOURCE_DIR}/tests/fw/ncp_*.c)
+list(FILTER NCP_TEST_IMAGE_SOURCES EXCLUDE REGEX "ncp_bench_") # the benchmarks' loops stay as measured
 set_source_files_properties(${NIC_SOURCE_DIR}/firmware/src/testapi.c ${NIC_SOURCE_DIR}/tests/fw/imghost.c
-                            PROPERTIES COMPILE_OPTIONS -Os)
+                            ${NCP_TEST_IMAGE_SOURCES} PROPERTIES COMPILE_OPTIONS -Os)
 ncp_image(fw_ncp_rdma ${NIC_SOURCE_DIR}/tests/fw/ncp_rdma.c)
 target_link_libraries(fw_ncp_rdma PRIVATE fw_imghost)
 target_include_directories(fw_ncp_rdma PRIVATE ${NIC_SOURCE_DIR}/tests/fw)

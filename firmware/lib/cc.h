@@ -31,7 +31,7 @@
 
 #define CC_FRAC 256u /* the congestion window's fixed point: 1/256 packet */
 
-/* Runtime options (INIT's `ep` field, nic_abi.h NIC_CMD_INIT): */
+/* Runtime options (INIT's `cache` field, nic_abi.h NIC_CMD_INIT, NIC_XOPT_*): */
 #define CC_OPT_FC 0x1u /* flow control: advertise credits, obey the peer's */
 #define CC_OPT_CC 0x2u /* congestion control: echo marks, window per connection */
 

@@ -26,12 +26,14 @@ enum pkt_type {
 #define PKT_F_RESYNC 0x01u /* the sender restarted its sequence here after giving up on a peer */
 #define PKT_F_LAST 0x02u   /* last segment of its operation */
 #define PKT_F_VOID 0x04u   /* WRITE / READ_RESP without data: consumes its sequence number only */
-#define PKT_F_CE 0x08u     /* congestion experienced: set by the switch on a frame it queued above
+#define PKT_F_IMM 0x08u    /* WRITE, last segment (ABI 2.1): a write with immediate; `reason` = the
+                            * immediate (every segment of the write carries it) */
+#define PKT_F_CE 0x10u     /* congestion experienced: set by the switch on a frame it queued above
                             * its marking threshold (docs/wire-protocol.md "Flow and congestion control") */
-#define PKT_F_ECE 0x10u    /* ACK: a packet of yours accepted since my last ACK frame carried CE */
+#define PKT_F_ECE 0x20u    /* ACK: a packet of yours accepted since my last ACK frame carried CE */
 
 /* ACK frames: the receiver's credit (packets beyond `ack` the sender may have in flight; 0: none
- * advertised) in the high byte of `reason` (the low byte is a NACK's reason, 0 otherwise). */
+ * advertised) in the high byte of `reason` (the low byte is 0 on ACK frames). */
 #define PKT_CREDIT(reason) ((uint32_t)(reason) >> 8)
 
 enum pkt_nack_reason {
@@ -53,7 +55,7 @@ struct pkt_hdr {
     uint32_t ack;    /* cumulative: every sequenced packet from dst to src before `ack` was delivered */
     uint32_t op;     /* initiator's operation id (write, read req/resp, protection NACK) */
     uint16_t pid;    /* WRITE / READ_REQ: target process (with buf: the remote CBH) */
-    uint16_t reason; /* NACK: enum pkt_nack_reason */
+    uint16_t reason; /* NACK: enum pkt_nack_reason; WRITE: the immediate (PKT_F_IMM) or 0 */
     uint32_t buf;    /* WRITE / READ_REQ: target buffer id */
     uint32_t key;    /* WRITE / READ_REQ: the buffer's key */
     uint32_t token;  /* every type: the connection's token (src -> dst), checked by the receiver */

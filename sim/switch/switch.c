@@ -72,7 +72,7 @@ void switch_config_default(struct switch_config *cfg, uint32_t nports)
     cfg->gap_bytes = SWITCH_GAP_BYTES;
     cfg->queue_bytes = 65536;
     cfg->ecn_offset = 5;
-    cfg->ecn_mask = 0x08;
+    cfg->ecn_mask = 0x10;
     cfg->slots_per_port = 64;
     cfg->seed = 1;
     cfg->faults.delay_max = 2000;

@@ -97,7 +97,7 @@ struct switch_config {
     bool check_src;              /* drop frames whose source field is not their ingress port */
     uint32_t ecn_bytes;          /* mark frames queued above this many line bytes (0: never) */
     uint16_t ecn_offset;         /* the byte marked (default 5: the NCP header's flags) */
-    uint8_t ecn_mask;            /* the bits set (default 0x08: PKT_F_CE) */
+    uint8_t ecn_mask;            /* the bits set (default 0x10: PKT_F_CE) */
 };
 
 struct switch_port_counters {

@@ -47,8 +47,8 @@ int cc_tx_update(struct cc_tx *t, const struct cc_cfg *cfg, uint32_t opts, uint3
             t->lim = ack + credit;
         t->lim_on = credit != 0;
     }
-    if (t->cut_valid && !seq_lt(una, t->cut_seq))
-        t->cut_valid = 0; /* the packets in flight at the cut are acknowledged */
+    if (t->cut_valid && seq_lt(t->cut_seq, una))
+        t->cut_valid = 0; /* a packet sent after the cut is acknowledged: a round trip later */
     if (opts & CC_OPT_CC) {
         uint32_t lo = cfg->win_min * CC_FRAC, hi = cfg->win_max * CC_FRAC;
         if (ece && !t->cut_valid) {

@@ -16,9 +16,9 @@
  *
  * Congestion control: the switch marks frames (PKT_F_CE) enqueued on an output queue above its
  * threshold; the receiver echoes a mark (PKT_F_ECE on its next ACK frame); the sender halves its
- * window on an echo, at most once per window of packets (not again until the packets in flight
- * at the cut are acknowledged), and grows it by about one packet per window acknowledged without
- * an echo (1/cwnd per packet), between win_min and win_max.
+ * window on an echo, at most once per round trip (not again until a packet sent after the cut is
+ * acknowledged), and grows it by about one packet per window acknowledged without an echo
+ * (1/cwnd per packet), between win_min and win_max.
  *
  * A sender's window is min(win_max, the flow limit less una, cwnd), never below 1.
  */
@@ -48,7 +48,7 @@ struct cc_cfg {
 struct cc_tx {
     uint32_t cwnd;      /* congestion window, 1/CC_FRAC packets */
     uint32_t lim;       /* flow control: packets before this may be sent (valid while lim_on) */
-    uint32_t cut_seq;   /* no further cut before una passes this (valid while cut_valid) */
+    uint32_t cut_seq;   /* nxt at the last cut: no further cut before una passes it (while cut_valid) */
     uint32_t una;       /* the una the last update saw (packets acknowledged since: the increase) */
     uint8_t cut_valid;
     uint8_t lim_on;     /* a limit is known (from credit_init, then every ACK frame with a credit) */

@@ -2,7 +2,7 @@
  * Unit tests of the flow and congestion control rules (firmware/lib/cc.c) with fake inputs:
  * the flow limit (ack + credit, forward only, kept across frames without a credit, a credit of 0
  * lifts it, the credit before the first ACK frame); the AIMD window (start, about one packet more
- * per window acknowledged, halved on an echo at most once per window in flight, bounded,
+ * per window acknowledged, halved on an echo at most once per round trip, bounded,
  * wrap-safe); the options switch each rule off; the receiver's grant (an equal share of its
  * buffers, at most their free part, never below 1, 8 bits); and a model of senders and a slow
  * receiver whose ring is never overrun with credits and is without them.
@@ -120,13 +120,14 @@ static void echo_halves_once_per_window(void **state)
     (void)state;
     cc_tx_init(&t, &cfg, 0, CC_OPT_CC);
     t.cwnd = 16 * CC_FRAC;
-    assert_int_equal(cc_tx_update(&t, &cfg, CC_OPT_CC, 1, 20, 1, 1, 1, 0), 1); /* cut: 8, until una >= 20 */
+    assert_int_equal(cc_tx_update(&t, &cfg, CC_OPT_CC, 1, 20, 1, 1, 1, 0), 1); /* cut: 8, until una > 20 */
     assert_int_equal(t.win, 8);
     assert_int_equal(cc_tx_update(&t, &cfg, CC_OPT_CC, 5, 20, 1, 1, 5, 0), 0); /* same window: no cut */
     assert_int_equal(t.win, 8);
     assert_int_equal(cc_tx_update(&t, &cfg, CC_OPT_CC, 19, 22, 1, 1, 19, 0), 0);
     assert_int_equal(t.win, 8); /* an ACK with an echo does not grow the window either */
-    assert_int_equal(cc_tx_update(&t, &cfg, CC_OPT_CC, 20, 24, 1, 1, 20, 0), 1); /* the next window */
+    assert_int_equal(cc_tx_update(&t, &cfg, CC_OPT_CC, 20, 24, 1, 1, 20, 0), 0); /* all in flight at the cut */
+    assert_int_equal(cc_tx_update(&t, &cfg, CC_OPT_CC, 21, 24, 1, 1, 21, 0), 1); /* one sent after it: a round trip */
     assert_int_equal(t.win, 4);
     for (uint32_t u = 100; u < 110; u++) /* floor */
         cc_tx_update(&t, &cfg, CC_OPT_CC, u, u, 1, 1, u, 0);
@@ -144,7 +145,8 @@ static void wraps_around(void **state)
     assert_int_equal(cc_tx_update(&t, &cfg, ALL, una, una + 6, 1, 1, una, 10), 1); /* cut_seq 4, limit 8 */
     assert_int_equal(t.win, 4);
     assert_int_equal(cc_tx_update(&t, &cfg, ALL, 2, 6, 1, 0, 2, 0), 0); /* before 4: none */
-    assert_int_equal(cc_tx_update(&t, &cfg, ALL, 4, 6, 1, 0, 4, 0), 1); /* passed: cut to 2 */
+    assert_int_equal(cc_tx_update(&t, &cfg, ALL, 4, 6, 1, 0, 4, 0), 0); /* reached, not passed */
+    assert_int_equal(cc_tx_update(&t, &cfg, ALL, 5, 6, 1, 0, 5, 0), 1); /* passed: cut to 2 */
     assert_int_equal(t.win, 2);
     assert_int_equal(cc_tx_window(&t, &cfg, CC_OPT_FC, 4), 4); /* the flow limit 8 across the wrap */
     uint32_t c = t.cwnd; /* an old una (behind) acknowledges nothing, grows nothing */

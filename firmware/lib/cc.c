@@ -70,7 +70,8 @@ int cc_tx_update(struct cc_tx *t, const struct cc_cfg *cfg, uint32_t opts, uint3
 
 uint32_t cc_grant(const struct cc_cfg *cfg, uint32_t others, uint32_t holders)
 {
-    uint32_t g = cfg->rx_slots / (holders ? holders : 1u);
+    uint32_t h = holders ? holders : 1u, g = (cfg->rx_slots + h - 1u) / h; /* rounded up: the free
+                                                                         * part bounds the sum */
     uint32_t free = others < cfg->rx_slots ? cfg->rx_slots - others : 0;
 
     if (free < g)

@@ -171,7 +171,8 @@ static void grant_shares_the_pool(void **state)
     (void)state;
     assert_int_equal(cc_grant(&cfg, 0, 1), 14);  /* one sender: the whole pool */
     assert_int_equal(cc_grant(&cfg, 0, 2), 7);   /* an equal share */
-    assert_int_equal(cc_grant(&cfg, 0, 8), 1);
+    assert_int_equal(cc_grant(&cfg, 0, 8), 2);   /* rounded up: the free part bounds the sum */
+    assert_int_equal(cc_grant(&cfg, 13, 8), 1);
     assert_int_equal(cc_grant(&cfg, 10, 2), 4);  /* at most what is free */
     assert_int_equal(cc_grant(&cfg, 14, 2), 1);  /* none free: still 1 (liveness) */
     assert_int_equal(cc_grant(&cfg, 40, 3), 1);

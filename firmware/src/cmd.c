@@ -224,7 +224,8 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     case NIC_CMD_INIT:
         if (c->c < 2 || c->c > 16 || (c->d & 0xFFFFu) != ncp.me || (c->d >> 16) == 0 ||
-            (c->d >> 16) > NCP_MAX_PEERS || !xlate_set_prefetch(c->ep)) {
+            (c->d >> 16) > NCP_MAX_PEERS || (c->cache & ~NIC_INIT_FLAGS) ||
+            !xlate_set_prefetch(c->ep)) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
@@ -233,6 +234,7 @@ static void cmd_start(const struct nic_cmd *c)
         /* the fabric secret (64 bits in key, pid, epoch: nic_abi.h NIC_CMD_INIT) keys every
          * connection's ISN and token (docs/wire-protocol.md "Threat model") */
         ncp_secure((const uint32_t[4]){c->key, (uint32_t)c->pid | (uint32_t)c->epoch << 16, 0x4E435021u, 0u});
+        conn_set_sr(c->cache & NIC_INIT_SR); /* selective repeat or go-back-N (nic_abi.h INIT flags) */
         ncp.inited = 1;
         cmd_answer(NIC_ST_OK);
         break;

@@ -71,7 +71,9 @@ enum nic_cmd_op {
     NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16];
                                 * key, pid | epoch << 16: the 64-bit fabric secret (ABI 2.0; 0: none);
                                 * ep (unused by INIT before; issue 14): prefetch on a miss, the most VMH
-                                * lines one miss request may cover (NIC_PREFETCH_MAX; 0: one line, the seed) */
+                                * lines one miss request may cover (NIC_PREFETCH_MAX; 0: one line, the seed);
+                                * cache (unused by INIT before; issue 14): NIC_INIT_* transport flags
+                                * (0: go-back-N, as before; an unknown bit: NIC_ST_BAD_CMD) */
     NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries;
                                 * d (ABI 2.1): event queue the endpoint reports to (0: none) */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
@@ -115,6 +117,12 @@ struct nic_cmd {
  * line can fall between the image and the fill. An NCP of ABI 1.0 ignores the flag and rejects
  * the fill (epoch 0 is stale after the registration's invalidation): only a missed prefill. */
 #define NIC_FILL_CURRENT 0x1u
+
+/* INIT flags (nic_cmd.cache of NIC_CMD_INIT; docs/wire-protocol.md "Selective repeat"). NIC_INIT_SR:
+ * selective repeat on every connection of the node (receive out of order, SACK, resend only what
+ * is missing); without it go-back-N. */
+#define NIC_INIT_SR 0x1u
+#define NIC_INIT_FLAGS NIC_INIT_SR
 
 /* ---- Cache line images, in host memory, DMA'd by the NIC for FILL and STATIC_LOAD ---- */
 

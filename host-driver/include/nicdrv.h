@@ -108,6 +108,9 @@ struct nicdrv_config {
      * answered). Called synchronously in the calling thread; must not call the driver. */
     void (*observe)(void *ctx, const char *kind, unsigned cache, uint16_t pid, uint32_t key);
     void *observe_ctx;
+    bool selective_repeat;      /* the NCP's transport: selective repeat (INIT's NIC_INIT_SR: out-of-order
+                                   receive, SACKs, only missing packets resent) or go-back-N (false,
+                                   the default). docs/wire-protocol.md "Selective repeat" */
 };
 
 #define NICDRV_MAX_MISS_THREADS 16

@@ -129,6 +129,8 @@ static void usage(FILE *f)
             "                       at-reg (registration pins and fills every line before it returns),\n"
             "                       overlap (registration returns at once, the driver pins and fills\n"
             "                       in the background; packets ahead of it miss, counted)\n"
+            "  --sr on|off          the NCPs' transport: selective repeat (out-of-order receive, SACKs,\n"
+            "                       only missing packets resent) or go-back-N (default off)\n"
             "\n"
             "Run and reports:\n"
             "  --seed N             seed of the switch faults, costs and patterns (default 1)\n"
@@ -452,7 +454,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
-        O_EVALALL, O_PINHASH
+        O_EVALALL, O_PINHASH, O_SR
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -471,7 +473,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "prefetch", 1, 0, O_PF },       { "pin-mode", 1, 0, O_PINMODE },
         { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    { "mpi-timeout", 1, 0, O_MPIT },
         NODEDBG_LONG_OPTIONS,
-        { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
+        { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH }, { "sr", 1, 0, O_SR },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -633,6 +635,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             o->mpi_timeout = (double)v;
             break;
         case O_EVENTS: o->events = a; break;
+        case O_SR:
+            if (strcmp(a, "on") && strcmp(a, "off"))
+                return bad("--sr", a, "on or off");
+            o->sr = !strcmp(a, "on");
+            break;
         case O_PREFILL:
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--prefill", a, "on or off");
@@ -858,6 +865,7 @@ int main(int argc, char **argv)
         dc.prefill = o->prefill != 0;
         dc.prefetch_lines = o->prefetch;
         dc.pin_mode = o->pin_mode;
+        dc.selective_repeat = o->sr != 0;
         if (S.ev) {
             dc.observe = drv_observe;
             dc.observe_ctx = n;

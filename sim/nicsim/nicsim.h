@@ -74,6 +74,7 @@ struct ns_opts {
     int prefill;           /* driver installs PCH/CBH lines at EP_OPEN / registration (nicdrv cfg) */
     unsigned prefetch;     /* prefetch on a miss: VMH lines per miss request (nicdrv cfg; 0: one) */
     unsigned pin_mode;     /* enum nicdrv_pin_mode (nicdrv cfg): on-miss, at-reg, overlap */
+    int sr;                /* --sr: selective repeat in every NCP (nicdrv cfg selective_repeat) */
     /* run */
     uint64_t seed, max_cycles;
     int trace_node;

@@ -401,6 +401,7 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddBoolToObject(x, "prefill", o->prefill);
     cJSON_AddNumberToObject(x, "prefetch", o->prefetch);
     cJSON_AddStringToObject(x, "pin_mode", o->pin_mode == 1 ? "at-reg" : o->pin_mode == 2 ? "overlap" : "on-miss");
+    cJSON_AddBoolToObject(x, "sr", o->sr);
     report_u64(x, "max_cycles", o->max_cycles);
     cJSON_AddBoolToObject(x, "no_skip", o->no_skip);
 

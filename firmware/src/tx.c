@@ -181,7 +181,8 @@ void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t
     h.seq = seq;
     h.op = op;
     h.status = status;
-    h.off = xport_sack_adv(&conn_peer[peer].x, h.ack); /* SR: the SACK bitmap (else 0) */
+    if (__builtin_expect(conn_peer[peer].x.sr, 0))
+        h.off = xport_sack_adv(&conn_peer[peer].x, h.ack); /* SR: the SACK bitmap (else 0) */
     PKT_ENCODE(ctl_frame[i], &h);
     if (type == PKT_NACK)
         ncp_sat_inc(&tx_cnt.nacks_sent);

@@ -76,7 +76,7 @@ void ncp_secure(const uint32_t k[4])
     resp_seed((uint32_t)prf(PRF_GEN, me, 1));
 }
 
-/* Selective repeat on every connection, or go-back-N (INIT's NIC_INIT_SR; after ncp_secure). */
+/* Selective repeat on every connection, or go-back-N (INIT option NIC_XOPT_SR; after ncp_secure). */
 void conn_set_sr(int on)
 {
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)

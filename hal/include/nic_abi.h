@@ -72,8 +72,10 @@ enum nic_cmd_op {
                                 * key, pid | epoch << 16: the 64-bit fabric secret (ABI 2.0; 0: none);
                                 * ep (unused by INIT before; issue 14): prefetch on a miss, the most VMH
                                 * lines one miss request may cover (NIC_PREFETCH_MAX; 0: one line, the seed);
-                                * cache (unused by INIT before; issue 14): NIC_INIT_* transport flags
-                                * (0: go-back-N, as before; an unknown bit: NIC_ST_BAD_CMD) */
+                                * cache (unused by INIT before; issue 14): transport options NIC_XOPT_*
+                                * (0: none): bit 0 flow control (credits), bit 1 congestion control
+                                * (ECN window), bit 2 selective repeat (else go-back-N);
+                                * other bits: NIC_ST_BAD_CMD */
     NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries;
                                 * d (ABI 2.1): event queue the endpoint reports to (0: none) */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
@@ -118,11 +120,12 @@ struct nic_cmd {
  * the fill (epoch 0 is stale after the registration's invalidation): only a missed prefill. */
 #define NIC_FILL_CURRENT 0x1u
 
-/* INIT flags (nic_cmd.cache of NIC_CMD_INIT; docs/wire-protocol.md "Selective repeat"). NIC_INIT_SR:
- * selective repeat on every connection of the node (receive out of order, SACK, resend only what
- * is missing); without it go-back-N. */
-#define NIC_INIT_SR 0x1u
-#define NIC_INIT_FLAGS NIC_INIT_SR
+/* INIT transport options (nic_cmd.cache of NIC_CMD_INIT; docs/wire-protocol.md "Flow and congestion
+ * control"). */
+#define NIC_XOPT_FLOW 0x1u       /* receiver credits: a receiver is never overrun by a sender */
+#define NIC_XOPT_CONGESTION 0x2u /* ECN-marked frames echoed; an AIMD window per connection */
+#define NIC_XOPT_SR 0x4u         /* selective repeat: receive out of order, SACK, resend only what is
+                                  * missing (docs/wire-protocol.md "Selective repeat"); else go-back-N */
 
 /* ---- Cache line images, in host memory, DMA'd by the NIC for FILL and STATIC_LOAD ---- */
 
@@ -368,7 +371,9 @@ struct nic_stats {
     uint32_t resyncs_bad;   /* RESYNC flags that would move a connection backward: ignored */
     uint32_t rx_dma_errors; /* received data whose host DMA failed: not acknowledged, resent */
     uint32_t void_fails;    /* operations failed because a segment went VOID (no data) */
-    uint32_t reserved_xport[7];
+    uint32_t ce_received;   /* sequenced packets received with the switch's congestion mark (CE) */
+    uint32_t cc_cuts;       /* congestion window cuts on an echoed mark (ECE) */
+    uint32_t reserved_xport[5];
     /* translation liveness (issue 18) */
     uint32_t miss_requests;      /* miss requests recorded (one per (cache, pid, line) outstanding) */
     uint32_t miss_reposts;       /* posted misses the host did not answer within 10 ms, posted again */

@@ -86,6 +86,9 @@ struct nicdrv_config {
                                    connection's ISN and token (INIT). 0: none (tokens derived from
                                    a public key: no protection against forged frames) */
     uint32_t required_fw_major; /* 0 = any firmware version (the ABI major is always checked) */
+    uint32_t xport_opts;        /* transport options given to the NCP in INIT (nic_abi.h NIC_XOPT_*:
+                                   flow control, congestion control, selective repeat; 0, the
+                                   default: none, go-back-N) */
     bool prefill;               /* dynamic build: install a process's PCH line at EP_OPEN and a
                                    buffer's CBH line at registration (FILL, NIC_FILL_CURRENT), so the
                                    first packet to a new buffer misses only its VMH line (true;
@@ -108,9 +111,6 @@ struct nicdrv_config {
      * answered). Called synchronously in the calling thread; must not call the driver. */
     void (*observe)(void *ctx, const char *kind, unsigned cache, uint16_t pid, uint32_t key);
     void *observe_ctx;
-    bool selective_repeat;      /* the NCP's transport: selective repeat (INIT's NIC_INIT_SR: out-of-order
-                                   receive, SACKs, only missing packets resent) or go-back-N (false,
-                                   the default). docs/wire-protocol.md "Selective repeat" */
 };
 
 #define NICDRV_MAX_MISS_THREADS 16

@@ -1,5 +1,5 @@
 /*
- * test_sr.c - selective repeat (INIT flag NIC_INIT_SR), host-native (tests/fwhost): the receiver
+ * test_sr.c - selective repeat (INIT option NIC_XOPT_SR), host-native (tests/fwhost): the receiver
  * places writes and read responses out of order, advertises them in the SACK bitmap (the `off`
  * field of its ACK and NACK frames), keeps read requests in order and its cumulative ACK over data
  * in host memory only; the sender resends only what the SACK does not cover, within its bounds.
@@ -11,7 +11,7 @@
 
 static int sr_setup(void **state)
 {
-    fwh_boot_flags = NIC_INIT_SR;
+    fwh_boot_xopts = NIC_XOPT_SR;
     return scen_setup(state);
 }
 

@@ -345,6 +345,7 @@ enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint
             p->synced = 1;
             p->nack_valid = 0;
             p->rsack = 0; /* all it accepted out of order was before seq (the dropped window) */
+            p->synced = 1;
             ncp_sat_inc(&p->st.resyncs);
         } else if (seq != p->expected) {
             ncp_sat_inc(&p->st.resyncs_bad); /* backward or 2^31 away: an old packet, ignored */
@@ -386,6 +387,8 @@ void xport_rx_absorb(struct xport_peer *p)
         b >>= 1;
     }
     p->rsack = b;
+    if (!b)
+        p->synced = 1; /* nothing held: the fast path may take the next one */
 }
 
 void xport_rx_accept_seq(struct xport_peer *p, uint32_t seq)
@@ -398,6 +401,7 @@ void xport_rx_accept_seq(struct xport_peer *p, uint32_t seq)
     }
     NCP_ASSERT(NCP_MOD_XPORT, 2, p->sr && d > 0u && d < XP_WIN);
     p->rsack |= 1u << d;
+    p->synced = 2; /* packets held out of order: the general path's accept absorbs them */
     p->ack_pending = 1;
     ncp_sat_inc(&p->st.rx_ooo);
 }
@@ -410,6 +414,8 @@ void xport_rx_renege(struct xport_peer *p, uint32_t seq)
     } else if (seq - p->expected < XP_WIN) {
         p->rsack &= ~(1u << (seq - p->expected));
     }
+    if (!p->rsack)
+        p->synced = 1;
     p->nack_valid = 0;
     p->ack_pending = 1;
 }

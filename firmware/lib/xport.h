@@ -94,7 +94,9 @@ struct xport_peer {
     uint32_t nacked;       /* the expected value a gap NACK was last sent for */
     uint8_t nack_valid;
     uint8_t ack_pending;   /* an ACK should go out (piggy-backed or alone) */
-    uint8_t synced;        /* the first packet from this peer fixed `expected` */
+    uint8_t synced;        /* the first packet from this peer fixed `expected`: 1, or 2 while packets
+                            * accepted out of order are held (rsack != 0: the fast path, which
+                            * tests synced == 1, leaves those to the general path) */
     uint8_t reserved1;
     uint32_t rsack;        /* SR: bit i = packet expected + i accepted out of order (bit 0 never) */
     struct xport_stats st;
@@ -261,6 +263,15 @@ uint32_t xport_giveup_span(const struct xport_cfg *cfg);
 enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint8_t flags, int *nack);
 /* SR: `expected` moves over the packets accepted out of order that now follow it. */
 void xport_rx_absorb(struct xport_peer *p);
+/* Accepts the next expected packet when no packet is held out of order (synced == 1): the fast
+ * path's accept (no call). */
+static inline void xport_rx_accept_fast(struct xport_peer *p)
+{
+    p->expected++;
+    p->nack_valid = 0;
+    p->ack_pending = 1;
+    ncp_sat_inc(&p->st.rx_new);
+}
 /* Accepts the next expected packet (XP_RX_NEW). */
 static inline void xport_rx_accept(struct xport_peer *p)
 {

@@ -48,9 +48,6 @@ static uint32_t rx_next;          /* next RX entry to process */
 static uint32_t rx_tail;          /* entries returned to the MAC */
 static uint8_t rx_busy[RX_N];     /* a DMA pending on the entry's buffer */
 static uint32_t resume_peers[NCP_PEER_WORDS]; /* peers told MISS since the last fill (they wait for RESUME) */
-/* The frame being handled, outside the stack so that on_frame hands it to its role in a tail call. */
-static struct pkt_hdr rx_hdr;
-static int rx_nack;
 
 void rx_init(void)
 {
@@ -145,39 +142,10 @@ __attribute__((noinline)) enum xl_result rx_place_pages(uint16_t pid, uint64_t v
 }
 
 
-/*
- * Selective repeat: a packet ahead of `expected` within the window (XP_RX_OOO). Pure data (a
- * WRITE, a READ_RESP: each carries its offset, its placement does not depend on what came before)
- * goes to its role as an in-order one would, and the role accepts it out of order; a READ_REQ stays
- * in order (it takes a response slot and starts a stream in request order, and the read request
- * queue serves in arrival order), dropped as a gap and resent. Its DMA's completion must not move
- * the cumulative ACK past the hole: it may advertise only `expected` as it is now (rx_ooo_ack,
- * rx_data_slow). The gap NACK, if one is due, goes after it: its SACK shows the packet.
- */
-static uint32_t rx_ooo_ack[RX_N]; /* per RX entry: the cumulative ACK its completion may advertise */
-static uint32_t rx_ooo_mask;      /* RX entries holding an out-of-order packet's DMA */
-_Static_assert(RX_N <= 32, "rx_ooo_mask");
-
-static __attribute__((noinline)) int rx_ooo(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ridx)
-{
-    struct ncp_peer *pp = &conn_peer[hp->src];
-    uint32_t ackp = pp->x.expected;
-    int r = 0;
-
-    if (hp->type == PKT_READ_REQ)
-        xport_rx_ooo_drop(&pp->x);
-    else
-        r = hp->type == PKT_WRITE ? rsp_on_write(hp->src, hp, f + PKT_HDR_BYTES, ridx)
-                                  : cpl_on_read_resp(hp->src, hp, f + PKT_HDR_BYTES, ridx);
-    if (r) {
-        rx_ooo_ack[ridx] = ackp;
-        rx_ooo_mask |= 1u << ridx;
-        pp->rx_err |= RX_ERR_OOO; /* its completions take rx_data_slow until the DMAs drain */
-    }
-    if (rx_nack)
-        tx_ctl(hp->src, PKT_NACK, PKT_NACK_GAP, hp->seq, 0, 0);
-    return r;
-}
+/* The frame being handled, outside the stack so that on_frame hands it to its role in a tail call. */
+static struct pkt_hdr rx_hdr;
+static int rx_nack;
+static int rx_ooo(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ridx);
 
 /* Handles one frame; returns 1 when its buffer is now owned by a DMA. */
 static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
@@ -237,6 +205,40 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
 }
 
 /*
+ * Selective repeat: a packet ahead of `expected` within the window (XP_RX_OOO). Pure data (a
+ * WRITE, a READ_RESP: each carries its offset, its placement does not depend on what came before)
+ * goes to its role as an in-order one would, and the role accepts it out of order; a READ_REQ stays
+ * in order (it takes a response slot and starts a stream in request order, and the read request
+ * queue serves in arrival order), dropped as a gap and resent. Its DMA's completion must not move
+ * the cumulative ACK past the hole: it may advertise only `expected` as it is now (rx_ooo_ack,
+ * rx_data_slow). The gap NACK, if one is due, goes after it: its SACK shows the packet.
+ */
+static uint32_t rx_ooo_ack[RX_N]; /* per RX entry: the cumulative ACK its completion may advertise */
+static uint32_t rx_ooo_mask;      /* RX entries holding an out-of-order packet's DMA */
+_Static_assert(RX_N <= 32, "rx_ooo_mask");
+
+static __attribute__((noinline)) int rx_ooo(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ridx)
+{
+    struct ncp_peer *pp = &conn_peer[hp->src];
+    uint32_t ackp = pp->x.expected;
+    int r = 0;
+
+    if (hp->type == PKT_READ_REQ)
+        xport_rx_ooo_drop(&pp->x);
+    else
+        r = hp->type == PKT_WRITE ? rsp_on_write(hp->src, hp, f + PKT_HDR_BYTES, ridx)
+                                  : cpl_on_read_resp(hp->src, hp, f + PKT_HDR_BYTES, ridx);
+    if (r) {
+        rx_ooo_ack[ridx] = ackp;
+        rx_ooo_mask |= 1u << ridx;
+        pp->rx_err |= RX_ERR_OOO; /* its completions take rx_data_slow until the DMAs drain */
+    }
+    if (rx_nack)
+        tx_ctl(hp->src, PKT_NACK, PKT_NACK_GAP, hp->seq, 0, 0);
+    return r;
+}
+
+/*
  * rx_fast's tail for a segment over two pages (an unaligned MTU write): both pages translate and
  * the engine has two slots, else 0 with nothing counted (the general path decides). Posted as
  * rx_place posts them: the first page's piece, then the rest with the continuation. Out of line:
@@ -261,13 +263,14 @@ static __attribute__((noinline)) int rx_fast_2pages(const uint8_t *f, uint32_t r
     dmaq_post_direct(at, pa, first, 1, DK_NONE, ridx, (uint16_t)src);
     dmaq_post_direct(at + first, pa2, len - first, 1, DK_RX, ridx, (uint16_t)src);
     pp->rx_dma_pending++;
-    xport_rx_accept(&pp->x);
+    xport_rx_accept_fast(&pp->x); /* (synced == 1: nothing held out of order) */
     return 1;
 }
 
 /*
  * The common case of on_frame() in a straight line, without calls: a WRITE with data, well formed
- * (pkt_parse's checks, on the header words in place), from a synced peer, the next expected
+ * (pkt_parse's checks, on the header words in place), from a synced peer holding nothing out of
+ * order (synced == 1), the next expected
  * sequence number, acknowledging nothing new, its target (pid, buffer) memoised with every
  * protection check passed, one page that translates, a free DMA engine slot. Returns 1 when the
  * packet is delivered (its DMA posted); 0 when any condition fails, having changed nothing that
@@ -295,7 +298,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     /* on_ack_fields: nothing new acknowledged; xport_rx_classify: the next expected packet */
     struct ncp_peer *pp = &conn_peer[src];
     uint32_t seq = w[PKT_W_SEQ];
-    if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || !pp->x.synced ||
+    if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || pp->x.synced != 1 ||
         seq != pp->x.expected)
         return 0;
     /* check_cbh on the memoised target (its PCH and CBH entries valid), the same rule */
@@ -315,7 +318,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     rx_meta[ridx].seq = seq;
     dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RX, ridx, (uint16_t)src);
     pp->rx_dma_pending++;
-    xport_rx_accept(&pp->x);
+    xport_rx_accept_fast(&pp->x); /* (synced == 1: nothing held out of order) */
     NCP_PROF(14);
     return 1;
 }

@@ -314,6 +314,41 @@ static void sr_refusal_fails_only_its_op(void **state)
     assert_int_equal(stats().refused_ops, 1);
 }
 
+/* A peer that SACKs part of a write and then falls silent: the timeouts resend only what it did
+ * not SACK (a timeout forgets the SACK: the probe, then the rest it re-SACKs), the give-up fails the
+ * write UNREACHABLE whatever was SACKed, and the next packet carries RESYNC. */
+static void sr_giveup_with_partly_sacked_window(void **state)
+{
+    (void)state;
+    uint32_t s = post_segments(4, 92);
+    sack(s, 0x6u); /* s + 1, s + 2 SACKed: the holes s and s + 3 ... */
+    struct pkt_hdr r = tx_expect(PKT_WRITE, NULL); /* (s + 3 is not below the highest SACKed) */
+    assert_int_equal(r.seq, s);
+    assert_int_equal(fwh_tx_pending(), 0);
+    unsigned rounds = 0;
+    struct nic_cqe c;
+    while (!fwh_cqe(EP, &c)) {
+        assert_true(++rounds < 64);
+        struct pkt_hdr h;
+        while (fwh_tx_next(&h, NULL))
+            assert_int_equal(h.seq, s); /* only the probe: nothing new until progress */
+        fwh.peer[PEER].rx_next = s;
+        timer_fires();
+    }
+    assert_int_equal(c.status, NIC_ST_UNREACHABLE);
+    assert_true(stats().timeouts >= 8);
+    fwh_fill_pattern(lpa, 100, 3);
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA, LBUF, 100, RPID, RBUF, 0, RKEY, 93);
+    fwh_post(EP, &e);
+    fwh_run();
+    struct pkt_hdr w = tx_expect(PKT_WRITE, NULL);
+    assert_true(w.flags & PKT_F_RESYNC);
+    assert_int_equal(w.seq, s + 4);
+    sack(w.seq + 1, 0);
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+}
+
 /* Go-back-N stays what INIT without the flag gives: no SACK advertised, out-of-order dropped. */
 static void gbn_without_the_flag(void **state)
 {
@@ -343,6 +378,7 @@ int main(void)
         cmocka_unit_test_setup(sr_sender_resends_only_holes, sr_setup),
         cmocka_unit_test_setup(sr_gap_nack_and_timeout, sr_setup),
         cmocka_unit_test_setup(sr_refusal_fails_only_its_op, sr_setup),
+        cmocka_unit_test_setup(sr_giveup_with_partly_sacked_window, sr_setup),
         cmocka_unit_test_setup(gbn_without_the_flag, scen_setup),
     };
     return FWH_RUN_TESTS("fwhost.sr", tests);

@@ -15,7 +15,7 @@
 void xport_init(struct xport_peer *p, uint32_t tx_isn, uint64_t rx_isn)
 {
     memset(p, 0, sizeof *p);
-    p->una = p->nxt = p->rexmit = tx_isn;
+    p->una = p->nxt = p->rexmit = p->lim = p->rec_end = tx_isn;
     p->resync_seq = tx_isn;
     /* the very first packet fixes the receiver's expected value, unless it knows our ISN */
     p->resync_on = rx_isn == XP_ISN_UNKNOWN;
@@ -102,6 +102,13 @@ uint32_t xport_on_ack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_
     p->stall_at = now;
     if (seq_lt(p->rexmit, ack))
         p->rexmit = ack;
+    if (p->sr) { /* the SACK bitmap follows una; a recovery ends when una passes its end */
+        p->sack = n < 32u ? p->sack >> n : 0u;
+        if (seq_lt(p->lim, ack))
+            p->lim = ack;
+        if (p->in_rec && seq_le(p->rec_end, ack))
+            p->in_rec = 0;
+    }
     if (p->resync_on && seq_lt(p->resync_seq, ack))
         p->resync_on = 0;
     p->backoff = 0;
@@ -122,8 +129,75 @@ uint32_t xport_on_nack_gap(struct xport_peer *p, const struct xport_cfg *cfg, ui
 
     if (p->una != p->nxt && p->una == ack) {
         p->rexmit = p->una;
+        p->lim = p->nxt; /* (SR without SACK information: go-back-N) */
         ncp_sat_inc(&p->st.nacks_gap);
         arm(p, cfg, now);
+    }
+    return n;
+}
+
+/* SR: the highest packet the SACK bitmap covers, plus one (una when empty). */
+static uint32_t sack_hi(const struct xport_peer *p)
+{
+    uint32_t b = p->sack, n = 0;
+
+    while (b) {
+        b >>= 1;
+        n++;
+    }
+    return p->una + n;
+}
+
+/* SR: resends up to at least `s` (bounded by nxt: nothing beyond what was sent). */
+static void raise_lim(struct xport_peer *p, uint32_t s)
+{
+    if (seq_lt(p->nxt, s))
+        s = p->nxt;
+    if (seq_lt(p->lim, s))
+        p->lim = s;
+}
+
+/* SR: a loss recovery starts (unless one runs): the cursor goes back to una, the holes below lim
+ * are resent once. A miss/busy hold keeps the cursor: its end resends from una anyway. */
+static void recovery(struct xport_peer *p)
+{
+    if (p->in_rec)
+        return;
+    p->in_rec = 1;
+    p->rec_end = p->nxt;
+    if (!p->nack_hold)
+        p->rexmit = p->una;
+}
+
+void xport_on_sack(struct xport_peer *p, uint32_t ack, uint32_t bits)
+{
+    uint32_t n = p->nxt - p->una;
+
+    if (!p->sr || ack != p->una)
+        return; /* go-back-N, or a stale frame (an ACK before una), or a bad one (beyond nxt) */
+    p->sack = bits & (n >= 32u ? 0xFFFFFFFFu : (1u << n) - 1u); /* only packets in flight */
+    if (p->sack & (p->sack + 1u)) { /* a hole below the highest SACKed packet: lost */
+        recovery(p);
+        raise_lim(p, sack_hi(p));
+    }
+}
+
+uint32_t xport_on_nack_gap_sack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t ack, uint32_t seq,
+                                uint32_t bits, uint32_t now, uint32_t *first)
+{
+    if (!p->sr || !bits)
+        return xport_on_nack_gap(p, cfg, ack, now, first); /* go-back-N */
+    uint32_t n = xport_on_ack(p, cfg, ack, now, first);
+
+    if (p->una != p->nxt && p->una == ack) {
+        ncp_sat_inc(&p->st.nacks_gap);
+        xport_on_sack(p, ack, bits);
+        recovery(p); /* the gap at `ack` itself (bit 0 clear) */
+        raise_lim(p, ack + 1u);
+        if (seq_in(seq, p->una, p->nxt)) /* the packet that revealed the gap arrived there */
+            raise_lim(p, seq + 1u);
+        if (!p->nack_hold)
+            arm(p, cfg, now);
     }
     return n;
 }
@@ -146,6 +220,8 @@ int xport_on_nack_retry(struct xport_peer *p, const struct xport_cfg *cfg, uint3
     p->probe = 0;
     if (seq_lt(seq, p->rexmit))
         p->rexmit = p->nxt; /* hold resends until the short timer fires */
+    if (p->sr)
+        raise_lim(p, seq + 1u); /* resent at the hold's end (the others refused meanwhile too) */
     return 1;
 }
 
@@ -158,6 +234,7 @@ int xport_on_resume(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t 
     ncp_sat_inc(&p->st.resumes);
     p->nack_hold = 0;
     p->rexmit = p->una;
+    raise_lim(p, p->hold_seq + 1u);
     arm(p, cfg, now);
     return 1;
 }
@@ -174,6 +251,7 @@ int xport_on_nack_refused(struct xport_peer *p, const struct xport_cfg *cfg, uin
     p->probe = 0; /* the receiver is alive */
     if (seq_lt(seq, p->rexmit))
         p->rexmit = seq;
+    raise_lim(p, seq + 1u); /* SR: at least the refused packet goes again (void) */
     arm(p, cfg, now);
     clamp(p, cfg);
     return 1;
@@ -181,7 +259,12 @@ int xport_on_nack_refused(struct xport_peer *p, const struct xport_cfg *cfg, uin
 
 int xport_rexmit_next(struct xport_peer *p, uint32_t *seq, xport_cookie_t *cookie)
 {
-    if (!seq_lt(p->rexmit, p->nxt) || (p->probe && p->rexmit != p->una))
+    if (p->sr && !p->probe) /* skip what the receiver has (SACKed), stop at lim */
+        while (seq_lt(p->rexmit, p->lim) && (p->sack >> (p->rexmit - p->una) & 1u)) {
+            p->rexmit++;
+            ncp_sat_inc(&p->st.sack_skips);
+        }
+    if (!seq_lt(p->rexmit, p->sr ? p->lim : p->nxt) || (p->probe && p->rexmit != p->una))
         return 0; /* nothing to resend, or a timeout probe holds the rest back */
     *seq = p->rexmit;
     *cookie = p->cookie[p->rexmit & (XP_WIN - 1u)];
@@ -204,6 +287,7 @@ enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *
         arm(p, cfg, now);
         clamp(p, cfg);
         p->rexmit = p->una;
+        raise_lim(p, p->hold_seq + 1u);
         return XP_TICK_RETRANSMIT;
     }
     if (p->retries >= cfg->max_retries) {
@@ -220,12 +304,20 @@ enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *
     clamp(p, cfg);
     p->rexmit = p->una;
     p->probe = 1;
+    /* SR: everything not acknowledged may be lost (and a SACK may have been wrong: forgotten, the
+     * receiver's next ACK tells again); after the probe's progress every packet not SACKed goes */
+    p->sack = 0;
+    p->lim = p->nxt;
+    p->in_rec = 1;
+    p->rec_end = p->nxt;
     return XP_TICK_RETRANSMIT;
 }
 
 void xport_giveup(struct xport_peer *p)
 {
-    p->una = p->rexmit = p->nxt;
+    p->una = p->rexmit = p->lim = p->nxt;
+    p->sack = 0;
+    p->in_rec = 0;
     p->resync_seq = p->nxt;
     p->resync_on = 1;
     p->backoff = 0;
@@ -252,6 +344,8 @@ enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint
             p->expected = seq;
             p->synced = 1;
             p->nack_valid = 0;
+            p->rsack = 0; /* all it accepted out of order was before seq (the dropped window) */
+            p->synced = 1;
             ncp_sat_inc(&p->st.resyncs);
         } else if (seq != p->expected) {
             ncp_sat_inc(&p->st.resyncs_bad); /* backward or 2^31 away: an old packet, ignored */
@@ -260,13 +354,21 @@ enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint
     if (p->synced && seq == p->expected)
         return XP_RX_NEW;
     if (!p->synced || seq_lt(p->expected, seq)) {
-        ncp_sat_inc(&p->st.rx_gap);
+        uint32_t d = seq - p->expected;
+        int ooo = p->sr && p->synced && d < XP_WIN;
+        if (ooo && (p->rsack >> d & 1u)) { /* accepted out of order already */
+            ncp_sat_inc(&p->st.rx_dup);
+            p->ack_pending = 1;
+            return XP_RX_DUP;
+        }
+        if (!ooo)
+            ncp_sat_inc(&p->st.rx_gap);
         if (p->synced && (!p->nack_valid || p->nacked != p->expected)) {
             p->nacked = p->expected;
             p->nack_valid = 1;
             *nack = 1;
         }
-        return XP_RX_GAP;
+        return ooo ? XP_RX_OOO : XP_RX_GAP;
     }
     /* before expected, or exactly 2^31 away (unordered): never new, dropped as a duplicate */
     ncp_sat_inc(&p->st.rx_dup);
@@ -275,3 +377,45 @@ enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint
 }
 
 
+
+void xport_rx_absorb(struct xport_peer *p)
+{
+    uint32_t b = p->rsack >> 1; /* relative to the new expected */
+
+    while (b & 1u) {
+        p->expected++;
+        b >>= 1;
+    }
+    p->rsack = b;
+    if (!b)
+        p->synced = 1; /* nothing held: the fast path may take the next one */
+}
+
+void xport_rx_accept_seq(struct xport_peer *p, uint32_t seq)
+{
+    uint32_t d = seq - p->expected;
+
+    if (!d) {
+        xport_rx_accept(p);
+        return;
+    }
+    NCP_ASSERT(NCP_MOD_XPORT, 2, p->sr && d > 0u && d < XP_WIN);
+    p->rsack |= 1u << d;
+    p->synced = 2; /* packets held out of order: the general path's accept absorbs them */
+    p->ack_pending = 1;
+    ncp_sat_inc(&p->st.rx_ooo);
+}
+
+void xport_rx_renege(struct xport_peer *p, uint32_t seq)
+{
+    if (seq_lt(seq, p->expected)) { /* accepted in order: go back to it, forget what followed */
+        p->expected = seq;
+        p->rsack = 0;
+    } else if (seq - p->expected < XP_WIN) {
+        p->rsack &= ~(1u << (seq - p->expected));
+    }
+    if (!p->rsack)
+        p->synced = 1;
+    p->nack_valid = 0;
+    p->ack_pending = 1;
+}

@@ -21,6 +21,15 @@
  * The caller may refuse an accepted packet (translation miss, busy): then it does not call
  * xport_rx_accept() and the sender resends it.
  *
+ * Selective repeat (per connection, `sr`, a runtime option: docs/wire-protocol.md "Selective
+ * repeat"): the receiver also accepts packets ahead of `expected` within the window (XP_RX_OOO;
+ * the caller decides which types it places out of order), records them in `rsack` and advertises
+ * them in the `off` field of its ACK and NACK frames (xport_sack_adv); `expected` (and so the
+ * cumulative ACK) still moves only over a contiguous run. The sender keeps the latest SACK bitmap
+ * (`sack`, advisory: only the cumulative ACK completes anything) and resends only what it does not
+ * cover: once per loss recovery (`in_rec` until una passes `rec_end`), the holes below the highest
+ * packet the receiver has (`lim`), after a timeout every packet not SACKed.
+ *
  * Context: main loop only.
  */
 #ifndef XPORT_H
@@ -51,6 +60,8 @@ struct xport_stats {
     uint32_t nacks_stale;  /* MISS/BUSY/RESUME/refusal NACKs for nothing in flight: ignored */
     uint32_t stall_giveups; /* give-ups on the no-progress bound (xport_giveup_span) */
     uint32_t resyncs_bad;  /* RESYNC flags that would move `expected` backward or 2^31 away */
+    uint32_t rx_ooo;       /* packets accepted out of order (selective repeat) */
+    uint32_t sack_skips;   /* resends skipped: the packet was SACKed (selective repeat) */
 };
 
 /* What a window slot holds: chosen by the caller, 64 bits (the NCP: operation id and segment). */
@@ -68,18 +79,26 @@ struct xport_peer {
     uint8_t resync_on;
     uint8_t nack_hold; /* the timer is a NACK retry delay (miss/busy hold), not a timeout */
     uint8_t probe;     /* after a timeout: only `una` is resent, nothing new sent, until progress */
-    uint8_t reserved0[3];
+    uint8_t sr;        /* selective repeat on this connection (both directions of this end) */
+    uint8_t in_rec;    /* SR: a loss recovery runs until una passes rec_end */
+    uint8_t reserved0;
     uint32_t rng;      /* timeout jitter generator (xorshift32, never 0) */
     uint32_t hold_seq; /* the packet a miss/busy NACK refused (valid while nack_hold) */
     uint32_t stall_at; /* last progress: a push into an empty window or an ACK that moved una */
+    uint32_t sack;     /* SR: bit i = packet una + i SACKed by the receiver (advisory) */
+    uint32_t lim;      /* SR: resends stop here (the holes below the highest SACKed, a NACKed packet) */
+    uint32_t rec_end;  /* SR: nxt when the running loss recovery began */
     xport_cookie_t cookie[XP_WIN];
     /* receiver side */
     uint32_t expected;     /* next sequence number to accept */
     uint32_t nacked;       /* the expected value a gap NACK was last sent for */
     uint8_t nack_valid;
     uint8_t ack_pending;   /* an ACK should go out (piggy-backed or alone) */
-    uint8_t synced;        /* the first packet from this peer fixed `expected` */
+    uint8_t synced;        /* the first packet from this peer fixed `expected`: 1, or 2 while packets
+                            * accepted out of order are held (rsack != 0: the fast path, which
+                            * tests synced == 1, leaves those to the general path) */
     uint8_t reserved1;
+    uint32_t rsack;        /* SR: bit i = packet expected + i accepted out of order (bit 0 never) */
     struct xport_stats st;
 };
 
@@ -87,6 +106,10 @@ enum xport_rx_verdict {
     XP_RX_NEW,      /* the next expected packet: process it, then xport_rx_accept() */
     XP_RX_DUP,      /* already delivered: drop, re-ACK */
     XP_RX_GAP,      /* ahead of expected: drop; NACK gap if *nack set */
+    XP_RX_OOO,      /* SR only: ahead of expected within the window, not yet accepted: the caller
+                     * may process it (then xport_rx_accept_seq()) or drop it as a gap (then
+                     * xport_rx_ooo_drop()); NACK gap if *nack set, after processing it (so that
+                     * the NACK's SACK shows it) */
 };
 
 enum xport_tick_action {
@@ -167,6 +190,24 @@ uint32_t xport_on_ack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_
 /* NACK gap: the receiver expects `ack`; resend from there at once (ack processing included). */
 uint32_t xport_on_nack_gap(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t ack, uint32_t now,
                            uint32_t *first);
+/*
+ * The same with the NACK's SACK bitmap `bits` (relative to `ack`) and `seq`, the packet whose
+ * arrival revealed the gap. Go-back-N (sr off, or no SACK bit: a go-back-N receiver): as
+ * xport_on_nack_gap. Selective repeat: a loss recovery starts unless one runs (a running one is not
+ * restarted: its resends are under way, a lost resend costs a timeout), resending only the packets
+ * the SACK does not cover up to the highest the receiver has (and `seq`).
+ */
+uint32_t xport_on_nack_gap_sack(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t ack, uint32_t seq,
+                                uint32_t bits, uint32_t now, uint32_t *first);
+/*
+ * SR: the SACK bitmap `bits` of an ACK or NACK frame whose cumulative ACK is `ack` (after that was
+ * processed). Used only when ack == una (a current frame); bits for packets not in flight
+ * ([una, nxt)) are ignored, so no SACK names a packet never sent; it replaces the previous bitmap (a
+ * receiver that lost data, a host DMA error, stops advertising it). A hole below the highest SACKed
+ * packet starts a loss recovery (unless one runs or a miss/busy hold does: the hold's end resends).
+ * A SACK acknowledges nothing: only the cumulative ACK completes, moves una, or counts as progress.
+ */
+void xport_on_sack(struct xport_peer *p, uint32_t ack, uint32_t bits);
 
 /*
  * NACK miss/busy for packet `seq`: resend from `seq` after `delay` (cfg->nack_delay, or
@@ -191,8 +232,15 @@ int xport_on_resume(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t 
  */
 int xport_on_nack_refused(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t seq, uint32_t now);
 
-/* Next packet to resend, if any: returns 1 with seq and cookie set, the cursor advanced. */
+/* Next packet to resend, if any: returns 1 with seq and cookie set, the cursor advanced (SR:
+ * SACKed packets skipped, up to `lim`). */
 int xport_rexmit_next(struct xport_peer *p, uint32_t *seq, xport_cookie_t *cookie);
+
+/* Resends are due (xport_rexmit_next would return one, or skip SACKed ones to find none). */
+static inline int xport_rexmit_pending(const struct xport_peer *p)
+{
+    return seq_lt(p->rexmit, p->sr ? p->lim : p->nxt);
+}
 
 /* Timer: call with the current time; see enum xport_tick_action. */
 enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now);
@@ -213,12 +261,57 @@ uint32_t xport_giveup_span(const struct xport_cfg *cfg);
 
 /* Receiver. */
 enum xport_rx_verdict xport_rx_classify(struct xport_peer *p, uint32_t seq, uint8_t flags, int *nack);
+/* SR: `expected` moves over the packets accepted out of order that now follow it. */
+void xport_rx_absorb(struct xport_peer *p);
+/* Accepts the next expected packet when no packet is held out of order (synced == 1): the fast
+ * path's accept (no call). */
+static inline void xport_rx_accept_fast(struct xport_peer *p)
+{
+    p->expected++;
+    p->nack_valid = 0;
+    p->ack_pending = 1;
+    ncp_sat_inc(&p->st.rx_new);
+}
+/* Accepts the next expected packet (XP_RX_NEW). */
 static inline void xport_rx_accept(struct xport_peer *p)
 {
     p->expected++;
     p->nack_valid = 0;
     p->ack_pending = 1;
     ncp_sat_inc(&p->st.rx_new);
+    if (__builtin_expect(p->rsack != 0, 0))
+        xport_rx_absorb(p);
+}
+/* Accepts packet `seq`, in order (XP_RX_NEW) or out of order (XP_RX_OOO: recorded in rsack). */
+void xport_rx_accept_seq(struct xport_peer *p, uint32_t seq);
+/* An XP_RX_OOO packet the caller does not place out of order (a read request): dropped as a gap. */
+static inline void xport_rx_ooo_drop(struct xport_peer *p)
+{
+    ncp_sat_inc(&p->st.rx_gap);
+}
+/*
+ * The cumulative ACK a packet's completion may advertise (docs/firmware.md "Receive"): accepted in
+ * order, everything up to it (seq + 1); out of order, only what came before `expected` (every packet
+ * before it was accepted, and its data DMA queued, before this one). Call before accepting it.
+ */
+static inline uint32_t xport_rx_ackpoint(const struct xport_peer *p, uint32_t seq)
+{
+    return seq == p->expected ? seq + 1u : p->expected;
+}
+/* SR: packet `seq`, accepted, is to be accepted again (its data did not reach host memory). */
+void xport_rx_renege(struct xport_peer *p, uint32_t seq);
+/*
+ * The SACK bitmap to advertise with cumulative ACK `ack` (<= expected): bit i = packet ack + i
+ * accepted (those before `expected`, their data on the way to host memory, and those accepted out of
+ * order). 0 without selective repeat. On the wire in the `off` field of ACK and NACK frames.
+ */
+static inline uint32_t xport_sack_adv(const struct xport_peer *p, uint32_t ack)
+{
+    uint32_t d = p->expected - ack;
+
+    if (!p->sr || d >= 32u)
+        return d >= 32u && d < 0x80000000u && p->sr ? 0xFFFFFFFFu : 0u;
+    return (d ? 0xFFFFFFFFu >> (32u - d) : 0u) | p->rsack << d;
 }
 
 #endif /* XPORT_H */

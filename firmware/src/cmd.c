@@ -230,7 +230,7 @@ static void cmd_start(const struct nic_cmd *c)
     case NIC_CMD_INIT:
         if (c->c < 2 || c->c > 16 || (c->d & 0xFFFFu) != ncp.me || (c->d >> 16) == 0 ||
             (c->d >> 16) > NCP_MAX_PEERS || !xlate_set_prefetch(c->ep) ||
-            (c->cache & ~(uint32_t)(NIC_XOPT_FLOW | NIC_XOPT_CONGESTION))) {
+            (c->cache & ~(uint32_t)(NIC_XOPT_FLOW | NIC_XOPT_CONGESTION | NIC_XOPT_SR))) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
@@ -240,7 +240,8 @@ static void cmd_start(const struct nic_cmd *c)
          * connection's ISN and token (docs/wire-protocol.md "Threat model") */
         ncp_secure((const uint32_t[4]){c->key, (uint32_t)c->pid | (uint32_t)c->epoch << 16, 0x4E435021u, 0u});
         /* transport options (nic_abi.h NIC_XOPT_*: the same bits as CC_OPT_*) */
-        cc_setup(c->cache);
+        cc_setup(c->cache & (NIC_XOPT_FLOW | NIC_XOPT_CONGESTION));
+        conn_set_sr(c->cache & NIC_XOPT_SR); /* selective repeat or go-back-N */
         ncp.inited = 1;
         cmd_answer(NIC_ST_OK);
         break;

@@ -84,12 +84,12 @@ int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payl
         ((h->flags & PKT_F_VOID) ? h->len != 0 : h->len != seg_bytes(o->len, off))) {
         /* the operation is gone (flushed, failed, timed out: ops_read_check), or this is not its
          * response: the sequence number is consumed, the data discarded */
-        xport_rx_accept(&pp->x);
+        xport_rx_accept_seq(&pp->x, h->seq);
         ncp_sat_inc(&cpl_cnt.stale_resps);
         return 0;
     }
     if ((h->flags & PKT_F_VOID) || o->status != NIC_ST_OK) {
-        xport_rx_accept(&pp->x);
+        xport_rx_accept_seq(&pp->x, h->seq);
         if (!(h->flags & PKT_F_VOID))
             ncp_sat_inc(&cpl_cnt.stale_resps); /* data for a read that failed already: dropped */
         if (h->flags & PKT_F_VOID)
@@ -106,7 +106,7 @@ int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payl
         xlate_miss_end(o->laddr + o->len); /* prefetch: the rest of the read's destination */
     if (rx_place_missed(peer, h, res))
         return 0;
-    xport_rx_accept(&pp->x);
+    xport_rx_accept_seq(&pp->x, h->seq);
     if (res == XL_DENIED) {
         ncp_sat_inc(&cpl_cnt.local_denied);
         op_fail(o, NIC_ST_RIGHTS);
@@ -134,10 +134,10 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
     struct xport_peer *x = &conn_peer[peer].x;
     uint32_t first, n;
 
-    if (h->type != PKT_NACK && !seq_lt(x->una, h->ack))
+    if (h->type != PKT_NACK && !seq_lt(x->una, h->ack) && !cpl_has_sack(h))
         return; /* old or repeated: nothing new acknowledged (xport_on_ack would change nothing) */
     if (h->type == PKT_NACK && h->reason == PKT_NACK_GAP) {
-        n = xport_on_nack_gap(x, &ncp_xcfg, h->ack, ncp.now, &first);
+        n = xport_on_nack_gap_sack(x, &ncp_xcfg, h->ack, h->seq, (uint32_t)h->off, ncp.now, &first);
     } else {
         n = xport_on_ack(x, &ncp_xcfg, h->ack, ncp.now, &first);
     }
@@ -149,16 +149,20 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
          * re-arms it or switches it off: in a stream once per RTO, not once per ACK, and never on
          * a message's critical path). Only an ACK that ended a backoff moves the deadline earlier:
          * then the timer service must know. A resend in progress goes on from the new una. */
+        if (h->type == PKT_ACK)
+            xport_on_sack(x, h->ack, (uint32_t)h->off); /* SR: a hole starts a recovery */
         if (x->una != x->nxt && (!timer_on || seq_lt(x->deadline, timer_at)))
             timer_kick();
-        if (x->rexmit != x->nxt)
+        if (xport_rexmit_pending(x))
             pset_add(ncp_work.peer_rexmit, peer);
         return;
     }
     cpl_on_nack(x, h);
+    if (h->reason != PKT_NACK_GAP) /* (the gap NACK's SACK: xport_on_nack_gap_sack) */
+        xport_on_sack(x, h->ack, (uint32_t)h->off);
     /* a NACK moves deadlines (retry delays, holds) and may start resends */
     timer_kick();
-    if (x->rexmit != x->nxt)
+    if (xport_rexmit_pending(x))
         pset_add(ncp_work.peer_rexmit, peer);
 }
 

@@ -10,9 +10,15 @@
 /* The ACK/NACK fields of a frame from `peer` (every type carries a cumulative ACK). */
 void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h);
 /* cpl_on_ack_fields, with its common early exit inline: an ACK that acknowledges nothing new. */
+/* An ACK frame with a SACK bitmap (selective repeat: docs/wire-protocol.md); never from a
+ * go-back-N receiver, whose ACK frames carry 0 there. */
+static inline int cpl_has_sack(const struct pkt_hdr *h)
+{
+    return h->type == PKT_ACK && h->off != 0;
+}
 static inline void cpl_on_frame_ack(uint16_t peer, const struct pkt_hdr *h)
 {
-    if (h->type == PKT_NACK || seq_lt(conn_peer[peer].x.una, h->ack))
+    if (h->type == PKT_NACK || seq_lt(conn_peer[peer].x.una, h->ack) || cpl_has_sack(h))
         cpl_on_ack_fields(peer, h);
 }
 /* The packet a cookie names was acknowledged. */

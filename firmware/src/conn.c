@@ -69,10 +69,18 @@ void ncp_secure(const uint32_t k[4])
         pp->rx_dma_pending = 0;
         pp->rx_err = 0;
     }
+    conn_set_sr(0);
     /* a different start per boot when the secret differs (the host's entropy): an op id of an
      * earlier incarnation of this node is unlikely to name a live op */
     ops_seed((uint32_t)prf(PRF_GEN, me, 0));
     resp_seed((uint32_t)prf(PRF_GEN, me, 1));
+}
+
+/* Selective repeat on every connection, or go-back-N (INIT option NIC_XOPT_SR; after ncp_secure). */
+void conn_set_sr(int on)
+{
+    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
+        conn_peer[p].x.sr = (uint8_t)(on != 0);
 }
 
 void conn_flush_acks(void)
@@ -119,8 +127,8 @@ int conn_timer(uint32_t now, uint32_t *at)
                 xport_giveup(x);
                 ncp_sat_inc(&conn_cnt.giveups);
             }
-            if (x->rexmit != x->nxt)
-                pset_add(ncp_work.peer_rexmit, p); /* a timeout: go-back-N from una */
+            if (xport_rexmit_pending(x))
+                pset_add(ncp_work.peer_rexmit, p); /* a timeout: resend from una */
             if (x->una == x->nxt)
                 pset_del(ncp_work.peer_tx, p); /* nothing in flight */
             else if (!armed || seq_lt(x->deadline, *at)) {

@@ -13,6 +13,8 @@ extern struct ncp_peer conn_peer[NCP_MAX_PEERS];
 void ncp_secure(const uint32_t k[4]);
 /* ACK frames to the peers that owe one and whose data is in host memory. */
 void conn_flush_acks(void);
+/* Selective repeat (1) or go-back-N (0) on every connection: INIT option NIC_XOPT_SR. */
+void conn_set_sr(int on);
 /* The transport's timer source (timer.h): timeouts and give-ups. */
 int conn_timer(uint32_t now, uint32_t *at);
 /* How long a read's responder may show no progress before the read fails (ops.c). */

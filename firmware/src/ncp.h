@@ -233,8 +233,11 @@ struct ncp_peer {
     uint32_t tx_token;     /* connection token we put on every packet to this peer */
     uint32_t rx_token;     /* the token every packet from this peer must carry */
     uint16_t rx_dma_pending;
-    uint8_t rx_err;        /* a receive DMA failed: ack_val stays before it until it is resent */
+    uint8_t rx_err;        /* RX_ERR_DMA: a receive DMA failed: ack_val stays before it until it is
+                            * resent; RX_ERR_OOO: out-of-order packets' DMAs pending (rx.c) */
 };
+
+enum { RX_ERR_DMA = 1, RX_ERR_OOO = 2 };
 
 /* ---- global state ---- */
 struct ncp {

@@ -109,7 +109,7 @@ int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload,
     uint64_t va = 0;
 
     if (h->flags & PKT_F_VOID) {
-        xport_rx_accept(&pp->x);
+        xport_rx_accept_seq(&pp->x, h->seq); /* (in order or, SR, out of order: rx.c) */
         return 0;
     }
     if (!target_ok(peer, h, h->len, NIC_RIGHT_REMOTE_WRITE, &va))
@@ -131,7 +131,7 @@ int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload,
     }
     NCP_PROF(10);
     pp->rx_dma_pending++;
-    xport_rx_accept(&pp->x);
+    xport_rx_accept_seq(&pp->x, h->seq);
     NCP_PROF(12);
     return 1;
 }

@@ -142,11 +142,12 @@ __attribute__((noinline)) enum xl_result rx_place_pages(uint16_t pid, uint64_t v
 }
 
 
-/* Handles one frame; returns 1 when its buffer is now owned by a DMA. */
 /* The frame being handled, outside the stack so that on_frame hands it to its role in a tail call. */
 static struct pkt_hdr rx_hdr;
 static int rx_nack;
+static int rx_ooo(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ridx);
 
+/* Handles one frame; returns 1 when its buffer is now owned by a DMA. */
 static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
 {
     struct pkt_hdr *const hp = &rx_hdr;
@@ -187,6 +188,8 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
         if (rx_nack)
             tx_ctl(hp->src, PKT_NACK, PKT_NACK_GAP, hp->seq, 0, 0);
         return 0;
+    case XP_RX_OOO:
+        return rx_ooo(hp, f, ridx);
     case XP_RX_NEW:
         break;
     }
@@ -199,6 +202,43 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     default:
         return cpl_on_read_resp(hp->src, hp, f + PKT_HDR_BYTES, ridx);
     }
+}
+
+/*
+ * Selective repeat: a packet ahead of `expected` within the window (XP_RX_OOO). Pure data (a
+ * WRITE, a READ_RESP: each carries its offset, its placement does not depend on what came before)
+ * goes to its role as an in-order one would, and the role accepts it out of order; a READ_REQ stays
+ * in order (it takes a response slot and starts a stream in request order, and the read request
+ * queue serves in arrival order), dropped as a gap and resent. Its DMA's completion must not move
+ * the cumulative ACK past the hole: it may advertise only `expected` as it is now (rx_ooo_ack,
+ * rx_data_slow). The gap NACK, if one is due, goes after it: its SACK shows the packet.
+ */
+static uint32_t rx_ooo_ack[RX_N]; /* per RX entry: the cumulative ACK its completion may advertise */
+static uint32_t rx_ooo_mask;      /* RX entries holding an out-of-order packet's DMA */
+_Static_assert(RX_N <= 32, "rx_ooo_mask");
+
+static __attribute__((noinline)) int rx_ooo(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ridx)
+{
+    struct ncp_peer *pp = &conn_peer[hp->src];
+    uint32_t ackp = pp->x.expected;
+    int r = 0;
+
+    /* in order only: a READ_REQ (above), and a write's segment carrying an immediate (its
+     * notification says the whole write is in memory: it may go only when every earlier segment's
+     * data is, which in-order acceptance and in-order DMA completion give) */
+    if (hp->type == PKT_READ_REQ || (hp->flags & PKT_F_IMM))
+        xport_rx_ooo_drop(&pp->x);
+    else
+        r = hp->type == PKT_WRITE ? rsp_on_write(hp->src, hp, f + PKT_HDR_BYTES, ridx)
+                                  : cpl_on_read_resp(hp->src, hp, f + PKT_HDR_BYTES, ridx);
+    if (r) {
+        rx_ooo_ack[ridx] = ackp;
+        rx_ooo_mask |= 1u << ridx;
+        pp->rx_err |= RX_ERR_OOO; /* its completions take rx_data_slow until the DMAs drain */
+    }
+    if (rx_nack)
+        tx_ctl(hp->src, PKT_NACK, PKT_NACK_GAP, hp->seq, 0, 0);
+    return r;
 }
 
 /*
@@ -226,13 +266,14 @@ static __attribute__((noinline)) int rx_fast_2pages(const uint8_t *f, uint32_t r
     dmaq_post_direct(at, pa, first, 1, DK_NONE, ridx, (uint16_t)src);
     dmaq_post_direct(at + first, pa2, len - first, 1, DK_RX, ridx, (uint16_t)src);
     pp->rx_dma_pending++;
-    xport_rx_accept(&pp->x);
+    xport_rx_accept_fast(&pp->x); /* (synced == 1: nothing held out of order) */
     return 1;
 }
 
 /*
  * The common case of on_frame() in a straight line, without calls: a WRITE with data, well formed
- * (pkt_parse's checks, on the header words in place), from a synced peer, the next expected
+ * (pkt_parse's checks, on the header words in place), from a synced peer holding nothing out of
+ * order (synced == 1), the next expected
  * sequence number, acknowledging nothing new, its target (pid, buffer) memoised with every
  * protection check passed, one page that translates, a free DMA engine slot. Returns 1 when the
  * packet is delivered (its DMA posted); 0 when any condition fails, having changed nothing that
@@ -260,7 +301,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     /* on_ack_fields: nothing new acknowledged; xport_rx_classify: the next expected packet */
     struct ncp_peer *pp = &conn_peer[src];
     uint32_t seq = w[PKT_W_SEQ];
-    if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || !pp->x.synced ||
+    if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || pp->x.synced != 1 ||
         seq != pp->x.expected)
         return 0;
     /* check_cbh on the memoised target (its PCH and CBH entries valid), the same rule */
@@ -280,7 +321,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     rx_meta[ridx].seq = seq;
     dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RX, ridx, (uint16_t)src);
     pp->rx_dma_pending++;
-    xport_rx_accept(&pp->x);
+    xport_rx_accept_fast(&pp->x); /* (synced == 1: nothing held out of order) */
     NCP_PROF(14);
     return 1;
 }
@@ -316,27 +357,44 @@ void rx_poll(void)
 }
 
 /*
+ * The completions that are not the common case (pp->rx_err): a receive DMA failed, or out-of-order
+ * packets' DMAs are pending (selective repeat).
+ *
  * A received write's data did not reach host memory (a host DMA error at this node): the packet
  * must not be acknowledged. The receiver goes back to it (`expected` = its number, so it and what
- * followed are accepted again when resent: rewritten with the same data), and ack_val, which only
- * counts packets before `expected`, stays before it. The sender resends it on the GAP NACK or
+ * followed are accepted again when resent: rewritten with the same data; with selective repeat
+ * one accepted out of order is only forgotten, xport_rx_renege, and no longer SACKed), and ack_val,
+ * which only counts packets before `expected`, stays before it. The sender resends it on the GAP NACK or
  * timeout; a DMA that keeps failing ends in the sender's give-up (NIC_ST_UNREACHABLE), never in a
  * completion that counts the bytes.
+ *
+ * The ACK a completion may advertise: seq + 1 for a packet accepted in order, the `expected` of its
+ * acceptance for one accepted out of order (rx_ooo); DMAs complete in order, so every packet before
+ * that point is in host memory.
  */
-static __attribute__((noinline)) void rx_data_failed(struct ncp_peer *pp, uint32_t seq, uint8_t kind, uint8_t err)
+static __attribute__((noinline)) void rx_data_slow(struct ncp_peer *pp, uint32_t ridx, uint32_t seq, uint8_t kind,
+                                                   uint8_t err)
 {
+    uint32_t ackp = seq + 1u;
+
+    if (rx_ooo_mask >> ridx & 1u) {
+        ackp = rx_ooo_ack[ridx];
+        rx_ooo_mask &= ~(1u << ridx);
+    }
     if (err && kind != DK_RXRESP) { /* a write's data (DK_RX, DK_RXIMM) */
         ncp_sat_inc(&rx_cnt.rx_dma_errors);
-        if (seq_lt(seq, pp->x.expected)) {
+        if (pp->x.sr) {
+            xport_rx_renege(&pp->x, seq);
+        } else if (seq_lt(seq, pp->x.expected)) {
             pp->x.expected = seq;
             pp->x.nack_valid = 0;
             pp->x.ack_pending = 1;
         }
-        pp->rx_err = 1;
+        pp->rx_err |= RX_ERR_DMA;
     }
-    /* nothing from the failed packet on counts until it is accepted again */
-    if (seq_lt(pp->ack_val, seq + 1u) && seq_lt(seq, pp->x.expected))
-        pp->ack_val = seq + 1u;
+    /* after a failure nothing from the failed packet on counts until it is accepted again */
+    if (seq_lt(pp->ack_val, ackp) && (!(pp->rx_err & RX_ERR_DMA) || seq_le(ackp, pp->x.expected)))
+        pp->ack_val = ackp;
     if (pp->rx_dma_pending == 0)
         pp->rx_err = 0; /* drained: ack_val = expected from here (rx_dma_done) */
 }
@@ -352,12 +410,14 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
     rx_busy[ridx] = 0;
     pp->rx_dma_pending--;
     if (__builtin_expect(kind == DK_RXIMM, 0)) /* the last segment of a write with immediate: its data */
-        evq_imm_done(ridx, err | pp->rx_err); /* and every earlier one's is in memory (in order) */
+        evq_imm_done(ridx, err | (pp->rx_err & RX_ERR_DMA)); /* and every earlier one's is in memory:
+            * it was accepted in order (rx_ooo), DMAs complete in order; pending out-of-order DMAs
+            * behind it (RX_ERR_OOO) do not matter, an earlier failed one (RX_ERR_DMA) does */
     /* DMAs complete in order: everything up to this packet is in host memory (unless a DMA
      * before it failed: then `expected` went back to that one, and nothing from there counts
      * until the packets are accepted again: rx_data_failed, while pp->rx_err) */
     if (__builtin_expect(err | pp->rx_err, 0))
-        rx_data_failed(pp, seq, kind, err);
+        rx_data_slow(pp, ridx, seq, kind, err);
     else if (seq_lt(pp->ack_val, seq + 1u))
         pp->ack_val = seq + 1u;
     if (pp->rx_dma_pending == 0) {

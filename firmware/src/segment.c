@@ -220,8 +220,8 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
     w[PKT_W_SEQ] = seq;
     w[PKT_W_ACK] = pp->ack_val;
-    if (pp->ack_val == pp->x.expected)
-        pp->x.ack_pending = 0; /* piggy-backed */
+    if (pp->ack_val == pp->x.expected && !pp->x.rsack)
+        pp->x.ack_pending = 0; /* piggy-backed (a SACK goes in an ACK frame) */
     NCP_PROF(2);
     tx_frame_queue(f, PKT_HDR_BYTES + len);
     NCP_PROF(3);
@@ -294,7 +294,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     struct ncp_peer *pp = &conn_peer[peer];
     __asm__("" : "+r"(pp)); /* opaque: kept in a register, not recomputed (a multiply) per access */
     struct xport_peer *x = &pp->x;
-    uint32_t ack = pp->ack_val, una = x->una, piggy = ack == x->expected, w_nodes = pp->w_nodes;
+    uint32_t ack = pp->ack_val, una = x->una, piggy = ack == x->expected && !x->rsack, w_nodes = pp->w_nodes;
     uint32_t token = pp->tx_token;
     uint32_t flags = last | xport_tx_flags(x, x->nxt); /* x->nxt: the seq pushed */
     uint32_t seq = xport_tx_push(x, &ncp_xcfg, cookie, ncp.now);

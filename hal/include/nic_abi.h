@@ -74,7 +74,8 @@ enum nic_cmd_op {
                                 * lines one miss request may cover (NIC_PREFETCH_MAX; 0: one line, the seed);
                                 * cache (unused by INIT before; issue 14): transport options NIC_XOPT_*
                                 * (0: none): bit 0 flow control (credits), bit 1 congestion control
-                                * (ECN window); other bits: NIC_ST_BAD_CMD */
+                                * (ECN window), bit 2 selective repeat (else go-back-N);
+                                * other bits: NIC_ST_BAD_CMD */
     NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries;
                                 * d (ABI 2.1): event queue the endpoint reports to (0: none) */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
@@ -141,6 +142,8 @@ struct nic_usage_way {
  * control"). */
 #define NIC_XOPT_FLOW 0x1u       /* receiver credits: a receiver is never overrun by a sender */
 #define NIC_XOPT_CONGESTION 0x2u /* ECN-marked frames echoed; an AIMD window per connection */
+#define NIC_XOPT_SR 0x4u         /* selective repeat: receive out of order, SACK, resend only what is
+                                  * missing (docs/wire-protocol.md "Selective repeat"); else go-back-N */
 
 /* ---- Cache line images, in host memory, DMA'd by the NIC for FILL and STATIC_LOAD ---- */
 

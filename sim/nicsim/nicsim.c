@@ -134,6 +134,8 @@ static void usage(FILE *f)
             "  --evict P            the driver's victim at the pin high-water mark: lrf (default: least\n"
             "                       recently filled, the driver's own record) or lru (least recently used\n"
             "                       on the NIC: its LRU stamps, NIC_CMD_USAGE, before each eviction)\n"
+            "  --sr on|off          the NCPs' transport: selective repeat (out-of-order receive, SACKs,\n"
+            "                       only missing packets resent) or go-back-N (default off)\n"
             "\n"
             "Transport (issue 14; docs/wire-protocol.md \"Flow and congestion control\"):\n"
             "  --flow on|off        receiver credits: no receiver is overrun by a sender (default off)\n"
@@ -465,7 +467,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
-        O_EVALALL, O_PINHASH, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS
+        O_EVALALL, O_PINHASH, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -486,7 +488,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         NODEDBG_LONG_OPTIONS,
         { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
         { "flow", 1, 0, O_FLOW },         { "cc", 1, 0, O_CC },            { "ecn-kb", 1, 0, O_ECN },
-        { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },
+        { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },  { "sr", 1, 0, O_SR },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -648,6 +650,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             o->mpi_timeout = (double)v;
             break;
         case O_EVENTS: o->events = a; break;
+        case O_SR:
+            if (strcmp(a, "on") && strcmp(a, "off"))
+                return bad("--sr", a, "on or off");
+            o->sr = !strcmp(a, "on");
+            break;
         case O_PREFILL:
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--prefill", a, "on or off");
@@ -908,7 +915,8 @@ int main(int argc, char **argv)
         dc.prefetch_lines = o->prefetch;
         dc.pin_mode = o->pin_mode;
         dc.evict_policy = o->evict;
-        dc.xport_opts = (o->flow ? NIC_XOPT_FLOW : 0u) | (o->cc ? NIC_XOPT_CONGESTION : 0u);
+        dc.xport_opts = (o->flow ? NIC_XOPT_FLOW : 0u) | (o->cc ? NIC_XOPT_CONGESTION : 0u) |
+                       (o->sr ? NIC_XOPT_SR : 0u);
         if (S.ev) {
             dc.observe = drv_observe;
             dc.observe_ctx = n;

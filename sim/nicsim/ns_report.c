@@ -472,6 +472,7 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddNumberToObject(x, "prefetch", o->prefetch);
     cJSON_AddStringToObject(x, "pin_mode", o->pin_mode == 1 ? "at-reg" : o->pin_mode == 2 ? "overlap" : "on-miss");
     cJSON_AddStringToObject(x, "evict", o->evict == NICDRV_EVICT_LRU ? "lru" : "lrf");
+    cJSON_AddBoolToObject(x, "sr", o->sr);
     cJSON_AddBoolToObject(x, "flow", o->flow);
     cJSON_AddBoolToObject(x, "cc", o->cc);
     report_u64(x, "ecn_bytes", o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u);

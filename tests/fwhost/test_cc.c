@@ -223,7 +223,7 @@ static void off_changes_nothing(void **state)
 static void init_refuses_unknown_options(void **state)
 {
     (void)state;
-    struct nic_cmd c = {.op = NIC_CMD_INIT, .a = FWH_EV_PA, .c = FWH_EV_LOG2, .d = ME | NODES << 16, .cache = 0x4};
+    struct nic_cmd c = {.op = NIC_CMD_INIT, .a = FWH_EV_PA, .c = FWH_EV_LOG2, .d = ME | NODES << 16, .cache = 0x8};
     assert_int_equal(fwh_cmd(&c), NIC_ST_BAD_CMD);
     c.cache = 0x80 | NIC_XOPT_FLOW;
     assert_int_equal(fwh_cmd(&c), NIC_ST_BAD_CMD);

@@ -60,6 +60,24 @@ def main():
     check(row in md, "results.md has the row " + row)
     check("![line rate](results/linkrate.png)" in md, "results.md shows the line-rate plot")
 
+    # selective repeat (issue 14): both transports at 1 % drop, in sr.csv and results.md with the JSON's figures
+    with open(os.path.join(out, "tables", "sr.csv")) as f:
+        srr = {r["run"]: r for r in csv.DictReader(f)}
+    for name, on in (("sr-off-drop0.01", False), ("sr-on-drop0.01", True)):
+        with open(os.path.join(out, "runs", name + ".json")) as f:
+            ds = json.load(f)
+        rx = sum(n["transport"]["retransmits"] for n in ds["nodes"])
+        check(ds["result"] == "PASS" and ds["config"]["sr"] == on and ds["config"]["drop"] == 0.01,
+              "%s ran with --sr %s --drop 0.01" % (name, "on" if on else "off"))
+        r = srr.get(name)
+        check(r is not None and int(r["retransmits"]) == rx and r["sr"] == str(on)
+              and abs(float(r["bandwidth_MBps"]) - ds["workload"]["bandwidth_MBps"]) < 0.01,
+              "sr.csv row matches the JSON: %r" % r)
+        row = "| %s | 1 %% | %.1f | - | %d | %d |" % ("selective repeat" if on else "go-back-N",
+                                                   ds["workload"]["bandwidth_MBps"], ds["switch"]["fault_drop"], rx)
+        check(row in md, "results.md has the row " + row)
+    check("## Selective repeat (issue 14)" in md, "results.md has the selective-repeat section")
+
     # the plot's data and the plot
     with open(os.path.join(out, "plots", "linkrate_write.dat")) as f:
         pts = [[float(x) for x in ln.split()] for ln in f if ln.strip()]

@@ -169,10 +169,11 @@ int main(int argc, char **argv)
 
     double fault[4] = { 0, 0, 0, 0 }; /* drop, corrupt, duplicate, delay */
     uint64_t seed = 1;
+    int sr = 0; /* --sr on: both NCPs with selective repeat (nicdrv xport_opts NIC_XOPT_SR) */
 
     if (argc < 3 || argc % 2 == 0 || (strcmp(argv[1], "probe") && strcmp(argv[1], "rdma"))) {
         fprintf(stderr, "usage: systest probe|rdma IMAGE.img [--drop P] [--corrupt P] [--duplicate P] [--delay P] "
-                        "[--seed S]\n");
+                        "[--seed S] [--sr on|off]\n");
         return 1;
     }
     for (int i = 3; i + 1 < argc; i += 2) {
@@ -185,6 +186,8 @@ int main(int argc, char **argv)
             fault[k] = strtod(argv[i + 1], &end);
             if (*end || end == argv[i + 1] || fault[k] < 0 || fault[k] > 1)
                 k = -1;
+        } else if (!strcmp(argv[i], "--sr") && (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off"))) {
+            sr = !strcmp(argv[i + 1], "on");
         } else if (!strcmp(argv[i], "--seed")) {
             seed = strtoull(argv[i + 1], &end, 0);
             if (*end || end == argv[i + 1])
@@ -218,7 +221,12 @@ int main(int argc, char **argv)
     if (!r.cl)
         return 1;
     for (unsigned i = 0; i < r.nodes; i++) {
-        r.hs[i] = hostsw_create(r.cl, i, r.costs, NULL);
+        struct nicdrv_config dc;
+        nicdrv_config_default(&dc);
+        dc.node_id = (uint16_t)i;
+        dc.nodes = (uint16_t)r.nodes;
+        dc.xport_opts = sr ? NIC_XOPT_SR : 0u;
+        r.hs[i] = hostsw_create(r.cl, i, r.costs, &dc);
         pr[i] = (struct prog){ &r, i };
         node_set_reset(cluster_node(r.cl, i), false); /* power on; the driver holds the core */
         if (!r.hs[i] || coro_spawn(cluster_sched(r.cl), "prog", rdma ? prog_rdma : prog_probe, &pr[i], NULL))

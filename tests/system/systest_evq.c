@@ -72,6 +72,7 @@
 #define WAITC 200000000ull
 
 enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M_UPCALL_ANSWER, M_UPCALL_IGNORE, M_REGWAIT, M_EVICT_LRF, M_EVICT_LRU,
+            M_IMM_SR, /* imm with selective repeat in both NCPs (runs as M_IMM) */
             M__N };
 
 #define UP_GRACE 20000u   /* 100 us */
@@ -86,6 +87,7 @@ struct imm_req {
 
 struct run {
     enum mode mode;
+    int sr; /* INIT NIC_XOPT_SR: out-of-order data accepted, yet each immediate once, after its data */
     unsigned nodes;
     uint64_t seed;
     cluster_t *cl;
@@ -888,7 +890,8 @@ static void prog_init(void *arg)
     case M_MULTI: a_multi(p); break;
     case M_SLEEP: a_sleep(p); break;
     case M_OVERFLOW: a_overflow(p); break;
-    case M_IMM: a_imm(p); break;
+    case M_IMM:
+    case M_IMM_SR: a_imm(p); break; /* M_IMM_SR runs as M_IMM (main) */
     case M_UPCALL_ANSWER:
     case M_UPCALL_IGNORE: a_upcall(p); break;
     case M_REGWAIT: a_regwait(p); break;
@@ -908,7 +911,7 @@ static bool all_done(cluster_t *c, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore", "regwait", "evict-lrf", "evict-lru" };
+    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore", "regwait", "evict-lrf", "evict-lru", "imm-sr" };
     static struct run r;
     struct cluster_config cc;
     struct prog pr[MAXN];
@@ -919,10 +922,14 @@ int main(int argc, char **argv)
     for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
     if (argc < 3 || argc > 4 || m == M__N) {
-        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|upcall-answer|upcall-ignore|regwait|evict-lrf|evict-lru IMAGE [SEED]\n");
+        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|imm-sr|upcall-answer|upcall-ignore|regwait|evict-lrf|evict-lru IMAGE [SEED]\n");
         return 1;
     }
     r.mode = (enum mode)m;
+    if (r.mode == M_IMM_SR) {
+        r.mode = M_IMM;
+        r.sr = 1;
+    }
     r.seed = argc == 4 ? strtoull(argv[3], NULL, 0) : 1;
     r.nodes = r.mode == M_MULTI ? 3 : 2;
     r.img = read_file(argv[2], &r.img_len);
@@ -952,6 +959,7 @@ int main(int argc, char **argv)
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)r.nodes;
+        dc.xport_opts = r.sr ? NIC_XOPT_SR : 0u;
         if (i == 1 && (r.mode == M_EVICT_LRF || r.mode == M_EVICT_LRU)) {
             dc.pin_hwm_pages = 3 * 64 + 1; /* three lines and the completion queue */
             dc.fill_residency = 0;

@@ -21,6 +21,8 @@
  *                  replays are duplicates (dup_packets), nothing is refused, failed or late
  *   stamped IMAGE  the switch checks the source against the ingress port: every frame in A's or
  *                  B's name from port 2 is dropped there (src_spoofed), none reaches an NCP
+ *   open-sr IMAGE  as open, both NCPs running selective repeat (INIT NIC_XOPT_SR): replayed ACKs
+ *                  carry genuine SACKs, forged ones random ones
  *
  * Exit: 0 pass, 1 fail.
  */
@@ -392,11 +394,12 @@ int main(int argc, char **argv)
     struct prog pp = {r, 9}, *p = &pp;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (!r || argc != 3 || (strcmp(argv[1], "open") && strcmp(argv[1], "stamped"))) {
-        fprintf(stderr, "usage: systest_mal open|stamped IMAGE\n");
+    if (!r || argc != 3 || (strcmp(argv[1], "open") && strcmp(argv[1], "stamped") && strcmp(argv[1], "open-sr"))) {
+        fprintf(stderr, "usage: systest_mal open|stamped|open-sr IMAGE\n");
         return 1;
     }
     r->stamped = !strcmp(argv[1], "stamped");
+    int sr = !strcmp(argv[1], "open-sr"); /* as open, both NCPs with selective repeat */
     r->rng = 0x9E3779B97F4A7C15ull;
     r->arng = 0xD1B54A32D192ED03ull;
     r->img = read_file(argv[2], &r->img_len);
@@ -417,6 +420,7 @@ int main(int argc, char **argv)
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = 2; /* node 2 is not a member: its id is refused as a source too */
+        dc.xport_opts = sr ? NIC_XOPT_SR : 0u;
         r->hs[i] = hostsw_create(r->cl, i, r->costs, &dc);
         pr[i] = (struct prog){r, i};
         node_set_reset(cluster_node(r->cl, i), false);

@@ -2,7 +2,8 @@
  * Unit tests of the NCP transport (firmware/lib/xport.c), time driven by calling xport_tick():
  * in-order delivery, loss, duplication, reordering, sequence wrap, timer-driven retransmission
  * with backoff, the retry limit, gap and miss NACKs, protection refusals under loss, and
- * resynchronisation after a give-up.
+ * resynchronisation after a give-up; selective repeat (the receiver's bitmap, SACKs and their
+ * bounds, resends of holes only, timeouts and give-ups with a partly SACKed window).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@ struct wire_pkt {
     uint8_t type, flags;
     uint16_t reason;
     uint32_t seq, ack, cookie;
+    uint32_t sack; /* ACK/NACK: the SACK bitmap (the off field) */
 };
 
 #define QN 4096
@@ -43,6 +45,9 @@ static uint32_t now;
 static uint32_t delivered[8192], ndelivered;
 static uint32_t acked_cookies;
 static uint32_t rng = 12345;
+static int sr_mode;               /* run(): selective repeat on both ends */
+static uint8_t got[8192];         /* per cookie - 1000: delivered (SR: in any order, once) */
+static uint32_t data_drops;       /* data packets the channel lost */
 
 static uint32_t rnd(void)
 {
@@ -70,7 +75,7 @@ static int take(struct chan *c, struct wire_pkt *p, int reorder)
 
 static void send_data(uint32_t seq, uint32_t cookie)
 {
-    struct wire_pkt p = {PKT_WRITE, xport_tx_flags(&a, seq), 0, seq, 0, cookie};
+    struct wire_pkt p = {PKT_WRITE, xport_tx_flags(&a, seq), 0, seq, 0, cookie, 0};
     put(&ab, &p);
 }
 
@@ -79,28 +84,36 @@ static void b_receive(const struct wire_pkt *p, int refuse)
 {
     int nack;
     enum xport_rx_verdict v = xport_rx_classify(&b, p->seq, p->flags, &nack);
-    struct wire_pkt r = {PKT_ACK, 0, 0, 0, 0, 0};
+    struct wire_pkt r = {PKT_ACK, 0, 0, 0, 0, 0, 0};
 
-    if (v == XP_RX_NEW && refuse) {
+    if ((v == XP_RX_NEW || v == XP_RX_OOO) && refuse) {
         r.type = PKT_NACK;
         r.reason = PKT_NACK_MISS;
         r.seq = p->seq;
         r.ack = b.expected;
+        r.sack = xport_sack_adv(&b, b.expected);
         put(&ba, &r);
         return;
     }
-    if (v == XP_RX_NEW) {
+    if (v == XP_RX_OOO)
+        assert_true(sr_mode);
+    if (v == XP_RX_NEW || v == XP_RX_OOO) {
         assert_true(ndelivered < 8192);
+        assert_true(p->cookie >= 1000 && p->cookie < 1000 + 8192);
+        assert_false(got[p->cookie - 1000]); /* exactly once */
+        got[p->cookie - 1000] = 1;
         delivered[ndelivered++] = p->cookie;
-        xport_rx_accept(&b);
+        xport_rx_accept_seq(&b, p->seq);
     }
-    if (v == XP_RX_GAP && nack) {
+    if ((v == XP_RX_GAP || v == XP_RX_OOO) && nack) {
         r.type = PKT_NACK;
         r.reason = PKT_NACK_GAP;
+        r.seq = p->seq;
     }
-    if (v == XP_RX_GAP && !nack)
+    if ((v == XP_RX_GAP || v == XP_RX_OOO) && !nack && !sr_mode)
         return;
     r.ack = b.expected;
+    r.sack = xport_sack_adv(&b, b.expected);
     put(&ba, &r);
 }
 
@@ -111,13 +124,18 @@ static void a_receive(const struct wire_pkt *r)
     if (r->type == PKT_NACK && r->reason == PKT_NACK_MISS) {
         n = xport_on_ack(&a, &cfg, r->ack, now, &first);
         xport_on_nack_retry(&a, &cfg, r->seq, now, cfg.nack_delay);
+        xport_on_sack(&a, r->ack, r->sack);
     } else if (r->type == PKT_NACK) {
-        n = xport_on_nack_gap(&a, &cfg, r->ack, now, &first);
+        n = xport_on_nack_gap_sack(&a, &cfg, r->ack, r->seq, r->sack, now, &first);
     } else {
         n = xport_on_ack(&a, &cfg, r->ack, now, &first);
+        xport_on_sack(&a, r->ack, r->sack);
     }
-    for (uint32_t i = 0; i < n; i++)
-        assert_int_equal(xport_cookie(&a, first + i), 1000 + acked_cookies++);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t ck = (uint32_t)xport_cookie(&a, first + i);
+        assert_int_equal(ck, 1000 + acked_cookies++);
+        assert_true(got[ck - 1000]); /* the cumulative ACK covers only delivered packets */
+    }
 }
 
 struct faults {
@@ -133,8 +151,10 @@ static uint32_t run(uint32_t isn, uint32_t total, struct faults f)
 
     xport_init(&a, isn, XP_ISN_UNKNOWN);
     xport_init(&b, 0, XP_ISN_UNKNOWN);
+    a.sr = b.sr = (uint8_t)sr_mode;
     ab.n = ba.n = 0;
-    ndelivered = acked_cookies = 0;
+    ndelivered = acked_cookies = data_drops = 0;
+    memset(got, 0, sizeof got);
     for (now = 0; now < 2000000; now++) {
         while (xport_rexmit_next(&a, &seq, &cookie))
             send_data(seq, cookie);
@@ -148,6 +168,8 @@ static uint32_t run(uint32_t isn, uint32_t total, struct faults f)
                 b_receive(&p, rnd() % 1000 < f.refuse);
                 if (rnd() % 1000 < f.dup)
                     b_receive(&p, 0);
+            } else {
+                data_drops++;
             }
         }
         if (take(&ba, &p, 0) && rnd() % 1000 >= f.drop)
@@ -158,8 +180,12 @@ static uint32_t run(uint32_t isn, uint32_t total, struct faults f)
             break;
     }
     assert_int_equal(ndelivered, total);
-    for (uint32_t i = 0; i < total; i++)
-        assert_int_equal(delivered[i], 1000 + i); /* in order, exactly once */
+    for (uint32_t i = 0; i < total; i++) {
+        assert_true(got[i]); /* every packet exactly once (b_receive) */
+        if (!sr_mode)
+            assert_int_equal(delivered[i], 1000 + i); /* go-back-N: in order */
+    }
+    assert_int_equal(b.rsack, 0);
     assert_int_equal(acked_cookies, total);
     return now;
 }
@@ -437,7 +463,7 @@ static void xport_refusal_is_reliable_under_loss(void **state)
         rng = 777u + trial;
         for (now = 0; now < 4000000; now++) {
             while (xport_rexmit_next(&a, &seq, &cookie)) {
-                struct wire_pkt d = {PKT_WRITE, xport_tx_flags(&a, seq), 0, seq, 0, cookie};
+                struct wire_pkt d = {PKT_WRITE, xport_tx_flags(&a, seq), 0, seq, 0, cookie, 0};
                 if (refused_heard[cookie])
                     d.flags |= PKT_F_VOID;
                 put(&ab, &d);
@@ -450,7 +476,7 @@ static void xport_refusal_is_reliable_under_loss(void **state)
             if (take(&ab, &p, 0) && rnd() % 1000 >= 100) {
                 int nack;
                 enum xport_rx_verdict v = xport_rx_classify(&b, p.seq, p.flags, &nack);
-                struct wire_pkt r = {PKT_ACK, 0, 0, 0, 0, 0};
+                struct wire_pkt r = {PKT_ACK, 0, 0, 0, 0, 0, 0};
                 if (v == XP_RX_NEW && FORBIDDEN(p.cookie) && !(p.flags & PKT_F_VOID)) {
                     r.type = PKT_NACK;
                     r.reason = PKT_NACK_PROTECTION;
@@ -736,6 +762,205 @@ static void xport_resync_never_moves_backward_and_known_isn_syncs(void **state)
 }
 
 /* The PRF is SipHash-2-4 (reference vector), and keys/messages change its output. */
+/* ---- selective repeat ---- */
+
+/* The same faults, both modes: every packet delivered once, the cumulative ACK only over delivered
+ * ones (run); SR resends about one packet per lost one, go-back-N far more. */
+static void xport_sr_resends_about_one_packet_per_loss(void **state)
+{
+    (void)state;
+    uint32_t retx[2], drops[2];
+    for (int m = 0; m < 2; m++) {
+        sr_mode = m;
+        rng = 4242;
+        run(0xFFFFFF80u, 3000, (struct faults){.drop = 20}); /* wraps too */
+        retx[m] = a.st.retransmits;
+        drops[m] = data_drops;
+    }
+    sr_mode = 0;
+    print_message("retx sr %u gbn %u, drops %u %u\n", retx[1], retx[0], drops[1], drops[0]);
+    assert_true(drops[1] > 30 && drops[0] > 30);
+    /* a lost resend or a lost NACK costs a timeout probe and the holes behind it: 2 per loss */
+    assert_true(retx[1] <= 2 * drops[1]);
+    assert_true(retx[0] > 4 * drops[0]); /* go-back-N: about a window per loss */
+    assert_true(retx[1] * 3 < retx[0]);
+}
+
+static void xport_sr_survives_reorder_dup_refusals_and_wrap(void **state)
+{
+    (void)state;
+    sr_mode = 1;
+    run(9, 1500, (struct faults){.reorder = 300, .drop = 20, .dup = 20});
+    assert_true(b.st.rx_ooo > 0);
+    assert_true(b.st.rx_dup > 0);
+    run(0xFFFFFFF0u, 1000, (struct faults){.drop = 50, .refuse = 30, .dup = 30});
+    assert_true(a.st.nacks_retry > 0 && a.st.sack_skips > 0);
+    sr_mode = 0;
+}
+
+/* The receiver's bitmap: out-of-order packets within the window accepted once, `expected` moves
+ * over a contiguous run only, the advertised SACK is relative to the ACK given. */
+static void xport_sr_receiver_bitmap(void **state)
+{
+    int nack;
+    (void)state;
+    xport_init(&b, 0, 100);
+    b.sr = 1;
+    assert_int_equal(xport_rx_classify(&b, 100, 0, &nack), XP_RX_NEW);
+    xport_rx_accept_seq(&b, 100);
+    assert_int_equal(xport_rx_classify(&b, 103, 0, &nack), XP_RX_OOO);
+    assert_true(nack); /* one gap NACK per expected value */
+    assert_int_equal(xport_rx_ackpoint(&b, 103), 101u); /* its completion may not ACK past the hole */
+    xport_rx_accept_seq(&b, 103);
+    assert_int_equal(b.expected, 101u);
+    assert_int_equal(xport_rx_classify(&b, 103, 0, &nack), XP_RX_DUP); /* accepted already */
+    assert_int_equal(xport_rx_classify(&b, 102, 0, &nack), XP_RX_OOO);
+    assert_false(nack); /* same expected value: no second NACK */
+    xport_rx_accept_seq(&b, 102);
+    assert_int_equal(b.rsack, 0x6u);
+    /* ACK 101 (data before it in memory): bits 1, 2 = 102, 103; ACK 99 with 99, 100 pending: 0..1
+     * too */
+    assert_int_equal(xport_sack_adv(&b, 101), 0x6u);
+    assert_int_equal(xport_sack_adv(&b, 99), 0x1Bu);
+    assert_int_equal(xport_rx_classify(&b, 101 + XP_WIN, 0, &nack), XP_RX_GAP); /* beyond the window */
+    assert_int_equal(xport_rx_classify(&b, 101, 0, &nack), XP_RX_NEW);
+    xport_rx_accept_seq(&b, 101); /* fills the hole: expected jumps over 102, 103 */
+    assert_int_equal(b.expected, 104u);
+    assert_int_equal(b.rsack, 0u);
+    assert_int_equal(xport_sack_adv(&b, 104), 0u);
+    assert_int_equal(b.st.rx_ooo, 2u);
+    /* a host DMA error reneges: out of order, the bit goes; in order, expected goes back */
+    assert_int_equal(xport_rx_classify(&b, 106, 0, &nack), XP_RX_OOO);
+    xport_rx_accept_seq(&b, 106);
+    xport_rx_renege(&b, 106);
+    assert_int_equal(b.rsack, 0u);
+    assert_int_equal(xport_rx_classify(&b, 106, 0, &nack), XP_RX_OOO); /* accepted again */
+    xport_rx_accept_seq(&b, 106);
+    xport_rx_renege(&b, 102);
+    assert_int_equal(b.expected, 102u);
+    assert_int_equal(b.rsack, 0u);
+    /* RESYNC forward forgets the bitmap (everything it held was before the new number) */
+    assert_int_equal(xport_rx_classify(&b, 105, 0, &nack), XP_RX_OOO);
+    xport_rx_accept_seq(&b, 105);
+    assert_int_equal(xport_rx_classify(&b, 200, PKT_F_RESYNC, &nack), XP_RX_NEW);
+    assert_int_equal(b.rsack, 0u);
+    /* go-back-N: never out of order, never a SACK */
+    xport_init(&b, 0, 100);
+    assert_int_equal(xport_rx_classify(&b, 102, 0, &nack), XP_RX_GAP);
+    assert_int_equal(xport_sack_adv(&b, 99), 0u);
+}
+
+static uint32_t push_n(uint32_t n)
+{
+    uint32_t s = 0;
+    for (uint32_t i = 0; i < n; i++)
+        s = xport_tx_push(&a, &cfg, 1000 + i, now);
+    return s;
+}
+
+static uint32_t resend_all(uint32_t *out, uint32_t max)
+{
+    uint32_t seq, n = 0;
+    xport_cookie_t ck;
+    while (n < max && xport_rexmit_next(&a, &seq, &ck))
+        out[n++] = seq;
+    return n;
+}
+
+/* SACK bounds at the sender: bits for packets not in flight are ignored, a stale frame changes
+ * nothing, a SACK acknowledges nothing; only holes below the highest SACKed packet are resent,
+ * once per recovery; a forged SACK costs at most a timeout (which forgets it). */
+static void xport_sr_sender_sack_rules(void **state)
+{
+    uint32_t first, out[64], n;
+    (void)state;
+    now = 0;
+    xport_init(&a, 50, XP_ISN_UNKNOWN);
+    a.sr = 1;
+    push_n(10); /* 50..59 in flight */
+    /* forged / bad: beyond nxt (bits 10..31), and a frame whose ack is not una */
+    xport_on_sack(&a, 50, 0xFFFFFC00u);
+    assert_int_equal(a.sack, 0u);
+    xport_on_sack(&a, 49, 0x3u);
+    xport_on_sack(&a, 70, 0x3u);
+    assert_int_equal(a.sack, 0u);
+    assert_false(xport_rexmit_pending(&a));
+    /* 52, 54, 55 arrived: holes 50, 51, 53 are resent, nothing after 55 (in flight) */
+    xport_on_sack(&a, 50, 0x34u | 0xFFFF0000u);
+    assert_int_equal(a.sack, 0x34u);
+    assert_int_equal(a.una, 50u); /* acknowledges nothing */
+    assert_int_equal(a.stall_at, 0u);
+    n = resend_all(out, 64);
+    assert_int_equal(n, 3u);
+    assert_int_equal(out[0], 50u);
+    assert_int_equal(out[1], 51u);
+    assert_int_equal(out[2], 53u);
+    /* the same recovery: a gap NACK and a wider SACK resend only the new holes (56 .. 57) */
+    xport_on_nack_gap_sack(&a, &cfg, 50, 58, 0x134u, now, &first);
+    n = resend_all(out, 64);
+    assert_int_equal(n, 2u);
+    assert_int_equal(out[0], 56u);
+    assert_int_equal(out[1], 57u);
+    /* cumulative progress to 54: the bitmap follows una */
+    assert_int_equal(xport_on_ack(&a, &cfg, 54, now, &first), 4u);
+    assert_int_equal(a.sack, 0x134u >> 4);
+    /* a forged SACK claiming everything: no resend until the timeout, which forgets it and
+     * probes una */
+    xport_on_sack(&a, 54, 0x3Fu);
+    assert_int_equal(resend_all(out, 64), 0u);
+    now += 1000;
+    assert_int_equal(xport_tick(&a, &cfg, now), XP_TICK_RETRANSMIT);
+    assert_int_equal(a.sack, 0u);
+    n = resend_all(out, 64);
+    assert_int_equal(n, 1u); /* the probe only */
+    assert_int_equal(out[0], 54u);
+    /* the probe's ACK (55, with 57 SACKed): every packet not SACKed goes, up to nxt */
+    xport_on_ack(&a, &cfg, 55, now, &first);
+    xport_on_sack(&a, 55, 0x4u);
+    n = resend_all(out, 64);
+    assert_int_equal(n, 4u);
+    assert_int_equal(out[0], 55u);
+    assert_int_equal(out[1], 56u);
+    assert_int_equal(out[2], 58u);
+    assert_int_equal(out[3], 59u);
+    /* give-up with a partly SACKed window: everything dropped, the next packet resyncs */
+    xport_on_sack(&a, 55, 0x6u);
+    xport_giveup(&a);
+    assert_int_equal(a.sack, 0u);
+    assert_int_equal(a.una, 60u);
+    assert_false(xport_rexmit_pending(&a));
+    assert_int_equal(xport_tx_flags(&a, xport_tx_push(&a, &cfg, 1, now)), PKT_F_RESYNC);
+}
+
+/* Miss holds with SR: nothing is resent during the hold (a SACK hole does not start one), the
+ * refused packets go at RESUME, the SACKed ones do not; a refusal resends its packet void. */
+static void xport_sr_holds_and_refusals(void **state)
+{
+    uint32_t first, out[64], n;
+    (void)state;
+    now = 0;
+    xport_init(&a, 10, XP_ISN_UNKNOWN);
+    a.sr = 1;
+    push_n(8); /* 10..17 */
+    assert_true(xport_on_nack_retry(&a, &cfg, 11, now, cfg.nack_delay));
+    xport_on_sack(&a, 10, 0x0Du); /* 10, 12, 13 arrived; 11 missed */
+    assert_true(xport_on_nack_retry(&a, &cfg, 14, now, cfg.nack_delay));
+    assert_int_equal(resend_all(out, 64), 0u); /* held */
+    assert_true(xport_on_resume(&a, &cfg, now));
+    n = resend_all(out, 64);
+    assert_int_equal(n, 2u);
+    assert_int_equal(out[0], 11u);
+    assert_int_equal(out[1], 14u);
+    /* PROTECTION for 15: it goes again (void), at once */
+    assert_true(xport_on_nack_refused(&a, &cfg, 15, now));
+    n = resend_all(out, 64);
+    assert_int_equal(n, 1u);
+    assert_int_equal(out[0], 15u);
+    /* a refusal for a packet not in flight changes nothing */
+    assert_false(xport_on_nack_refused(&a, &cfg, 30, now));
+    (void)first;
+}
+
 static void xport_prf_is_siphash(void **state)
 {
     const uint32_t k[4] = {0x03020100u, 0x07060504u, 0x0b0a0908u, 0x0f0e0d0cu}, z[4] = {0};
@@ -767,6 +992,11 @@ int main(void)
         cmocka_unit_test(xport_numbers_2_31_apart_are_never_in_a_window),
         cmocka_unit_test(xport_resync_never_moves_backward_and_known_isn_syncs),
         cmocka_unit_test(xport_prf_is_siphash),
+        cmocka_unit_test(xport_sr_resends_about_one_packet_per_loss),
+        cmocka_unit_test(xport_sr_survives_reorder_dup_refusals_and_wrap),
+        cmocka_unit_test(xport_sr_receiver_bitmap),
+        cmocka_unit_test(xport_sr_sender_sack_rules),
+        cmocka_unit_test(xport_sr_holds_and_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

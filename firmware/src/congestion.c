@@ -21,7 +21,7 @@
 static const struct cc_cfg cc_cfg = {
     .rx_slots = RX_SLOTS - CC_RX_RESERVE,
     .credit_init = 1u, /* until the first ACK frame: several senders may start at once */
-    .win_init = 2u,
+    .win_init = 1u, /* 8 senders starting together must fit the switch queue (2 x 8 x 4 KiB did not) */
     .win_min = 1u,
     .win_max = XP_WIN,
 };
@@ -32,6 +32,7 @@ uint8_t cc_win[NCP_MAX_PEERS];
 static struct cc_tx cc_tx[NCP_MAX_PEERS];
 static uint32_t cc_lim[NCP_MAX_PEERS];      /* receiver: the limit granted to each sender */
 static uint8_t cc_granted[NCP_MAX_PEERS];   /* receiver: cc_lim was granted (may be outstanding) */
+static uint32_t cc_acked[NCP_MAX_PEERS];    /* receiver: the ACK of the last grant */
 static uint8_t cc_echo[NCP_MAX_PEERS];      /* a CE mark from this peer not yet echoed */
 
 static struct {
@@ -91,8 +92,17 @@ static uint32_t grant(uint16_t peer, uint32_t ack)
     if (cc_granted[peer] && seq_lt(ack + c, cc_lim[peer]) && cc_lim[peer] - ack <= 255u)
         c = cc_lim[peer] - ack;
     cc_lim[peer] = ack + c;
+    cc_acked[peer] = ack;
     cc_granted[peer] = 1;
     return c;
+}
+
+int cc_ack_early(uint16_t peer, uint32_t ack)
+{
+    uint32_t half = (cc_lim[peer] - cc_acked[peer]) / 2u;
+    /* (not for grants below 4: with many senders the receiver's core pays an ACK frame per packet) */
+    return (cc_opts & CC_OPT_FC) && cc_granted[peer] && half >= 2u && seq_lt(cc_acked[peer], ack) &&
+           ack - cc_acked[peer] >= half;
 }
 
 void cc_ack_fields(uint16_t peer, struct pkt_hdr *h)

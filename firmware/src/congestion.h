@@ -31,6 +31,14 @@ static inline int cc_resend_room(uint16_t peer, const struct xport_peer *x, uint
     return seq - x->una < cc_win[peer];
 }
 
+/*
+ * Flow control: an ACK frame may go to `peer` before its receive DMAs drained (the NCP otherwise
+ * acknowledges a peer only when they did): when `ack` (what is in host memory) has moved half the
+ * sender's last grant beyond the last ACK frame, so that its credit does not run out while the
+ * receiver waits for a stream's last DMA.
+ */
+int cc_ack_early(uint16_t peer, uint32_t ack);
+
 /* INIT (and boot, with 0): options; every peer's state reset (the connections were). */
 void cc_setup(uint32_t opts);
 /* An authenticated frame from peer, its ACK fields applied. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "completer.h"
+#include "congestion.h"
 #include "conn.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -100,6 +101,8 @@ void conn_flush_acks(void)
                 tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
                 pp->x.ack_pending = 0;
                 fp_record(FP_ACK, fp_now() - t0, 0);
+            } else if (pp->x.ack_pending && cc_ack_early(p, pp->ack_val)) {
+                tx_ctl(p, PKT_ACK, 0, 0, 0, 0); /* what is in host memory so far (congestion.h) */
             }
         }
     }

@@ -339,7 +339,7 @@ void seg_resend_poll(void)
             struct xport_peer *x = &conn_peer[p].x;
             int more = 1;
             for (unsigned budget = 0; budget < 8; budget++) {
-                if (!cc_resend_room(p, x, x->rexmit))
+                if (seq_lt(x->rexmit, x->nxt) && !cc_resend_room(p, x, x->rexmit))
                     break; /* beyond the flow/congestion window (congestion.h): an ACK sets the bit */
                 if (!xport_rexmit_next(x, &seq, &cookie)) {
                     more = 0; /* none left now (or a probe waits for progress: an ACK sets the bit) */

@@ -166,6 +166,11 @@ static void usage(FILE *f)
             "                       simulated time, link type USER0; tools/wireshark/ncp.lua decodes it)\n"
             "  --events FILE        JSON-lines log: driver misses, fills, invalidations; NACKs, RESUMEs,\n"
             "                       retransmissions and give-ups seen on the wire (docs/nicsim.md)\n"
+            "  --breakdown          pingpong: where the time of each one-way write goes, step by step\n"
+            "                       (doorbell, entry fetch, firmware by function, DMA, MAC, switch,\n"
+            "                       placement, ACK, completion, poll), medians per size; sizes up to\n"
+            "                       4096 (default 8..4096); the run is bit-identical without it\n"
+            "                       (docs/nicsim.md \"Latency breakdown\")\n"
             "  --mpi-timeout S      under mpirun: seconds a rank waits for the others at a quantum\n"
             "                       boundary before it aborts the run (default 120)\n"
             "  --help\n"
@@ -467,7 +472,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
-        O_EVALALL, O_PINHASH, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR
+        O_EVALALL, O_PINHASH, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -489,6 +494,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
         { "flow", 1, 0, O_FLOW },         { "cc", 1, 0, O_CC },            { "ecn-kb", 1, 0, O_ECN },
         { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },  { "sr", 1, 0, O_SR },
+        { "breakdown", 0, 0, O_BD },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -655,6 +661,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
                 return bad("--sr", a, "on or off");
             o->sr = !strcmp(a, "on");
             break;
+        case O_BD: o->breakdown = 1; break;
         case O_PREFILL:
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--prefill", a, "on or off");
@@ -730,8 +737,25 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     int pp = !strcmp(o->workload, "pingpong"), mr = !strcmp(o->workload, "missratio");
     int st = !strcmp(o->workload, "stream") || !strcmp(o->workload, "incast"); /* the same defaults */
     int rl = !strcmp(o->workload, "reglimit");
+    if (o->breakdown) { /* its checks, before anything runs (exit 3) */
+        if (!pp) {
+            fprintf(stderr, "nicsim: --breakdown needs --workload pingpong (it breaks down pingpong's one-way "
+                            "writes), not %s\n", o->workload);
+            return EXIT_SETUP;
+        }
+        if (o->dbg.gdb_port >= 0 || o->dbg.trace_path) {
+            fprintf(stderr, "nicsim: --breakdown cannot be combined with --gdb or --trace-insn (both use the "
+                            "node probe)\n");
+            return EXIT_SETUP;
+        }
+        if (smax > 4096 || smin > 4096) {
+            fprintf(stderr, "nicsim: --breakdown breaks down writes of one frame: --size-max must be at most 4096 "
+                            "(the NCP's MTU)\n");
+            return EXIT_SETUP;
+        }
+    }
     o->size_min = smin ? smin : pp ? 8 : st ? 65536 : 4096;
-    o->size_max = smax ? smax : pp ? (smin > (1u << 20) ? smin : 1u << 20) : st ? 65536 : rl ? (2u << 20) : 4096;
+    o->size_max = smax ? smax : pp ? (o->breakdown ? 4096 : smin > (1u << 20) ? smin : 1u << 20) : st ? 65536 : rl ? (2u << 20) : 4096;
     if (rl && !ws_set)
         o->ws_pages = 65536; /* 256 MiB */
     if (!smin && smax && !pp)
@@ -749,6 +773,11 @@ static int check_ranks(dist_t *d, int argc, char **argv, const struct ns_opts *o
 {
     if (dist_check_same(d, "nicsim", argc, argv, S.img, S.img_len))
         return EXIT_SETUP;
+    if (dist_size(d) > 1 && o->breakdown) {
+        if (dist_rank(d) == 0)
+            fprintf(stderr, "nicsim: --breakdown works with one rank only (it observes nodes 0 and 1 together)\n");
+        return EXIT_SETUP;
+    }
     if (dist_size(d) > 1 && (o->events || o->fst || o->dbg.gdb_port >= 0 || o->dbg.trace_path || o->dbg.fst_scopes)) {
         if (dist_rank(d) == 0)
             fprintf(stderr, "nicsim: %s works with one rank only (it records one process's view)\n",
@@ -893,6 +922,10 @@ int main(int argc, char **argv)
     nodedbg_t *dbg = nodedbg_attach(&o->dbg, w->cl, (unsigned)o->trace_node, S.img_path, "nicsim", stderr);
     if (!dbg)
         return EXIT_SETUP;
+    if (o->breakdown) {
+        ns_bd_attach(w, stderr);
+        w->bd = 1;
+    }
     if (o->fst && node_trace_open(cluster_node(w->cl, (unsigned)o->trace_node), o->fst)) {
         fprintf(stderr, "nicsim: cannot open %s\n", o->fst);
         return EXIT_SETUP;
@@ -1019,6 +1052,8 @@ int main(int argc, char **argv)
                "; %" PRIu64 " idle node-cycles not evaluated)\n",
                h, (uint64_t)cs->cycles, not_eval);
     }
+    if (w->bd) /* after everything the run prints without it */
+        ns_bd_print(stdout);
     if (S.json && ns_write_json(S.json, o->json, &rep))
         S.rc = S.rc ? S.rc : EXIT_SETUP;
     if (S.csv && ns_write_csv(S.csv, o->csv, &rep))
@@ -1028,6 +1063,10 @@ int main(int argc, char **argv)
     if (nodedbg_finish(dbg, S.rc)) {
         fprintf(stderr, "nicsim: --trace-insn: write failed: the trace is incomplete\n");
         S.rc = S.rc ? S.rc : EXIT_SETUP;
+    }
+    if (w->bd) {
+        ns_bd_detach(w);
+        ns_bd_free();
     }
     for (unsigned i = 0; i < o->nodes; i++)
         hostsw_destroy(w->node[i].hs);

@@ -90,6 +90,7 @@ struct ns_opts {
     const char *pcap; /* --pcap: frames at the switch (sim/node/pcap.h) */
     double mpi_timeout; /* --mpi-timeout: seconds a rank waits for the others (0: 120) */
     const char *events; /* --events: JSON-lines event log (sim/node/evlog.h) */
+    int breakdown;      /* --breakdown: the latency breakdown of pingpong's writes (ns_bd.c) */
     int quiet, progress; /* progress: 1 on, 0 off, -1 auto (a terminal) */
     int no_skip;
     int eval_all, pin_hash; /* --eval-all, --pin-hash (node_config; docs/simulation-speed.md) */
@@ -147,6 +148,7 @@ struct ns_node {
     sim_cycle_t *msg_post, *msg_done; /* stream: per message (wr_id), when posted and completed
                                        * (0: not yet); the first nmsg messages (the peak figures) */
     uint64_t nmsg;
+    int bd_warmup; /* --breakdown: the writes posted now are warm-up rounds (not in the breakdown) */
     void *wl; /* workload's per-node state */
 };
 
@@ -178,6 +180,7 @@ struct ns_world {
     unsigned done, failed;
     sim_cycle_t fail_at; /* the first failure */
     int stopping; /* set when the run ended: later failures are the shutdown's */
+    int bd;       /* --breakdown is recording (ns_bd.c) */
     const char *img_path; /* the flash image (its ELF, X.elf, symbolises a trap) */
     unsigned halted;      /* NCPs that halted (trap or fatal): the run's failure, explained */
     uint64_t suppressed;  /* failures reported after a halt: its consequences, not printed */
@@ -235,6 +238,18 @@ double ns_cyc_to_ns(const struct ns_world *w, double cycles);
 void ns_lat_stats(const struct ns_world *w, uint64_t *v, uint64_t n, struct ns_lat_stats *st);
 void ns_point_lat(struct ns_point *p, const struct ns_lat_stats *st);
 void ns_compute(struct ns_node *n, uint64_t ns); /* host compute time */
+
+/* ---- ns_bd.c: --breakdown (docs/nicsim.md "Latency breakdown"); observers only ---- */
+int ns_bd_attach(struct ns_world *w, FILE *err); /* probes on nodes 0 and 1, the image's symbols */
+void ns_bd_detach(struct ns_world *w);
+/* the workload's events, at coro_now(): a write posted (before the post), its last byte seen by
+ * the target's poll, its completion returned by the initiator's poll */
+void ns_bd_post(struct ns_node *n, uint64_t lva, uint32_t len, const struct nic_mr *m, uint64_t roff, uint64_t wr_id);
+void ns_bd_seen(struct ns_node *n);
+void ns_bd_done(struct ns_node *n, uint64_t wr_id);
+void ns_bd_print(FILE *f);   /* the table */
+void ns_bd_json(void *root); /* the report's "breakdown" object (a cJSON *) */
+void ns_bd_free(void);
 
 /* ---- ns_report.c: the summary and the reports ---- */
 struct ns_mem_cats {

@@ -428,6 +428,8 @@ static cJSON *build_json(const struct ns_report *r)
     report_mark(root);
     cJSON_AddStringToObject(root, "result", ns_verdict(r->rc));
     cJSON_AddStringToObject(root, "error", w->fail_msg);
+    if (w->bd)
+        ns_bd_json(root);
     report_num(root, "exit_status", r->rc, 0);
 
     x = cJSON_AddObjectToObject(root, "config");

@@ -69,6 +69,8 @@ int ns_post(struct ns_node *n, int write, uint64_t lva, uint32_t len, const stru
     int rc;
 
     wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };
+    if (n->w->bd && write)
+        ns_bd_post(n, lva, len, m, roff, wr_id);
     for (;;) {
         rc = write ? nic_post_write(n->dev, n->ep, &wr) : nic_post_read(n->dev, n->ep, &wr);
         if (rc != NIC_EQFULL)
@@ -98,6 +100,8 @@ int ns_wait(struct ns_node *n, struct nic_wc *wc)
         return -1;
     }
     n->completed++;
+    if (n->w->bd)
+        ns_bd_done(n, wc->wr_id);
     if (wc->status != NIC_WC_SUCCESS) {
         n->errors++;
         ns_fail(n, "request %" PRIu64 " completed with %s (%" PRIu64 " completions before it)", wc->wr_id,

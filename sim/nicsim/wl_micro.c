@@ -55,6 +55,8 @@ static int reap(struct ns_node *n)
     while ((k = nic_poll(n->dev, n->ep, wc, 8)) > 0) {
         for (int i = 0; i < k; i++) {
             n->completed++;
+            if (n->w->bd)
+                ns_bd_done(n, wc[i].wr_id);
             if (wc[i].status != NIC_WC_SUCCESS) {
                 n->errors++;
                 ns_fail(n, "request %" PRIu64 " completed with %s", wc[i].wr_id, nic_wc_status_str(wc[i].status));
@@ -88,8 +90,11 @@ static int await_byte(struct ns_node *n, uint64_t va, uint8_t want)
             ns_fail(n, "poll: cannot read 0x%" PRIx64, va);
             return -1;
         }
-        if (b == want)
+        if (b == want) {
+            if (n->w->bd)
+                ns_bd_seen(n);
             return 0;
+        }
         if (b != 0) {
             ns_fail(n, "poll: flag byte 0x%02x, expected 0x%02x", b, want);
             return -1;
@@ -199,6 +204,7 @@ static void pingpong_run(struct ns_node *n)
             pt->size = s;
         }
         for (unsigned i = 0; i < o->warmup + o->iters && !w->failed; i++) {
+            n->bd_warmup = i < o->warmup;
             sim_cycle_t rtt = round_trip(n, s, seq++, 1, VA_DST);
             if (!rtt)
                 break;

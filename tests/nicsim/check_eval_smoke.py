@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """nicsim.eval_smoke: runs `scripts/eval --smoke` and checks what it produced beyond its exit
 status: the line-rate point (issue 12) is in the JSON, the table (CSV and results.md row) and the
-plot data with the same figures, and its limit is Ethernet's; then splice_linkrate (how
+plot data with the same figures, and its limit is Ethernet's; the latency breakdown's table and
+section carry its run's figures; then splice_linkrate (how
 `scripts/eval --only linkrate --docs` updates docs/results.md in place) on two small documents.
 
 usage: check_eval_smoke.py SCRIPTS_EVAL OUT_DIR
@@ -119,6 +120,31 @@ def main():
     got3 = m.splice_linkrate(got, "## Line rate (issue 12)\n\nrow 3\n\n## Where we fall short\n\n")
     check("* Line rate" not in got3 and "row 3" in got3 and "* Scale: y" in got3,
           "a target met drops the old bullet:\n" + got3)
+
+    # the latency breakdown (issue 12 "Reporting"): the run, its CSV table and results.md section
+    # carry the JSON's steps for 8 B and 4 KiB; splice with the breakdown's heading and no bullets
+    with open(os.path.join(out, "runs", "breakdown.json")) as f:
+        db = json.load(f)
+    check(db["result"] == "PASS" and "breakdown" in db, "the breakdown run passed with a breakdown object")
+    sizes = {s["size"]: s for s in db.get("breakdown", {}).get("sizes", [])}
+    check(8 in sizes and 4096 in sizes, "breakdown has 8 B and 4 KiB: %r" % sorted(sizes))
+    with open(os.path.join(out, "tables", "breakdown.csv")) as f:
+        brows = {r["step"]: r for r in csv.DictReader(f)}
+    if 8 in sizes and 4096 in sizes:
+        for st8, st4 in zip(sizes[8]["steps"], sizes[4096]["steps"]):
+            r = brows.get(st8["step"])
+            want = ["" if x is None else str(x) for x in (st8["cycles"], st4["cycles"])]
+            check(r is not None and [r["cycles_8B"], r["cycles_4096B"]] == want,
+                  "breakdown.csv row %s = JSON %r: %r" % (st8["step"], want, r))
+        pl = [s for s in sizes[8]["steps"] if s["step"] == "placement"][0]
+        pl4 = [s for s in sizes[4096]["steps"] if s["step"] == "placement"][0]
+        check("| placement | both | %d (%.0f) | %d (%.0f) |" % (pl["cycles"], pl["ns"], pl4["cycles"], pl4["ns"]) in md,
+              "results.md has the breakdown's placement row")
+    check("## Latency breakdown (issue 12)" in md, "results.md has the breakdown section")
+    bnew = "## Latency breakdown (issue 12)\n\nsteps 2\n\n## Where we fall short\n\n"
+    bold = got.replace("## Application patterns", "## Latency breakdown (issue 12)\n\nsteps 1\n\n## Application patterns")
+    got4 = m.splice_linkrate(bold, bnew, "## Latency breakdown (issue 12)", None)
+    check(got4 == bold.replace("steps 1", "steps 2"), "splice replaces the breakdown in place, bullets kept:\n" + got4)
 
     print("eval_smoke: %s" % ("FAIL (%d)" % len(fails) if fails else "PASS"))
     return 1 if fails else 0

@@ -235,6 +235,7 @@ struct ncp_peer {
 /* ---- global state ---- */
 struct ncp {
     uint16_t me, nodes;
+    uint32_t w_loop; /* header word PKT_W_NODES of a frame to this node itself (loopback; conn_init) */
     uint8_t inited, shutdown;
     uint32_t now;
     struct ncp_fp fp[FP__N];

@@ -315,7 +315,9 @@ struct nic_stats {
                                   * only writes at offsets no doorbell register has) */
     uint32_t db_coalesced;       /* doorbell writes that replaced a count not yet taken (not a loss) */
     uint32_t reserved_host[3];
-    uint32_t reserved[7];
+    uint32_t loop_frames;        /* (appended in ABI 2.0's reserved words, issue 15) frames to this
+                                  * node itself: handled by its own RX path, not sent (loopback) */
+    uint32_t reserved[6];
 };
 
 /* Layout checks: both sides compile this header, so a mismatch fails the build on either. */

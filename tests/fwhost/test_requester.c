@@ -336,7 +336,7 @@ static void malformed_entries_complete_with_errors(void **state)
     }
     e[0].op = 7;
     e[1].len = 0;
-    e[2].rnode = ME;
+    e[2].rbuf = PKT_MAX_BUF_ID + 1; /* (rnode = ME is a loopback since issue 15: not malformed) */
     e[3].rnode = NODES;
     e[4].reserved1[2] = 1;
     e[5].flags = 0x80;

@@ -368,6 +368,7 @@ static void node_prog(void *arg)
     {   /* every process needs an endpoint of its own: endpoint 0 is the driver's */
         unsigned eps = nicdrv_fw_info(n->drv)->max_procs ? nicdrv_fw_info(n->drv)->max_procs - 1u : 0;
         if (w->o->procs > eps) {
+            S.mismatch = 1; /* a set-up error: exit 3 */
             ns_fail(n, "--procs %u: the NIC serves at most %u user endpoints per node (its max_procs %u less the "
                        "driver's endpoint 0)", w->o->procs, eps, nicdrv_fw_info(n->drv)->max_procs);
             goto out;

@@ -214,7 +214,7 @@ static int app_check(const struct ns_opts *o, char *err, size_t n)
         return -1;
     }
     if (o->ws_pages % o->ranks) {
-        snprintf(err, n, "--ws-pages (%" PRIu64 ") must be a multiple of the processes, --nodes x --procs (%u)",
+        snprintf(err, n, "--ws-pages (%" PRIu64 ") must be a multiple of --nodes x --procs (%u)",
                  o->ws_pages, o->ranks);
         return -1;
     }

@@ -28,8 +28,10 @@ enum miss_add_result miss_add(struct misstab *t, uint8_t cache, uint16_t pid, ui
                 free_e = e;
             continue;
         }
-        if (e->cache == cache && e->pid == pid && e->line == line) {
+        if (e->cache == cache && e->pid == pid && line - e->line < e->n) {
             *out = e;
+            if (line != e->first)
+                ncp_sat_inc(&t->st.range_merged);
             if (e->state == MISS_POSTED && now - e->since >= t->expire) {
                 /* the host never answered (or its fill got lost): ask again */
                 e->state = MISS_HELD;
@@ -50,6 +52,8 @@ enum miss_add_result miss_add(struct misstab *t, uint8_t cache, uint16_t pid, ui
     free_e->cache = cache;
     free_e->pid = pid;
     free_e->line = line;
+    free_e->n = 1;
+    free_e->first = line;
     free_e->epoch = epoch;
     free_e->path = path;
     free_e->since = now;
@@ -65,11 +69,22 @@ void miss_posted(struct misstab *t, struct miss_ent *e, uint32_t now)
     e->since = now;
 }
 
+void miss_set_span(struct miss_ent *e, uint32_t n)
+{
+    e->n = (uint8_t)(n < 1u ? 1u : n > 255u ? 255u : n);
+}
+
 int miss_resolve(struct misstab *t, uint8_t cache, uint16_t pid, uint32_t line)
 {
     for (uint32_t i = 0; i < t->n; i++) {
         struct miss_ent *e = &t->e[i];
-        if (e->state != MISS_FREE && e->cache == cache && e->pid == pid && e->line == line) {
+        if (e->state != MISS_FREE && e->cache == cache && e->pid == pid && line - e->line < e->n) {
+            uint32_t done = line - e->line + 1u; /* the driver fills a range in order */
+            if (done < e->n) {
+                e->line = line + 1u;
+                e->n = (uint8_t)(e->n - done);
+                return 0;
+            }
             e->state = MISS_FREE;
             ncp_sat_inc(&t->st.resolved);
             return 1;

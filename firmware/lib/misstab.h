@@ -6,6 +6,12 @@
  * An entry leaves the table when its line is filled or the fill is rejected; one whose host
  * never answered expires after `expire` ticks so that a later miss posts again.
  *
+ * Prefetch on a miss (issue 14): an entry may cover a range of n lines, [line, line + n) (the
+ * missed line and the rest of its message, miss_set_span); a miss on any line of the range merges
+ * into it (counted in range_merged when not its first line). The driver fills the range in order:
+ * a fill of line x in the range resolves every line up to x (the range shrinks to [x + 1, ...)),
+ * and the entry leaves the table with its last line. n = 1 is the one-line request of the seed.
+ *
  * Portable (no register access); context: main loop only.
  */
 #ifndef MISSTAB_H
@@ -20,14 +26,18 @@ enum miss_state {
 };
 
 struct miss_ent {
-    uint8_t state, cache, path, reserved;
+    uint8_t state, cache, path;
+    uint8_t n; /* lines covered from `line` on (1: the missed line only; prefetch: more) */
     uint16_t pid, epoch;
     uint32_t line;
     uint32_t since; /* tick when recorded or last posted */
+    uint32_t first; /* the line that missed (prefetch: a miss on another line of the range merges
+                     * as a prefetched one, range_merged) */
 };
 
 struct miss_stats {
     uint32_t recorded, merged, full, resolved, expired;
+    uint32_t range_merged; /* misses merged into a range beyond its first line (prefetch) */
 };
 
 struct misstab {
@@ -47,8 +57,11 @@ void miss_init(struct misstab *t, struct miss_ent *storage, uint32_t n, uint32_t
 enum miss_add_result miss_add(struct misstab *t, uint8_t cache, uint16_t pid, uint32_t line, uint16_t epoch,
                               uint8_t path, uint32_t now, struct miss_ent **out);
 void miss_posted(struct misstab *t, struct miss_ent *e, uint32_t now);
-/* The line was filled (or the fill rejected): 1 if an entry was outstanding and is now gone. */
+/* The line was filled (or the fill rejected): 1 if an entry was outstanding for it and is now gone
+ * (a range entry whose last line this was; lines before it in the range resolve with it). */
 int miss_resolve(struct misstab *t, uint8_t cache, uint16_t pid, uint32_t line);
+/* The request e covers n lines from its line on (1..255; prefetch on a miss). */
+void miss_set_span(struct miss_ent *e, uint32_t n);
 /* First entry still HELD (its event not posted), or NULL. */
 struct miss_ent *miss_next_held(struct misstab *t);
 /*

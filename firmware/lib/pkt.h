@@ -26,6 +26,8 @@ enum pkt_type {
 #define PKT_F_RESYNC 0x01u /* the sender restarted its sequence here after giving up on a peer */
 #define PKT_F_LAST 0x02u   /* last segment of its operation */
 #define PKT_F_VOID 0x04u   /* WRITE / READ_RESP without data: consumes its sequence number only */
+#define PKT_F_IMM 0x08u    /* WRITE, last segment (ABI 2.1): a write with immediate; `reason` = the
+                            * immediate (every segment of the write carries it) */
 
 enum pkt_nack_reason {
     PKT_NACK_GAP = 1,        /* seq is not the next expected one: resend from `ack` */
@@ -46,7 +48,7 @@ struct pkt_hdr {
     uint32_t ack;    /* cumulative: every sequenced packet from dst to src before `ack` was delivered */
     uint32_t op;     /* initiator's operation id (write, read req/resp, protection NACK) */
     uint16_t pid;    /* WRITE / READ_REQ: target process (with buf: the remote CBH) */
-    uint16_t reason; /* NACK: enum pkt_nack_reason */
+    uint16_t reason; /* NACK: enum pkt_nack_reason; WRITE: the immediate (PKT_F_IMM) or 0 */
     uint32_t buf;    /* WRITE / READ_REQ: target buffer id */
     uint32_t key;    /* WRITE / READ_REQ: the buffer's key */
     uint32_t token;  /* every type: the connection's token (src -> dst), checked by the receiver */

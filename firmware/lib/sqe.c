@@ -15,7 +15,7 @@ static enum sqe_rule first_failed(const struct nic_sq_entry *e, const struct sqe
 
     if (e->op != NIC_OP_RDMA_WRITE && e->op != NIC_OP_RDMA_READ)
         return SQE_R_OP;
-    if (e->flags & ~NIC_WR_SIGNALED)
+    if ((e->flags & ~(NIC_WR_SIGNALED | NIC_WR_IMM)) || ((e->flags & NIC_WR_IMM) && e->op != NIC_OP_RDMA_WRITE))
         return SQE_R_FLAGS;
     if (e->len == 0 || e->len > NIC_MAX_XFER)
         return SQE_R_LEN;
@@ -30,8 +30,8 @@ static enum sqe_rule first_failed(const struct nic_sq_entry *e, const struct sqe
     if (e->reserved0)
         return SQE_R_RESERVED;
     for (unsigned i = 0; i < sizeof e->reserved1 / sizeof e->reserved1[0]; i++)
-        if (e->reserved1[i])
-            return SQE_R_RESERVED;
+        if (e->reserved1[i] && (i || !(e->flags & NIC_WR_IMM) || e->reserved1[0] > NIC_IMM_MAX))
+            return SQE_R_RESERVED; /* reserved1[0]: the immediate of a NIC_WR_IMM write */
     return SQE_OK;
 }
 

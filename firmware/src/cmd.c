@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "evq.h"
 #include "ncp.h"
 #include "ops.h"
 #include "requester.h"
@@ -97,6 +98,13 @@ uint32_t ev_produced(void)
     return evr.n;
 }
 
+int stage_free(uint32_t n)
+{
+    /* slots are taken in order with growing tickets: the n-th next one free means all of them */
+    uint32_t k = stage_next + n - 1u;
+    return k < NCP_STAGE_N || dmaq_passed(stage_ticket[k % NCP_STAGE_N]);
+}
+
 void *stage_slot(void)
 {
     uint32_t i = stage_next % NCP_STAGE_N;
@@ -113,8 +121,22 @@ __attribute__((weak)) int ncp_test_on_event(const struct nic_event *ev)
     return 0;
 }
 
+static int ev_post_lines(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key,
+                         int32_t status, uint32_t a, uint32_t lines);
+
 int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
             uint32_t a)
+{
+    return ev_post_lines(type, cache, path, pid, epoch, key, status, a, 0);
+}
+
+int ev_post_miss(uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t line, uint32_t lines)
+{
+    return ev_post_lines(NIC_EV_MISS, cache, path, pid, epoch, line, 0, 0, lines > 1u ? lines : 0u);
+}
+
+static int ev_post_lines(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key,
+                         int32_t status, uint32_t a, uint32_t lines)
 {
     uint32_t size = 1u << evr.log2;
     struct nic_event *e;
@@ -133,6 +155,7 @@ int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t ep
     e->key = key;
     e->status = status;
     e->a = a;
+    e->lines = lines;
     uint64_t pa = evr.pa + (uint64_t)(evr.n & (size - 1u)) * sizeof *e;
     evr.n++;
     if (ncp_test_on_event(e)) {
@@ -201,7 +224,7 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     case NIC_CMD_INIT:
         if (c->c < 2 || c->c > 16 || (c->d & 0xFFFFu) != ncp.me || (c->d >> 16) == 0 ||
-            (c->d >> 16) > NCP_MAX_PEERS) {
+            (c->d >> 16) > NCP_MAX_PEERS || !xlate_set_prefetch(c->ep)) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
@@ -215,11 +238,12 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     case NIC_CMD_EP_OPEN: {
         if (c->ep == 0 || c->ep >= NCP_EPS || ep_tab[c->ep].state != EP_CLOSED || ep_tab[c->ep].closing ||
-            c->c < 1 || c->c > 16) {
+            c->c < 1 || c->c > 16 || (c->d && !evq_owned(c->d, c->pid))) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
         ep_open((uint8_t)c->ep, c->pid, ab, c->c);
+        ep_tab[c->ep].eq = (uint8_t)c->d; /* ABI 2.1: its completions are reported there too */
         cmd_answer(NIC_ST_OK);
         break;
     }
@@ -277,6 +301,20 @@ static void cmd_start(const struct nic_cmd *c)
         dmaq_post(HAL_SRAM_OFF(&cmd_stats_buf), ab, sizeof cmd_stats_buf, 1, DK_CMD, 0, 0);
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
         break;
+    case NIC_CMD_EQ_OPEN:
+    case NIC_CMD_EQ_ARM:
+        cmd_answer(evq_cmd(c));
+        break;
+    case NIC_CMD_EQ_CLOSE: {
+        int32_t st = evq_cmd(c);
+        if (st != NIC_ST_OK) {
+            cmd_answer(st);
+            break;
+        }
+        cs.ticket = dmaq_barrier_ticket(); /* its entries already queued land before the answer */
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
+        break;
+    }
     case NIC_CMD_SHUTDOWN:
         ncp.shutdown = 1;
         cmd_answer(NIC_ST_OK);

@@ -16,8 +16,12 @@ void ev_ring_set(uint64_t pa, uint32_t log2);
 uint32_t ev_produced(void);
 int ev_post(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key, int32_t status,
             uint32_t a);
+/* A MISS event for `lines` lines from `line` on (prefetch on a miss; 0 or 1: the line only). */
+int ev_post_miss(uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t line, uint32_t lines);
 /* A 32-byte staging slot for an event or completion entry about to be DMA'd, or NULL when every
  * slot's DMA is still in flight. */
+/* 1 when the next n staging slots are free (their DMA done). */
+int stage_free(uint32_t n);
 void *stage_slot(void);
 
 /* This module's counters into the statistics (ncp_counters_gather). */

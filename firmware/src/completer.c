@@ -102,6 +102,8 @@ int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payl
     rx_meta[ridx].seq = h->seq;
     enum xl_result res = rx_place(o->lpid, o->laddr + h->off, h->len, NIC_RIGHT_LOCAL_WRITE, payload, DK_RXRESP,
                                     ridx, peer);
+    if (res == XL_MISS)
+        xlate_miss_end(o->laddr + o->len); /* prefetch: the rest of the read's destination */
     if (rx_place_missed(peer, h, res))
         return 0;
     xport_rx_accept(&pp->x);

@@ -79,6 +79,7 @@ void dmaq_complete(void)
             break;
         case DK_RX:
         case DK_RXRESP:
+        case DK_RXIMM:
             rx_dma_done(r.kind, r.a, r.b, err);
             break;
         case DK_EVENT:

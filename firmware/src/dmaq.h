@@ -12,6 +12,7 @@ enum dma_kind {
     DK_TX,         /* a = TX frame index: data in, transmit */
     DK_RX,         /* a = RX ring index, b = peer: data written to the host */
     DK_RXRESP,     /* a = RX ring index, b = op | peer << 16: read response data written */
+    DK_RXIMM,      /* as DK_RX, the last segment of a write with immediate (evq_imm_done) */
     DK_EVENT,      /* a = host irq causes to raise */
     DK_CQE,        /* completion written */
     DK_CMD,        /* the current command's DMA finished */

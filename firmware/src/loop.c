@@ -19,6 +19,7 @@
 #include "completer.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "evq.h"
 #include "loop.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -71,6 +72,7 @@ void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k)
     conn_counters(s, k);
     dmaq_counters(s, k);
     ops_counters(s, k);
+    evq_counters(s, k);
     req_counters(s, k);
     rsp_counters(s, k);
     rx_counters(s, k);
@@ -97,6 +99,7 @@ void ncp_boot(void)
     tx_init();
     rx_init();
     cmd_init();
+    evq_init();
     req_init();
     ops_init();
     resp_init();
@@ -155,6 +158,8 @@ void ncp_run_once(void)
         rx_send_resumes();
     if (w->ops_waiting)
         ops_poll();
+    if (w->evq)
+        evq_poll();
     if (dmaq_backlog())
         dmaq_pump();
 }

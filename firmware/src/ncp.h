@@ -15,6 +15,7 @@
  *   completer.c  ACK/NACK/give-up/DMA-error verdicts on our packets, read
  *                responses consumed                                           (completer.h)
  *   ops.c        the operation table, retirement in request order, CQEs        (ops.h)
+ *   evq.c        per-process event queues: entries, overflow, interrupts       (evq.h)
  *   segment.c    the packet builder: translate, sequence, header, DMA, queue   (segment.h)
  *   tx.c         TX frame pool, MAC feed, control frames                       (tx.h)
  *   timer.c      the timer service and the transport's timeouts/give-ups       (timer.h)
@@ -115,6 +116,7 @@ struct ncp_ep {
     uint32_t sq_done; /* requests retired, in request order: slots below it are free (cqe.sq_ci) */
     int16_t cur;     /* op being segmented, or -1 */
     uint8_t closing; /* EP_CLOSE seen, answered BUSY until its packets are out of every window */
+    uint8_t eq;      /* event queue its completions are reported to (EP_OPEN d; 0: none; evq.c) */
 };
 
 /*
@@ -157,6 +159,8 @@ struct ncp_op {
     uint32_t sent;  /* bytes segmented (write) / request sent (read: 1) */
     uint32_t done;  /* bytes acknowledged (write) / written locally (read) */
     uint32_t req;   /* its index in the endpoint's send queue stream (cqe.req) */
+    uint16_t imm;   /* a write with immediate (NIC_WR_IMM): the immediate, on every segment */
+    uint8_t last_flags; /* its last segment's flags: PKT_F_LAST, | PKT_F_IMM */
 };
 
 /* ---- RDMA read responses being served (responder.c) ---- */
@@ -274,6 +278,7 @@ struct ncp_work {
     uint32_t ep_ready, ep_parked, resp;
     uint32_t peer_tx[NCP_PEER_WORDS], peer_rexmit[NCP_PEER_WORDS], peer_ack[NCP_PEER_WORDS]; /* peer sets */
     uint32_t ops_waiting;
+    uint8_t evq; /* event queues: interrupts or overflow reports wait for room (evq_poll) */
 };
 extern struct ncp_work ncp_work;
 

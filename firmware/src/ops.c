@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "evq.h"
 #include "ncp.h"
 #include "ops.h"
 #include "requester.h"
@@ -299,7 +300,7 @@ int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_
     struct ncp_ep *ep = &ep_tab[epi];
     struct nic_cqe *q;
 
-    if ((ep->state == EP_CLOSED && !ep->closing) || !dmaq_room(1) || !(q = stage_slot()))
+    if ((ep->state == EP_CLOSED && !ep->closing) || !dmaq_room(1) || (ep->eq && !evq_room()) || !(q = stage_slot()))
         return 0;
     memset(q, 0, sizeof *q);
     q->wr_id_lo = (uint32_t)wr_id;
@@ -312,9 +313,10 @@ int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_
     q->req = req;
     uint64_t pa = ep->cq_pa + (uint64_t)(ep->cq_n & ((1u << ep->cq_log2) - 1u)) * sizeof *q;
     ep->cq_n++;
-    if (ncp_test_on_cqe(epi, q))
-        return 1;
-    dmaq_post(HAL_SRAM_OFF(q), pa, sizeof *q, 1, DK_CQE, 0, 0);
+    if (!ncp_test_on_cqe(epi, q))
+        dmaq_post(HAL_SRAM_OFF(q), pa, sizeof *q, 1, DK_CQE, 0, 0);
+    if (ep->eq) /* after the completion's DMA: the process finds it when it reads the event */
+        evq_on_cqe(ep->eq, epi, ep->cq_n - 1u);
     return 1;
 }
 

@@ -135,6 +135,8 @@ static int take_entry(uint8_t epi)
     ep->sq_ci++;
     o->kind = e.op;
     o->flags = e.flags;
+    o->imm = (uint16_t)e.reserved1[0]; /* 0 unless NIC_WR_IMM (validate) */
+    o->last_flags = (uint8_t)(PKT_F_LAST | (e.flags & NIC_WR_IMM ? PKT_F_IMM : 0u));
     o->wr_id = (uint64_t)e.wr_id_hi << 32 | e.wr_id_lo;
     o->lpid = ep->pid;
     if (st != NIC_ST_OK) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "evq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "responder.h"
@@ -114,7 +115,13 @@ int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload,
         return 0;
     NCP_PROF(9);
     rx_meta[ridx].seq = h->seq;
-    res = rx_place(h->pid, va, h->len, NIC_RIGHT_REMOTE_WRITE, payload, DK_RX, ridx, peer);
+    /* a write with immediate: its notification when this, its last segment, is in memory (evq.c) */
+    uint8_t kind = (h->flags & PKT_F_IMM) && (h->flags & PKT_F_LAST) ? DK_RXIMM : DK_RX;
+    if (kind == DK_RXIMM)
+        evq_imm_note(ridx, h->pid, peer, h->reason, h->xlen + h->len, h->buf, (uint32_t)(h->off - h->xlen));
+    res = rx_place(h->pid, va, h->len, NIC_RIGHT_REMOTE_WRITE, payload, kind, ridx, peer);
+    if (res == XL_MISS)
+        xlate_miss_end(xlate_target_end(h->pid, h->buf)); /* prefetch: up to the buffer's end */
     if (rx_place_missed(peer, h, res))
         return 0;
     if (res == XL_DENIED) {

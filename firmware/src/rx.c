@@ -17,6 +17,7 @@
 #include "completer.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "evq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "responder.h"
@@ -256,7 +257,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
     NCP_PROF_START();
     /* pkt_parse's rules (pkt.h): header, WRITE fields; on_frame: source within the peers; here
      * only a WRITE with data that does not resync */
-    if (flen < PKT_HDR_BYTES || (w1 & 0xFFu) != PKT_WRITE || len == 0 || (flags & PKT_F_RESYNC) ||
+    if (flen < PKT_HDR_BYTES || (w1 & 0xFFu) != PKT_WRITE || len == 0 || (flags & (PKT_F_RESYNC | PKT_F_IMM)) ||
         pkt_hdr_check(w0 & 0xFFFFu, src, PKT_WRITE, len, flen, ncp.me, ncp.nodes, NCP_MTU) != PKT_OK ||
         src >= NCP_MAX_PEERS || !pkt_write_ok(len, flags, buf, off, w[PKT_W_XLEN]))
         return 0;
@@ -359,7 +360,7 @@ void rx_poll(void)
  */
 static __attribute__((noinline)) void rx_data_failed(struct ncp_peer *pp, uint32_t seq, uint8_t kind, uint8_t err)
 {
-    if (err && kind == DK_RX) {
+    if (err && kind != DK_RXRESP) { /* a write's data (DK_RX, DK_RXIMM) */
         ncp_sat_inc(&rx_cnt.rx_dma_errors);
         if (seq_lt(seq, pp->x.expected)) {
             pp->x.expected = seq;
@@ -391,6 +392,8 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
     }
     rx_busy[ridx] = 0;
     pp->rx_dma_pending--;
+    if (__builtin_expect(kind == DK_RXIMM, 0)) /* the last segment of a write with immediate: its data */
+        evq_imm_done(ridx, err | pp->rx_err); /* and every earlier one's is in memory (in order) */
     /* DMAs complete in order: everything up to this packet is in host memory (unless a DMA
      * before it failed: then `expected` went back to that one, and nothing from there counts
      * until the packets are accepted again: rx_data_failed, while pp->rx_err) */

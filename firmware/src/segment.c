@@ -42,7 +42,7 @@ static inline __attribute__((always_inline)) void hdr_fill_write(uint32_t *restr
     uint64_t roff = o->roff + off;
 
     w[PKT_W_OP] = id;
-    w[PKT_W_PID] = pkt_w_pid(o->rpid, 0);
+    w[PKT_W_PID] = pkt_w_pid(o->rpid, o->imm); /* the immediate, 0 without one (PKT_F_IMM) */
     w[PKT_W_BUF] = o->rbuf;
     w[PKT_W_KEY] = o->rkey;
     w[PKT_W_OFF_LO] = (uint32_t)roff;
@@ -124,11 +124,13 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         len = seg_bytes(o->len, off);
         type = PKT_WRITE;
         hdr_fill_write(w, CK_ID(cookie), o, off); /* the cookie's op, also when its slot was reused */
-        flags = off + len == o->len ? PKT_F_LAST : 0;
+        flags = off + len == o->len ? o->last_flags : 0;
         if (!live || o->status != NIC_ST_OK)
             void_data = 1; /* failed or flushed meanwhile: keep the sequence, send no data */
         else
             r = translate(o->lpid, o->laddr + off, len, NIC_RIGHT_LOCAL_READ, pc, &npc);
+        if (r == B_WAIT)
+            xlate_miss_end(o->laddr + o->len); /* prefetch: the rest of the write's source */
         if (!live) { /* the slot is another op's now: none of its fields go out */
             len = 0;
             flags = 0;
@@ -169,6 +171,8 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
             w[PKT_W_STATUS] = (uint32_t)(int32_t)rs->fail_status; /* the initiator's status */
         } else
             r = translate(rs->pid, rs->va + off, len, NIC_RIGHT_REMOTE_READ, pc, &npc);
+        if (r == B_WAIT)
+            xlate_miss_end(rs->va + rs->len); /* prefetch: the rest of the response's source */
         break;
     }
     default:
@@ -262,7 +266,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
         if (!op_live(o, CK_ID(cookie)) || o->status != NIC_ST_OK)
             return 0;
         len = seg_bytes(o->len, off);
-        last = off + len == o->len;
+        last = off + len == o->len ? o->last_flags : 0u;
         type = PKT_WRITE;
         pid = o->lpid;
         va = o->laddr + off;
@@ -273,7 +277,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
         if (!resp_live(rs, CK_ID(cookie)) || rs->failed)
             return 0;
         len = seg_bytes(rs->len, off);
-        last = off + len == rs->len;
+        last = off + len == rs->len ? PKT_F_LAST : 0u;
         type = PKT_READ_RESP;
         pid = rs->pid;
         va = rs->va + off;
@@ -291,7 +295,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     struct xport_peer *x = &pp->x;
     uint32_t ack = pp->ack_val, una = x->una, piggy = ack == x->expected, w_nodes = pp->w_nodes;
     uint32_t token = pp->tx_token;
-    uint32_t flags = (last ? PKT_F_LAST : 0u) | xport_tx_flags(x, x->nxt); /* x->nxt: the seq pushed */
+    uint32_t flags = last | xport_tx_flags(x, x->nxt); /* x->nxt: the seq pushed */
     uint32_t seq = xport_tx_push(x, &ncp_xcfg, cookie, ncp.now);
     w[PKT_W_NODES] = w_nodes;
     w[PKT_W_TYPE] = pkt_w_type(type, flags, len);

@@ -24,7 +24,17 @@
 /* This module's counters (gathered by xlate_counters for STATS). */
 static struct {
     uint32_t miss_full;
+    uint32_t pf_lines; /* lines miss requests asked for beyond the missed one (prefetch) */
 } xlate_cnt;
+
+/*
+ * Prefetch on a miss (issue 14, item 2; INIT's `ep`): pf_max = the most VMH lines one request may
+ * cover, 0 = one line (the seed). With it on, a new VMH miss is recorded HELD (not posted at
+ * once) covering pf_max lines; the caller, which knows the message, narrows it to the message's
+ * end (xlate_miss_end) before the main loop posts it (xlate_post_held, the same loop pass).
+ */
+static uint8_t pf_max;
+static struct miss_ent *pf_last; /* the VMH request this packet recorded, while still HELD */
 
 #define LOG2(x) ((uint8_t)__builtin_ctz(x))
 
@@ -94,6 +104,42 @@ void xlate_miss_stats(struct nic_stats *s)
     s->miss_requests = misses.st.recorded;
     s->miss_reposts = misses.st.expired;
     s->miss_table_full = misses.st.full;
+    s->miss_prefetch_lines = xlate_cnt.pf_lines;
+    s->miss_range_merged = misses.st.range_merged;
+}
+
+int xlate_set_prefetch(uint32_t lines)
+{
+    if (lines > NIC_PREFETCH_MAX)
+        return 0;
+    pf_max = (uint8_t)lines;
+    return 1;
+}
+
+void xlate_miss_end(uint64_t end)
+{
+    struct miss_ent *e = pf_last;
+
+    pf_last = NULL;
+    if (!e || e->state != MISS_HELD || e->cache != NIC_CACHE_VMH)
+        return;
+    uint32_t L = 1u << cfg[NIC_CACHE_VMH].line_log2;
+    uint64_t last = ((end - 1u) >> 12) / L; /* the message's last line */
+    if (last < e->line)
+        return; /* no later line (or a bad end): keep the span */
+    if (last - e->line + 1u < e->n)
+        miss_set_span(e, (uint32_t)(last - e->line + 1u));
+}
+
+/* Posts a recorded miss; 0 when the event ring has no room (the entry stays HELD). */
+static int post(struct miss_ent *e)
+{
+    if (!ev_post_miss(e->cache, e->path, e->pid, e->epoch, e->line, e->n))
+        return 0;
+    if (e->n > 1)
+        ncp_sat_add(&xlate_cnt.pf_lines, e->n - 1u);
+    miss_posted(&misses, e, ncp.now);
+    return 1;
 }
 
 void xlate_stats(struct nic_cache_stats *out)
@@ -115,11 +161,17 @@ static void miss(uint8_t cache, uint16_t pid, uint32_t line, unsigned path)
     struct miss_ent *e;
     uint16_t epoch = lkc_epoch(&ncp_cache[cache], pid);
 
+    pf_last = NULL;
     switch (miss_add(&misses, cache, pid, line, epoch, (uint8_t)path, ncp.now, &e)) {
     case MISS_ADD_NEW:
-        if (ev_post(NIC_EV_MISS, cache, (uint8_t)path, pid, e->epoch, line, 0, 0))
-            miss_posted(&misses, e, ncp.now);
-        else
+        if (pf_max && cache == NIC_CACHE_VMH) {
+            /* prefetch: up to pf_max lines (a repost keeps its remaining range), narrowed by the
+             * caller to its message (xlate_miss_end), posted by xlate_post_held */
+            if (e->n == 1)
+                miss_set_span(e, pf_max);
+            pf_last = e;
+            ncp_work.misses_held = 1;
+        } else if (!post(e))
             ncp_work.misses_held = 1; /* xlate_post_held posts it */
         break;
     case MISS_ADD_MERGED:
@@ -136,10 +188,10 @@ void xlate_post_held(void)
 
     if (!ncp_work.misses_held)
         return; /* no scan of the table when nothing is held */
+    pf_last = NULL; /* past the packet that recorded it: its span is final */
     for (uint32_t budget = 0; budget < 4 && (e = miss_next_held(&misses)); budget++) {
-        if (!ev_post(NIC_EV_MISS, e->cache, e->path, e->pid, e->epoch, e->line, 0, 0))
+        if (!post(e))
             return;
-        miss_posted(&misses, e, ncp.now);
     }
     if (!e)
         ncp_work.misses_held = 0; /* none left (an entry held later sets it again) */
@@ -250,6 +302,15 @@ enum xl_result xlate_target_lookup(uint16_t pid, uint32_t buf, const struct nic_
     return r;
 }
 
+uint64_t xlate_target_end(uint16_t pid, uint32_t buf)
+{
+    const struct nic_cbh_entry *e = tmemo.e;
+
+    if (tmemo.pid != (pid | LKC_KEY_VALID) || tmemo.buf != buf || !e)
+        return 0; /* unknown: the request keeps its span */
+    return ((uint64_t)e->va_hi << 32 | e->va_lo) + ((uint64_t)e->len_hi << 32 | e->len_lo);
+}
+
 /* Copies a host line image into the cache's packed format. */
 static void install(uint8_t cache, uint32_t *dst, const void *image)
 {
@@ -308,6 +369,6 @@ void xlate_invalidate(uint8_t cache, uint16_t pid, uint32_t line, uint32_t n)
 /* This module's counters into the statistics (loop.c, ncp_counters_gather). */
 void xlate_counters(struct nic_stats *s, struct ncp_counters *k)
 {
-    (void)s;
+    (void)s; /* the miss table's and prefetch counters: xlate_miss_stats */
     ncp_sat_add(&k->miss_full, xlate_cnt.miss_full);
 }

@@ -30,6 +30,16 @@ void xlate_miss_stats(struct nic_stats *s);
 uint32_t xlate_lookup_bytes(void);
 void xlate_geom(struct nic_cache_geom *g);
 void xlate_post_held(void);
+/* Prefetch on a miss (INIT's ep): the most VMH lines a miss request covers; 0 if `lines` is
+ * beyond NIC_PREFETCH_MAX (nothing changed). 0 = one line per request (the seed). */
+int xlate_set_prefetch(uint32_t lines);
+/* After a VMH lookup returned XL_MISS: [.., end) is the rest of the packet's message (exclusive
+ * end address), so the request just recorded (if any, with prefetch on) stops at its last line.
+ * Cheap and safe to call after any miss; nothing when prefetch is off. */
+void xlate_miss_end(uint64_t end);
+/* The end address of the target buffer (pid, buf) a remote access just checked (the target memo),
+ * 0 when that is not the memoised one. */
+uint64_t xlate_target_end(uint16_t pid, uint32_t buf);
 extern struct lkc ncp_cache[NIC_CACHE__COUNT];
 
 /*

@@ -20,7 +20,7 @@
 #include "nic_regs.h"   /* generated (hal/regmap/nic.toml): the doorbell page layout dbpage */
 
 #define NIC_ABI_VERSION_MAJOR 2u
-#define NIC_ABI_VERSION_MINOR 0u
+#define NIC_ABI_VERSION_MINOR 1u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe) */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -69,8 +69,11 @@ struct nic_info {
 enum nic_cmd_op {
     NIC_CMD_NOP = 0,
     NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16];
-                                * key, pid | epoch << 16: the 64-bit fabric secret (ABI 2.0; 0: none) */
-    NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries */
+                                * key, pid | epoch << 16: the 64-bit fabric secret (ABI 2.0; 0: none);
+                                * ep (unused by INIT before; issue 14): prefetch on a miss, the most VMH
+                                * lines one miss request may cover (NIC_PREFETCH_MAX; 0: one line, the seed) */
+    NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries;
+                                * d (ABI 2.1): event queue the endpoint reports to (0: none) */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
     NIC_CMD_FILL = 4,          /* cache, pid, key (line number), epoch; a/b: host PA of the line;
                                 * c: NIC_FILL_* flags (ABI 1.1) */
@@ -78,6 +81,13 @@ enum nic_cmd_op {
     NIC_CMD_STATIC_LOAD = 6,   /* static build: cache, pid, key = line; a/b: host PA of the line */
     NIC_CMD_STATS = 7,         /* a/b: host PA to DMA the struct nic_stats into */
     NIC_CMD_SHUTDOWN = 8,      /* stop taking work; answered, then fw_state = shut down */
+    /* ABI 2.1, appended: per-process event queues (docs/host-interface.md "Event queues") */
+    NIC_CMD_EQ_OPEN = 9,       /* ep = event queue id (1..max_procs-1), pid; a/b: host PA of the queue's
+                                * page; c: log2 entries (1..NIC_EQ_LOG2_MAX); d: NIC_EQF_* */
+    NIC_CMD_EQ_CLOSE = 10,     /* ep = event queue id: no entry is written after the answer */
+    NIC_CMD_EQ_ARM = 11,       /* ep = event queue id, pid; a: entries the process consumed. Interrupt
+                                * (NIC_EV_EQ) at the next entry, at once if a != entries written;
+                                * c = NIC_EQ_ARM_COUNT_ONLY: only the count (no interrupt) */
 };
 
 struct nic_cmd {
@@ -91,6 +101,11 @@ struct nic_cmd {
     uint32_t a, b, c; /* operands, per op */
     uint32_t d;
 };
+
+/* Prefetch on a miss (issue 14, item 2): the largest INIT `ep` the NCP takes (larger: NIC_ST_BAD_CMD).
+ * With N > 0 a VMH miss asks for up to N lines from the missed one to the end of its message
+ * (nic_event.lines); the driver fills each of them, in order. */
+#define NIC_PREFETCH_MAX 64u
 
 /* FILL flags (nic_cmd.c). NIC_FILL_CURRENT: installed at the line's current epoch, not the epoch in
  * the command: a prefill the driver issues on its own (a process's PCH line at EP_OPEN, a buffer's
@@ -179,8 +194,10 @@ struct nic_pch_entry { /* one process */
 
 enum nic_ev_type {
     NIC_EV_CMD_DONE = 1, /* a: command seq, status: enum nic_status */
-    NIC_EV_MISS = 2,     /* cache, pid, key (line), epoch, path (NIC_PATH_*) */
+    NIC_EV_MISS = 2,     /* cache, pid, key (line), epoch, path (NIC_PATH_*); lines (issue 14): the
+                          * request covers lines key .. key + lines - 1 (0 or 1: the line key only) */
     NIC_EV_FATAL = 3,    /* status, a: detail */
+    NIC_EV_EQ = 4,       /* ABI 2.1: an armed event queue got an entry: pid, a = event queue id */
 };
 
 #define NIC_PATH_SEND 0u
@@ -200,7 +217,9 @@ struct nic_event {
     uint32_t key;
     int32_t status;      /* enum nic_status */
     uint32_t a;
-    uint32_t reserved[3];
+    uint32_t lines;      /* NIC_EV_MISS (issue 14, in what was reserved[0]): lines the request covers
+                          * from key on (prefetch on a miss); 0 from an NCP that does not know it */
+    uint32_t reserved[2];
 };
 
 /* ---- Send queue: per endpoint, in NIC SRAM at sq_base + ep * sq_stride, written by the user
@@ -234,6 +253,15 @@ struct nic_sq_entry {
 
 #define NIC_MAX_XFER (1u << 24) /* 16 MiB per work request */
 
+/* ABI 2.1: an RDMA write with immediate data (target-side notification). The entry's
+ * reserved1[0] carries the immediate (16 bits: its upper half must be 0); the write's last segment
+ * carries it (docs/wire-protocol.md, PKT_F_IMM). When that segment's data is in the target's
+ * memory (and so every earlier one's: segments are accepted and written in order), the target NCP
+ * writes one NIC_EQE_IMM entry into the event queue of the target process opened with
+ * NIC_EQF_NOTIFY (none: counted in imm_no_eq, nothing posted). Only for RDMA writes. */
+#define NIC_WR_IMM 0x2u
+#define NIC_IMM_MAX 0xFFFFu
+
 /* ---- Completion queue: per endpoint, in host memory (EP_OPEN), written by NIC DMA ---- */
 
 enum nic_status {
@@ -262,6 +290,37 @@ struct nic_cqe {
     uint32_t req;   /* ABI 2.0: which request: its index in the send queue's stream (the producer
                      * count before it was posted). Requests retire in order, so sq_ci == req + 1. */
     uint32_t reserved1[2];
+};
+
+/* ---- Event queues (ABI 2.1): per process, one page of host memory (the process's, pinned by the
+ * driver), EQ_OPEN. 2^c entries written by NIC DMA with a phase bit as the completion queue. The
+ * NCP learns how many the process consumed from EQ_ARM (a): an entry that finds no room by the
+ * last count is lost, counted, and reported by one NIC_EQE_OVERFLOW entry (a = how many) as soon as
+ * a count makes room for it. One slot stays free for that report. ---- */
+
+#define NIC_EQ_LOG2_MAX 7u        /* at most 128 entries: one page */
+#define NIC_EQF_NOTIFY 0x1u       /* EQ_OPEN d: target-side notifications of this pid go here */
+#define NIC_EQ_ARM_COUNT_ONLY 1u  /* EQ_ARM c: the consumer count only, no interrupt */
+
+enum nic_eqe_type {
+    NIC_EQE_CQ = 1,       /* endpoint `ep` wrote completion queue entry `a` (its count - 1):
+                           * read its completion queue (entries are hints: a reader that reads the
+                           * queue up to its phase boundary has seen this one too) */
+    NIC_EQE_OVERFLOW = 2, /* a entries were lost for want of room (read every endpoint's queue) */
+    NIC_EQE_IMM = 3,      /* a write with immediate landed: a = imm, b = its length, c = target
+                           * buffer id, d = offset (low 32 bits) in it where it began, ep = source
+                           * node (the wire does not name the writing process: pid 0) */
+};
+
+struct nic_eqe {
+    uint8_t type;   /* enum nic_eqe_type */
+    uint8_t phase;  /* bit 0: flips every lap, starts at 1 */
+    uint16_t ep;    /* NIC_EQE_CQ: the endpoint; NIC_EQE_IMM: the source node */
+    uint16_t pid;   /* NIC_EQE_IMM: the source process */
+    uint16_t reserved0;
+    uint32_t a, b, c, d;
+    uint32_t seq;   /* the entry's index in the queue's stream */
+    uint32_t reserved1;
 };
 
 /* ---- Doorbell pages (BAR4, NIC_BAR_DOORBELL_PAGE bytes each, page = endpoint; page 0 = the
@@ -306,7 +365,10 @@ struct nic_stats {
     uint32_t miss_requests;      /* miss requests recorded (one per (cache, pid, line) outstanding) */
     uint32_t miss_reposts;       /* posted misses the host did not answer within 10 ms, posted again */
     uint32_t miss_table_full;    /* misses not recorded, the table full (packet dropped / request parked) */
-    uint32_t reserved_xlate[5];
+    /* prefetch on a miss (issue 14, in what was reserved_xlate[0..1]) */
+    uint32_t miss_prefetch_lines; /* lines miss requests asked for beyond the missed line */
+    uint32_t miss_range_merged;   /* misses that fell into an outstanding request's prefetched lines */
+    uint32_t reserved_xlate[3];
     /* host interface (ABI 2.0) */
     uint32_t local_refused;      /* requests whose local range failed the NCP's check (lbuf) */
     uint32_t close_busy;         /* EP_CLOSE answered NIC_ST_BUSY: the endpoint's packets in flight */
@@ -314,10 +376,14 @@ struct nic_stats {
     uint32_t db_dropped;         /* doorbell writes the hardware dropped (doorbell.status.overflow:
                                   * only writes at offsets no doorbell register has) */
     uint32_t db_coalesced;       /* doorbell writes that replaced a count not yet taken (not a loss) */
-    uint32_t reserved_host[3];
-    uint32_t loop_frames;        /* (appended in ABI 2.0's reserved words, issue 15) frames to this
-                                  * node itself: handled by its own RX path, not sent (loopback) */
-    uint32_t reserved[6];
+    /* event queues (ABI 2.1, in what were reserved words) */
+    uint32_t eq_entries;         /* entries written into event queues */
+    uint32_t eq_lost;            /* entries lost: the queue had no room (reported by NIC_EQE_OVERFLOW) */
+    uint32_t eq_irqs;            /* NIC_EV_EQ events raised for armed queues */
+    uint32_t imm_no_eq;          /* writes with immediate whose target process has no NIC_EQF_NOTIFY queue */
+    uint32_t loop_frames;        /* (ABI 2.1, in a reserved word; issue 15) frames to this node itself:
+                                  * handled by its own RX path, not sent (loopback) */
+    uint32_t reserved[5];
 };
 
 /* Layout checks: both sides compile this header, so a mismatch fails the build on either. */
@@ -331,6 +397,7 @@ NIC_ABI_ASSERT_SIZE(struct nic_pch_entry, 8);
 NIC_ABI_ASSERT_SIZE(struct nic_event, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_sq_entry, 64);
 NIC_ABI_ASSERT_SIZE(struct nic_cqe, 32);
+NIC_ABI_ASSERT_SIZE(struct nic_eqe, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_stats, 328);
 
 #endif /* NIC_ABI_H */

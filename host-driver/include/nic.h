@@ -3,9 +3,12 @@
  * on different nodes (docs/api.md has every call with an example).
  *
  * Model: a process opens the device (nic_dev_open: its handle to the driver, like opening
- * /dev/nic), opens its one endpoint (doorbell page, send queue in NIC memory, completion queue in
- * its own memory pinned by the driver), registers memory (a handle and a remote key to give to
- * peers), posts work requests and polls or waits for completions.
+ * /dev/nic), opens endpoints (up to NIC_MAX_EPS; each a doorbell page, a send queue in NIC memory,
+ * a completion queue in its own memory pinned by the driver), registers memory (a handle and a
+ * remote key to give to peers), posts work requests and polls or waits for completions: per
+ * endpoint (nic_poll, nic_wait), or for all its endpoints at once through its event queue
+ * (nic_eq_open, nic_eq_poll, nic_eq_wait: one queue, a blocking wait woken by the NIC's
+ * interrupt, and target-side notifications of writes with immediate data).
  *
  * Errors: every call returns NIC_OK (>= 0 for counts) or a negative enum nic_err; a request that
  * was accepted (NIC_OK) always ends in exactly one completion if it was signalled or failed,
@@ -31,12 +34,14 @@ enum nic_err {
     NIC_EBOUNDS = -4,    /* the local range is not inside one registered buffer */
     NIC_ERIGHTS = -5,    /* the local buffer lacks the right the operation needs */
     NIC_EQFULL = -6,     /* the send queue is full, or too many completions not polled: poll, then retry */
-    NIC_EBUSY = -7,      /* the process already has an open endpoint */
+    NIC_EBUSY = -7,      /* NIC_MAX_EPS endpoints open already; nic_eq_open: a queue is open, or
+                          * endpoints are (open the queue first) */
     NIC_ENORES = -8,     /* the NIC or the driver has no room (endpoints, static tables) */
     NIC_ENOMEM = -9,     /* host memory or host tables exhausted */
     NIC_EDEV = -10,      /* the device is not up or its firmware stopped */
     NIC_ETIMEDOUT = -11, /* nic_wait: nothing completed in time */
     NIC_EPEER = -12,     /* remote node id out of range */
+    NIC_ENOEQ = -13,     /* nic_eq_*: the process has no event queue open */
 };
 
 /* Completion statuses (the NCP's enum nic_status, named for users). */
@@ -57,7 +62,8 @@ enum nic_wc_status {
 #define NIC_ACCESS_REMOTE_WRITE NIC_RIGHT_REMOTE_WRITE /* peers may RDMA-write into it */
 #define NIC_ACCESS_REMOTE_READ NIC_RIGHT_REMOTE_READ   /* peers may RDMA-read from it */
 
-#define NIC_CQ_VA_DEFAULT 0xFFFF0000u /* the page the library uses for the completion queue */
+#define NIC_CQ_VA_DEFAULT 0xFFFF0000u /* completion queue pages: endpoint slot k at + k pages */
+#define NIC_MAX_EPS 8u                /* endpoints a process may have open at once */
 
 typedef struct nic_dev nic_dev_t;
 typedef uint32_t nic_ep_t; /* generation << 16 | endpoint: a closed endpoint's handle stays invalid */
@@ -81,6 +87,10 @@ struct nic_wr {
     uint64_t remote_offset;
     uint64_t wr_id;
     int signaled; /* 1: a completion also on success (failures always complete) */
+    int with_imm; /* nic_post_write: a write with immediate: when all of it is in the target's
+                   * memory, the target process gets NIC_EV_IMM with `imm` (its event queue opened
+                   * with NIC_EQ_NOTIFY); reads: NIC_EINVAL */
+    uint32_t imm; /* 0..NIC_IMM_MAX (16 bits: the wire carries it in the header) */
 };
 
 struct nic_wc {
@@ -91,7 +101,34 @@ struct nic_wc {
 };
 
 struct nic_dev_attr {
-    uint64_t cq_va; /* page-aligned address in the process for the completion queue (0: default) */
+    uint64_t cq_va; /* page-aligned: NIC_MAX_EPS completion queue pages from here (0: default) */
+    uint64_t eq_va; /* page-aligned: the event queue's page (0: the page after the CQ pages) */
+};
+
+/* ---- event queue (docs/api.md "Event queue") ---- */
+#define NIC_EQ_NOTIFY 0x1u /* nic_eq_attr.flags: writes with immediate to this process are reported */
+
+struct nic_eq_attr {
+    uint32_t log2_entries; /* 2..6 (0: 6, 64 entries) */
+    uint32_t flags;        /* NIC_EQ_NOTIFY */
+};
+
+enum nic_ev_kind {
+    NIC_EV_COMPLETION = 1, /* ep, wc: a completion of one of the process's endpoints */
+    NIC_EV_IMM = 2,        /* a peer's write with immediate landed: imm, len, handle, offset, src */
+    NIC_EV_OVERFLOW = 3,   /* the queue was full: `lost` entries dropped by the NIC (completions
+                            * among them are not lost: they are reported anyway; notifications are) */
+};
+
+struct nic_ev {
+    int kind;           /* enum nic_ev_kind */
+    nic_ep_t ep;        /* NIC_EV_COMPLETION */
+    struct nic_wc wc;   /* NIC_EV_COMPLETION */
+    uint32_t imm, len;  /* NIC_EV_IMM: the immediate, the write's length */
+    uint32_t handle;    /* NIC_EV_IMM: the target buffer (ours) */
+    uint64_t offset;    /* NIC_EV_IMM: where in it the write began (low 32 bits) */
+    uint16_t src_node, src_pid; /* NIC_EV_IMM: the writer's node (its process: 0, not on the wire) */
+    uint32_t lost;      /* NIC_EV_OVERFLOW */
 };
 
 /* Open/close the device for process pid. close releases everything still open (endpoint,
@@ -120,10 +157,26 @@ int nic_wait(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, uint64_t timeout_cy
  * request: requests retire in order). */
 int nic_outstanding(const nic_dev_t *dev, nic_ep_t ep);
 
-/* The library's own checks (both stay 0 unless something is broken): completions it had to drop
- * (impossible by construction) and completion entries that named no outstanding request. */
+/* The event queue of the process (one): endpoints opened after it report their completions there.
+ * NIC_EBUSY: one is open, or endpoints are; NIC_ENORES: the NIC has no free queue; NIC_EINVAL: bad
+ * attr. nic_eq_close: no entry lands after it; NIC_ENOEQ if none is open. */
+int nic_eq_open(nic_dev_t *dev, const struct nic_eq_attr *attr);
+int nic_eq_close(nic_dev_t *dev);
+/* Up to max events (completions of every endpoint, notifications, overflow reports); never blocks;
+ * the work per event does not depend on the number of endpoints. NIC_ENOEQ: no queue. */
+int nic_eq_poll(nic_dev_t *dev, struct nic_ev *ev, int max);
+/* One event, sleeping until the NIC's interrupt for the queue (no polling) or timeout_cycles:
+ * NIC_ETIMEDOUT; NIC_ENOEQ: no queue (or closed meanwhile); NIC_EDEV: the device stopped. */
+int nic_eq_wait(nic_dev_t *dev, struct nic_ev *ev, uint64_t timeout_cycles);
+
+/* The library's own checks (stash_dropped, cqe_bogus, eqe_bogus stay 0 unless something is broken:
+ * completions it had to drop, impossible by construction; completion / event queue entries naming
+ * nothing) and its work: completion queue reads by nic_poll/nic_wait, event queue reads, sleeps in
+ * nic_eq_wait, consumer counts told the NIC while polling, entries the NIC reported lost
+ * (NIC_EV_OVERFLOW). */
 struct nic_lib_counters {
     uint64_t stash_dropped, cqe_bogus;
+    uint64_t eqe_bogus, cq_reads, eq_reads, eq_sleeps, eq_credits, eq_lost;
 };
 int nic_lib_counters(const nic_dev_t *dev, struct nic_lib_counters *c);
 

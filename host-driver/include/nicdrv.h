@@ -95,6 +95,13 @@ struct nicdrv_config {
                                    item 5: evictions undid fills before they were used); when every
                                    pinned line is that young, the miss thread waits for the oldest
                                    to age (default 200,000 = 1 ms; 0 = no protection) */
+    uint32_t prefetch_lines;    /* prefetch on a miss (issue 14, item 2; INIT's ep): a VMH miss request
+                                   covers up to this many lines, from the missed one to the end of its
+                                   message, and the miss thread fills them all in order, so a large
+                                   transfer pays one host miss, not one per line. 0 (default): one
+                                   line per miss, the seed. At most NIC_PREFETCH_MAX */
+    uint32_t pin_mode;          /* enum nicdrv_pin_mode (issue 14, item 3), dynamic build: when a
+                                   registered buffer's pages are pinned (default NICDRV_PIN_ON_MISS) */
     /* Observer of the driver's cache work, for tools (nicsim --events); NULL (default): none.
      * kind: "miss" (a miss event taken from the ring, merged or not), "fill" (a FILL answered OK),
      * "fill_rejected" (still NO_RESOURCES after the retries), "invalidate" (an INVALIDATE the NCP
@@ -104,6 +111,19 @@ struct nicdrv_config {
 };
 
 #define NICDRV_MAX_MISS_THREADS 16
+
+/* When the pages of a registered buffer are pinned (dynamic build; the static build pins and loads
+ * everything at registration whatever the mode). Whatever the mode, a VMH miss on a page not
+ * pinned yet pins it (and a page pinned by the driver can be evicted at the high-water mark). */
+enum nicdrv_pin_mode {
+    NICDRV_PIN_ON_MISS = 0, /* when a miss on it is served (seed 000: pin on demand) */
+    NICDRV_PIN_AT_REG = 1,  /* nicdrv_mem_reg pins the buffer's pages and fills their VMH lines before
+                               it returns (as a classic RDMA registration), up to the high-water mark */
+    NICDRV_PIN_OVERLAP = 2, /* seed 004's overlapped pinning: nicdrv_mem_reg returns at once; the
+                               driver pins and fills the lines in the background (nicdrv_pin_step),
+                               in order, up to the high-water mark; a packet that arrives before its
+                               page is pinned misses (NACKed as any miss) and is counted (pin_early) */
+};
 
 struct nicdrv_stats {
     uint64_t cmds, cmd_errors, events, irqs;
@@ -118,6 +138,13 @@ struct nicdrv_stats {
     uint64_t unbacked_pages;            /* pages a fill could not pin (the OS cannot back them):
                                            installed invalid, so the NCP answers a protection error */
     uint64_t close_retries;             /* EP_CLOSE asked again: answered BUSY (packets in flight) */
+    uint64_t prefetch_fills;            /* VMH lines filled beyond the missed one (cfg.prefetch_lines) */
+    uint64_t bg_lines;                  /* VMH lines pinned and filled ahead of traffic (NICDRV_PIN_AT_REG
+                                           at registration, NICDRV_PIN_OVERLAP in the background) */
+    uint64_t pin_early;                 /* NICDRV_PIN_OVERLAP: VMH misses on a line the background had not
+                                           pinned yet (its packets arrived before their pages were pinned) */
+    uint64_t eq_arms, eq_wakeups;       /* EQ_ARMs sent by nicdrv_eq_wait; NIC_EV_EQ events taken */
+    uint64_t eq_counts;                 /* consumer counts sent by nicdrv_eq_consumed */
     uint32_t procs, bufs, eps; /* live */
 };
 
@@ -127,6 +154,7 @@ struct nicdrv_miss {
     uint8_t cache, path;
     uint16_t pid, epoch;
     uint32_t key;
+    uint32_t lines; /* the request covers lines key .. key + lines - 1 (prefetch; 1: key only) */
     uint64_t raised_at;
 };
 
@@ -167,10 +195,18 @@ void nicdrv_intr(nicdrv_t *d, uint64_t raised_at);
  * no DMA room) is retried; a fill still rejected is counted, not an error. */
 int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m);
 int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m);
+/* Background pinning (NICDRV_PIN_OVERLAP): pins and fills the next VMH line of a registered buffer
+ * still being pinned. NICDRV_OK when it did one (call again), NICDRV_ENOENT when nothing is left.
+ * The host runs it in a kernel worker thread of its own (not the miss thread, whose per-miss
+ * processing would stall it); a registration that leaves work signals NICDRV_WQ_PIN. Each step
+ * holds tbl_lock for one line (a miss or a deregistration waits at most that long). */
+int nicdrv_pin_step(nicdrv_t *d);
 
 /* ---- process context (the library's system calls; each charges host->syscall) ---- */
 /* Endpoint for pid, completion queue = the page at cq_va in pid's memory (pinned here).
- * *ep in 1..; *cq_entries gets the queue size. EBUSY: pid already has one (one per process). */
+ * *ep in 1..; *cq_entries gets the queue size. A process may open several (ENORES: the NIC has no
+ * free endpoint); EBUSY: cq_va is already the page of one of its queues. An endpoint opened while
+ * the process has an event queue reports its completions there too (NIC_EQE_CQ). */
 int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint32_t *cq_entries);
 /* EP_CLOSE (the NCP flushes outstanding work into the CQ), forget the PCH entry, unpin the CQ. */
 int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep);
@@ -180,7 +216,19 @@ int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep);
 int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_t rights, uint32_t *id, uint32_t *key);
 /* Invalidate the buffer's CBH line and the VMH lines it covers, then unpin, then forget it. */
 int nicdrv_mem_dereg(nicdrv_t *d, uint32_t pid, uint32_t id);
-/* Process exit: close its endpoint, deregister everything. */
+/* Event queue of pid (ABI 2.1, docs/host-interface.md "Event queues"): the page at eq_va in pid's
+ * memory (pinned here, cleared), 2^log2 entries (1..NIC_EQ_LOG2_MAX), flags NIC_EQF_*. One per
+ * process: EBUSY if it has one or eq_va is one of its completion queues; ENORES: no free queue id. */
+int nicdrv_eq_open(nicdrv_t *d, uint32_t pid, uint64_t eq_va, uint32_t log2, uint32_t flags);
+/* EQ_CLOSE (no entry lands after it; its endpoints stop reporting), unpin the page. */
+int nicdrv_eq_close(nicdrv_t *d, uint32_t pid);
+/* Blocking wait: EQ_ARM with ci (the entries the process consumed), then sleep until the NCP's
+ * NIC_EV_EQ for the queue wakes it (at once if entries beyond ci are there) or until deadline
+ * (absolute, cycles; ETIMEDOUT). NICDRV_OK says: read the queue. ENOENT: no event queue. */
+int nicdrv_eq_wait(nicdrv_t *d, uint32_t pid, uint32_t ci, uint64_t deadline);
+/* EQ_ARM with NIC_EQ_ARM_COUNT_ONLY: the NCP learns that ci entries were consumed (room). */
+int nicdrv_eq_consumed(nicdrv_t *d, uint32_t pid, uint32_t ci);
+/* Process exit: close its endpoints and event queue, deregister everything. */
 int nicdrv_proc_release(nicdrv_t *d, uint32_t pid);
 
 void nicdrv_stats(const nicdrv_t *d, struct nicdrv_stats *out);

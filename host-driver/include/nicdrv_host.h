@@ -37,6 +37,8 @@
 enum nicdrv_waitq {
     NICDRV_WQ_CMD = 0,  /* a command was answered, a ring slot or the ring lock was freed */
     NICDRV_WQ_MISS = 1, /* a miss was queued for the miss thread */
+    NICDRV_WQ_PIN = 2,  /* background pinning work appeared (NICDRV_PIN_OVERLAP: nicdrv_pin_step) */
+    NICDRV_WQ_EQ = 3,   /* an armed event queue fired (NIC_EV_EQ): its process may have events */
     NICDRV_WQ__COUNT
 };
 

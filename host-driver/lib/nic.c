@@ -29,6 +29,7 @@
 #include "nic.h"
 
 #define WAIT_POLL_CYCLES 200u /* nic_wait re-reads the completion queue every 1 us */
+#define UEV_SIZE 64u          /* event queue entries that are not completions, read and not yet polled */
 
 struct lib_mr {
     int used;
@@ -36,17 +37,10 @@ struct lib_mr {
     uint32_t rights;
 };
 
-struct nic_dev {
-    nicdrv_t *drv;
-    const struct nicdrv_host *host;
-    const struct nicdrv_bus *bus;
-    uint32_t pid;
-    uint64_t cq_va;
-    uint32_t nmr;
-    struct lib_mr *mr;
-    /* endpoint */
-    int ep_open;
+struct lib_ep { /* one endpoint (slot k of the process: completion queue page cq_va + k pages) */
+    int open;
     uint16_t ep, gen;
+    uint64_t cq_va;
     uint32_t sq_entries, sq_pi, sq_ci;
     uint8_t *user_signaled; /* per send queue slot */
     uint8_t *slot_op;
@@ -54,8 +48,28 @@ struct nic_dev {
     uint32_t cq_entries, cq_ci;
     struct nic_wc *stash;
     uint32_t stash_head, stash_count, stash_size;
-    uint64_t stash_dropped; /* never: post bounds it (kept as a check, nic_lib_stats) */
-    uint64_t cqe_bogus;     /* completion entries naming no outstanding request (ignored) */
+    int ready; /* in the event queue's ready list */
+};
+
+struct nic_dev {
+    nicdrv_t *drv;
+    const struct nicdrv_host *host;
+    const struct nicdrv_bus *bus;
+    uint32_t pid;
+    uint64_t cq_va, eq_va;
+    uint32_t nmr;
+    struct lib_mr *mr;
+    struct lib_ep eps[NIC_MAX_EPS];
+    uint16_t gen;            /* handles carry it: a closed endpoint's handle stays invalid */
+    int8_t slot_of[256];     /* NIC endpoint -> slot (-1: not ours) */
+    /* event queue (ABI 2.1) */
+    int eq_open;
+    uint32_t eq_entries, eq_ci, eq_told; /* eq_told: the last count the NCP got */
+    uint8_t ready[NIC_MAX_EPS]; /* endpoints with completions stashed, in the order they got them */
+    uint32_t ready_head, ready_count;
+    struct nic_ev uev[UEV_SIZE]; /* notifications and overflow reports read, not yet polled */
+    uint32_t uev_head, uev_count;
+    struct nic_lib_counters cnt;
 };
 
 static int map_drv(int rc)
@@ -75,6 +89,8 @@ static int map_drv(int rc)
         return NIC_EBADHANDLE;
     case NICDRV_EFAULT:
         return NIC_EINVAL;
+    case NICDRV_ETIMEDOUT:
+        return NIC_ETIMEDOUT;
     default:
         return NIC_EDEV;
     }
@@ -88,7 +104,7 @@ int nic_dev_open(nicdrv_t *drv, uint32_t pid, const struct nic_dev_attr *attr, n
         return NIC_EINVAL;
     if (!nicdrv_probed(drv))
         return NIC_EDEV;
-    if (attr && attr->cq_va % NICDRV_PAGE_SIZE)
+    if (attr && (attr->cq_va % NICDRV_PAGE_SIZE || attr->eq_va % NICDRV_PAGE_SIZE))
         return NIC_EINVAL;
     d = calloc(1, sizeof *d);
     if (!d)
@@ -98,6 +114,8 @@ int nic_dev_open(nicdrv_t *drv, uint32_t pid, const struct nic_dev_attr *attr, n
     d->bus = nicdrv_bus_of(drv);
     d->pid = pid;
     d->cq_va = attr && attr->cq_va ? attr->cq_va : NIC_CQ_VA_DEFAULT;
+    d->eq_va = attr && attr->eq_va ? attr->eq_va : d->cq_va + NIC_MAX_EPS * (uint64_t)NICDRV_PAGE_SIZE;
+    memset(d->slot_of, -1, sizeof d->slot_of);
     d->nmr = nicdrv_config_of(drv)->max_bufs;
     d->mr = calloc(d->nmr, sizeof *d->mr);
     if (!d->mr) {
@@ -108,15 +126,20 @@ int nic_dev_open(nicdrv_t *drv, uint32_t pid, const struct nic_dev_attr *attr, n
     return NIC_OK;
 }
 
-static void free_ep_state(nic_dev_t *d)
+static void free_ep_state(struct lib_ep *e)
 {
-    free(d->user_signaled);
-    free(d->slot_op);
-    free(d->slot_wr_id);
-    free(d->stash);
-    d->user_signaled = d->slot_op = NULL;
-    d->slot_wr_id = NULL;
-    d->stash = NULL;
+    free(e->user_signaled);
+    free(e->slot_op);
+    free(e->slot_wr_id);
+    free(e->stash);
+    e->user_signaled = e->slot_op = NULL;
+    e->slot_wr_id = NULL;
+    e->stash = NULL;
+}
+
+static nic_ep_t handle_of(const struct lib_ep *e)
+{
+    return (uint32_t)e->gen << 16 | e->ep;
 }
 
 int nic_dev_close(nic_dev_t *d)
@@ -125,7 +148,10 @@ int nic_dev_close(nic_dev_t *d)
 
     if (!d)
         return NIC_EINVAL;
-    if (d->ep_open && (r = nic_ep_close(d, (uint32_t)d->gen << 16 | d->ep, NULL, 0)) < 0)
+    for (unsigned k = 0; k < NIC_MAX_EPS; k++)
+        if (d->eps[k].open && (r = nic_ep_close(d, handle_of(&d->eps[k]), NULL, 0)) < 0 && rc == NIC_OK)
+            rc = r;
+    if (d->eq_open && (r = nic_eq_close(d)) != NIC_OK && rc == NIC_OK)
         rc = r;
     for (uint32_t i = 0; i < d->nmr; i++)
         if (d->mr[i].used && (r = nic_dereg(d, i)) != NIC_OK && rc == NIC_OK)
@@ -133,7 +159,8 @@ int nic_dev_close(nic_dev_t *d)
     r = nicdrv_proc_release(d->drv, d->pid); /* anything the driver still holds for the process */
     if (r != NICDRV_OK && r != NICDRV_ENOENT && rc == NIC_OK)
         rc = map_drv(r);
-    free_ep_state(d);
+    for (unsigned k = 0; k < NIC_MAX_EPS; k++)
+        free_ep_state(&d->eps[k]);
     free(d->mr);
     free(d);
     return rc;
@@ -141,107 +168,127 @@ int nic_dev_close(nic_dev_t *d)
 
 /* ---- endpoints ---- */
 
-static int ep_valid(const nic_dev_t *d, nic_ep_t ep)
+static struct lib_ep *ep_of(nic_dev_t *d, nic_ep_t ep)
 {
-    return d && d->ep_open && ep == ((uint32_t)d->gen << 16 | d->ep);
+    int k;
+
+    if (!d || (ep & 0xFFFFu) > 0xFFu || (k = d->slot_of[ep & 0xFFu]) < 0)
+        return NULL;
+    return d->eps[k].open && handle_of(&d->eps[k]) == ep ? &d->eps[k] : NULL;
 }
 
 int nic_ep_open(nic_dev_t *d, nic_ep_t *ep)
 {
     const struct nic_info *in;
-    uint16_t e;
+    struct lib_ep *e = NULL;
+    unsigned k;
+    uint16_t n;
     uint32_t cqn;
     int rc;
 
     if (!d || !ep)
         return NIC_EINVAL;
-    if (d->ep_open)
-        return NIC_EBUSY;
+    for (k = 0; k < NIC_MAX_EPS && !e; k++)
+        if (!d->eps[k].open)
+            e = &d->eps[k];
+    if (!e)
+        return NIC_EBUSY; /* NIC_MAX_EPS open already */
+    k = (unsigned)(e - d->eps);
+    free_ep_state(e);
     in = nicdrv_fw_info(d->drv);
-    d->sq_entries = in->sq_entries;
-    d->stash_size = 2u * in->sq_entries;
-    d->user_signaled = calloc(d->sq_entries, 1);
-    d->slot_op = calloc(d->sq_entries, 1);
-    d->slot_wr_id = calloc(d->sq_entries, sizeof *d->slot_wr_id);
-    d->stash = calloc(d->stash_size, sizeof *d->stash);
-    if (!d->user_signaled || !d->slot_op || !d->slot_wr_id || !d->stash) {
-        free_ep_state(d);
+    e->sq_entries = in->sq_entries;
+    e->stash_size = 2u * in->sq_entries;
+    e->user_signaled = calloc(e->sq_entries, 1);
+    e->slot_op = calloc(e->sq_entries, 1);
+    e->slot_wr_id = calloc(e->sq_entries, sizeof *e->slot_wr_id);
+    e->stash = calloc(e->stash_size, sizeof *e->stash);
+    if (!e->user_signaled || !e->slot_op || !e->slot_wr_id || !e->stash) {
+        free_ep_state(e);
         return NIC_ENOMEM;
     }
-    rc = nicdrv_ep_open(d->drv, d->pid, d->cq_va, &e, &cqn);
+    e->cq_va = d->cq_va + k * (uint64_t)NICDRV_PAGE_SIZE;
+    rc = nicdrv_ep_open(d->drv, d->pid, e->cq_va, &n, &cqn);
     if (rc) {
-        free_ep_state(d);
+        free_ep_state(e);
         return map_drv(rc);
     }
-    if (cqn < d->sq_entries) { /* a completion queue that could overflow: refuse the geometry */
-        nicdrv_ep_close(d->drv, d->pid, e);
-        free_ep_state(d);
+    if (cqn < e->sq_entries || n > 0xFF) { /* a completion queue that could overflow: refuse the geometry */
+        nicdrv_ep_close(d->drv, d->pid, n);
+        free_ep_state(e);
         return NIC_ENORES;
     }
-    d->ep_open = 1;
-    d->ep = e;
-    d->gen++;
-    d->sq_pi = d->sq_ci = d->cq_ci = 0;
-    d->cq_entries = cqn;
-    d->stash_head = d->stash_count = 0;
-    *ep = (uint32_t)d->gen << 16 | e;
+    e->open = 1;
+    e->ep = n;
+    e->gen = ++d->gen;
+    e->sq_pi = e->sq_ci = e->cq_ci = 0;
+    e->cq_entries = cqn;
+    e->stash_head = e->stash_count = 0;
+    e->ready = 0;
+    d->slot_of[n] = (int8_t)k;
+    *ep = handle_of(e);
     return NIC_OK;
 }
 
-static void stash_put(nic_dev_t *d, const struct nic_wc *wc)
+static void stash_put(nic_dev_t *d, struct lib_ep *e, const struct nic_wc *wc)
 {
-    if (d->stash_count == d->stash_size) {
-        d->stash_dropped++; /* cannot happen: unread completions <= requests posted */
+    if (e->stash_count == e->stash_size) {
+        d->cnt.stash_dropped++; /* cannot happen: unread completions <= requests posted */
         return;
     }
-    d->stash[(d->stash_head + d->stash_count++) % d->stash_size] = *wc;
+    e->stash[(e->stash_head + e->stash_count++) % e->stash_size] = *wc;
+    if (d->eq_open && !e->ready) { /* the event queue reports it: O(1) per completion */
+        e->ready = 1;
+        d->ready[(d->ready_head + d->ready_count++) % NIC_MAX_EPS] = (uint8_t)(e - d->eps);
+    }
 }
 
 /* Move every new completion queue entry into the stash (what the user should see) and advance
  * sq_ci to the entry's request + 1 (requests retire in order). An entry that names no outstanding
  * request is counted and ignored: nothing is reported for a request that was not posted. */
-static void reap(nic_dev_t *d)
+static void reap(nic_dev_t *d, struct lib_ep *e)
 {
-    for (uint32_t n = 0; n < d->cq_entries; n++) {
+    for (uint32_t n = 0; n < e->cq_entries; n++) {
         struct nic_cqe c;
-        uint8_t phase = (uint8_t)(((d->cq_ci / d->cq_entries) & 1u) ^ 1u);
+        uint8_t phase = (uint8_t)(((e->cq_ci / e->cq_entries) & 1u) ^ 1u);
         uint32_t s;
-        if (d->host->proc_read(d->host->ctx, d->pid, d->cq_va + (d->cq_ci % d->cq_entries) * sizeof c, &c, sizeof c) ||
+        if (d->host->proc_read(d->host->ctx, d->pid, e->cq_va + (e->cq_ci % e->cq_entries) * sizeof c, &c, sizeof c) ||
             (c.phase & 1u) != phase)
             break;
-        d->cq_ci++;
-        if (c.req - d->sq_ci >= d->sq_pi - d->sq_ci || c.sq_ci != (uint16_t)(c.req + 1u)) {
-            d->cqe_bogus++;
+        e->cq_ci++;
+        if (c.req - e->sq_ci >= e->sq_pi - e->sq_ci || c.sq_ci != (uint16_t)(c.req + 1u)) {
+            d->cnt.cqe_bogus++;
             continue;
         }
-        d->sq_ci = c.req + 1u;
-        s = c.req % d->sq_entries;
-        if (c.status != NIC_ST_OK || d->user_signaled[s]) {
-            struct nic_wc wc = { .wr_id = d->slot_wr_id[s], .status = c.status, .bytes = c.bytes, .op = d->slot_op[s] };
-            stash_put(d, &wc);
+        e->sq_ci = c.req + 1u;
+        s = c.req % e->sq_entries;
+        if (c.status != NIC_ST_OK || e->user_signaled[s]) {
+            struct nic_wc wc = { .wr_id = e->slot_wr_id[s], .status = c.status, .bytes = c.bytes, .op = e->slot_op[s] };
+            stash_put(d, e, &wc);
         }
     }
 }
 
 int nic_ep_close(nic_dev_t *d, nic_ep_t ep, struct nic_wc *wc, int max)
 {
+    struct lib_ep *e = ep_of(d, ep);
     int rc, n = 0;
 
-    if (!ep_valid(d, ep))
+    if (!e)
         return NIC_EBADEP;
-    rc = nicdrv_ep_close(d->drv, d->pid, d->ep);
-    d->ep_open = 0; /* the handle is dead whatever the driver said */
-    reap(d);        /* the NCP completed every request not retired (FLUSHED) before answering */
-    if (rc)         /* it did not answer: whatever it did not report may not have completed */
-        for (; d->sq_ci != d->sq_pi; d->sq_ci++) {
-            uint32_t s = d->sq_ci % d->sq_entries;
-            struct nic_wc f = { .wr_id = d->slot_wr_id[s], .status = NIC_WC_FLUSHED, .op = d->slot_op[s] };
-            stash_put(d, &f);
+    rc = nicdrv_ep_close(d->drv, d->pid, e->ep);
+    e->open = 0;   /* the handle is dead whatever the driver said */
+    d->slot_of[e->ep] = -1;
+    reap(d, e);    /* the NCP completed every request not retired (FLUSHED) before answering */
+    if (rc)        /* it did not answer: whatever it did not report may not have completed */
+        for (; e->sq_ci != e->sq_pi; e->sq_ci++) {
+            uint32_t s = e->sq_ci % e->sq_entries;
+            struct nic_wc f = { .wr_id = e->slot_wr_id[s], .status = NIC_WC_FLUSHED, .op = e->slot_op[s] };
+            stash_put(d, e, &f);
         }
-    for (; d->stash_count; d->stash_count--, d->stash_head = (d->stash_head + 1) % d->stash_size)
+    for (; e->stash_count; e->stash_count--, e->stash_head = (e->stash_head + 1) % e->stash_size)
         if (wc && n < max)
-            wc[n++] = d->stash[d->stash_head];
-    free_ep_state(d);
+            wc[n++] = e->stash[e->stash_head];
+    free_ep_state(e);
     return rc ? map_drv(rc) : n;
 }
 
@@ -249,14 +296,169 @@ int nic_lib_counters(const nic_dev_t *d, struct nic_lib_counters *c)
 {
     if (!d || !c)
         return NIC_EINVAL;
-    c->stash_dropped = d->stash_dropped;
-    c->cqe_bogus = d->cqe_bogus;
+    *c = d->cnt;
     return NIC_OK;
 }
 
 int nic_outstanding(const nic_dev_t *d, nic_ep_t ep)
 {
-    return ep_valid(d, ep) ? (int)(d->sq_pi - d->sq_ci) : NIC_EBADEP;
+    const struct lib_ep *e = ep_of((nic_dev_t *)d, ep);
+    return e ? (int)(e->sq_pi - e->sq_ci) : NIC_EBADEP;
+}
+
+/* ---- the event queue (ABI 2.1; docs/api.md "Event queue") ---- */
+
+int nic_eq_open(nic_dev_t *d, const struct nic_eq_attr *attr)
+{
+    uint32_t log2 = attr && attr->log2_entries ? attr->log2_entries : NIC_EQ_LOG2_MAX;
+    int rc;
+
+    if (!d || log2 > NIC_EQ_LOG2_MAX || log2 < 2 || (attr && (attr->flags & ~NIC_EQ_NOTIFY)))
+        return NIC_EINVAL;
+    if (d->eq_open)
+        return NIC_EBUSY;
+    for (unsigned k = 0; k < NIC_MAX_EPS; k++)
+        if (d->eps[k].open)
+            return NIC_EBUSY; /* endpoints are bound to the queue when they open: open it first */
+    rc = nicdrv_eq_open(d->drv, d->pid, d->eq_va, log2, attr && (attr->flags & NIC_EQ_NOTIFY) ? NIC_EQF_NOTIFY : 0u);
+    if (rc)
+        return map_drv(rc);
+    d->eq_open = 1;
+    d->eq_entries = 1u << log2;
+    d->eq_ci = d->eq_told = 0;
+    d->ready_head = d->ready_count = 0;
+    d->uev_head = d->uev_count = 0;
+    return NIC_OK;
+}
+
+int nic_eq_close(nic_dev_t *d)
+{
+    int rc;
+
+    if (!d)
+        return NIC_EINVAL;
+    if (!d->eq_open)
+        return NIC_ENOEQ;
+    rc = nicdrv_eq_close(d->drv, d->pid);
+    d->eq_open = 0;
+    for (unsigned k = 0; k < NIC_MAX_EPS; k++)
+        d->eps[k].ready = 0;
+    d->ready_count = d->uev_count = 0;
+    return rc ? map_drv(rc) : NIC_OK;
+}
+
+static void uev_put(nic_dev_t *d, const struct nic_ev *ev)
+{
+    d->uev[(d->uev_head + d->uev_count++) % UEV_SIZE] = *ev;
+}
+
+/* Read the event queue's new entries: a completion entry reaps its endpoint's completion queue
+ * (its completions join the ready list), an overflow report reaps every endpoint (the lost entries
+ * may have been completions) and is reported, a notification is kept for nic_eq_poll. Stops when
+ * the notification buffer is full (the entries stay in the queue). Publishes the count read. */
+static void eq_read(nic_dev_t *d)
+{
+    uint32_t ci0 = d->eq_ci;
+
+
+    d->cnt.eq_reads++;
+    while (d->uev_count < UEV_SIZE) {
+        struct nic_eqe q;
+        uint8_t phase = (uint8_t)(((d->eq_ci / d->eq_entries) & 1u) ^ 1u);
+        if (d->host->proc_read(d->host->ctx, d->pid, d->eq_va + (d->eq_ci % d->eq_entries) * sizeof q, &q, sizeof q) ||
+            (q.phase & 1u) != phase)
+            break;
+        d->eq_ci++;
+        switch (q.type) {
+        case NIC_EQE_CQ:
+            if (q.ep < 256 && d->slot_of[q.ep] >= 0)
+                reap(d, &d->eps[d->slot_of[q.ep]]);
+            break;
+        case NIC_EQE_OVERFLOW:
+            for (unsigned k = 0; k < NIC_MAX_EPS; k++)
+                if (d->eps[k].open)
+                    reap(d, &d->eps[k]);
+            d->cnt.eq_lost += q.a;
+            uev_put(d, &(struct nic_ev){ .kind = NIC_EV_OVERFLOW, .lost = q.a });
+            break;
+        case NIC_EQE_IMM:
+            uev_put(d, &(struct nic_ev){ .kind = NIC_EV_IMM, .imm = q.a, .len = q.b, .handle = q.c, .offset = q.d,
+                                          .src_node = q.ep, .src_pid = q.pid });
+            break;
+        default:
+            d->cnt.eqe_bogus++;
+            break;
+        }
+    }
+    /* The NCP learns what we consumed from EQ_ARM: before a sleep (nic_eq_wait), and while we
+     * poll once a quarter of the queue was consumed since the last count it got (a system call
+     * per entries/4 events), so a queue read as fast as it fills never overflows. */
+    if (d->eq_ci != ci0 && d->eq_ci - d->eq_told >= d->eq_entries / 4u &&
+        nicdrv_eq_consumed(d->drv, d->pid, d->eq_ci) == NICDRV_OK) {
+        d->eq_told = d->eq_ci;
+        d->cnt.eq_credits++;
+    }
+}
+
+int nic_eq_poll(nic_dev_t *d, struct nic_ev *ev, int max)
+{
+    int n = 0;
+
+    if (!d || !ev || max < 0)
+        return NIC_EINVAL;
+    if (!d->eq_open)
+        return NIC_ENOEQ;
+    eq_read(d);
+    for (; n < max && d->uev_count; n++) {
+        ev[n] = d->uev[d->uev_head];
+        d->uev_head = (d->uev_head + 1) % UEV_SIZE;
+        d->uev_count--;
+    }
+    while (n < max && d->ready_count) {
+        struct lib_ep *e = &d->eps[d->ready[d->ready_head]];
+        if (!e->open || !e->stash_count) { /* polled with nic_poll meanwhile, or closed */
+            e->ready = 0;
+            d->ready_head = (d->ready_head + 1) % NIC_MAX_EPS;
+            d->ready_count--;
+            continue;
+        }
+        ev[n] = (struct nic_ev){ .kind = NIC_EV_COMPLETION, .ep = handle_of(e), .wc = e->stash[e->stash_head] };
+        e->stash_head = (e->stash_head + 1) % e->stash_size;
+        e->stash_count--;
+        n++;
+    }
+    return n;
+}
+
+int nic_eq_wait(nic_dev_t *d, struct nic_ev *ev, uint64_t timeout_cycles)
+{
+    uint64_t deadline;
+    int n, rc;
+
+    if (!d || !ev)
+        return NIC_EINVAL;
+    if (!d->eq_open)
+        return NIC_ENOEQ;
+    deadline = d->host->now(d->host->ctx) + timeout_cycles;
+    if (deadline < timeout_cycles)
+        deadline = NICDRV_NEVER;
+    for (;;) {
+        n = nic_eq_poll(d, ev, 1);
+        if (n)
+            return n < 0 ? n : NIC_OK;
+        if (d->host->now(d->host->ctx) >= deadline)
+            return NIC_ETIMEDOUT;
+        /* asleep until the NCP's interrupt for the queue (EQ_ARM with what we consumed: an entry
+         * already beyond it wakes us at once) */
+        d->cnt.eq_sleeps++;
+        rc = nicdrv_eq_wait(d->drv, d->pid, d->eq_ci, deadline);
+        if (rc != NICDRV_ENOENT && rc != NICDRV_ESTATE)
+            d->eq_told = d->eq_ci;
+        if (rc == NICDRV_ENOENT)
+            return NIC_ENOEQ;
+        if (rc != NICDRV_OK && rc != NICDRV_ETIMEDOUT)
+            return NIC_EDEV;
+    }
 }
 
 /* ---- registration ---- */
@@ -321,14 +523,16 @@ static int check_local(const nic_dev_t *d, uint64_t va, uint32_t len, uint32_t r
 
 static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
 {
+    struct lib_ep *x = ep_of(d, ep);
     struct nic_sq_entry e;
     uint32_t w[sizeof e / 4]; /* the entry as words (a copy: no type punning) */
     uint32_t slot, page, lbuf = 0;
     int rc, force;
 
-    if (!ep_valid(d, ep))
+    if (!x)
         return NIC_EBADEP;
-    if (!wr || !wr->len || wr->len > NIC_MAX_XFER || wr->local_va + wr->len < wr->local_va)
+    if (!wr || !wr->len || wr->len > NIC_MAX_XFER || wr->local_va + wr->len < wr->local_va ||
+        (wr->with_imm && (op != NIC_OP_RDMA_WRITE || wr->imm > NIC_IMM_MAX)))
         return NIC_EINVAL;
     if (wr->remote.node >= nicdrv_config_of(d->drv)->nodes)
         return NIC_EPEER;
@@ -338,12 +542,12 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
         return rc;
     if (!nicdrv_probed(d->drv))
         return NIC_EDEV;
-    if (d->sq_pi - d->sq_ci >= d->sq_entries || d->sq_pi - d->sq_ci + d->stash_count >= d->stash_size)
-        reap(d);
-    if (d->sq_pi - d->sq_ci >= d->sq_entries || d->sq_pi - d->sq_ci + d->stash_count >= d->stash_size)
+    if (x->sq_pi - x->sq_ci >= x->sq_entries || x->sq_pi - x->sq_ci + x->stash_count >= x->stash_size)
+        reap(d, x);
+    if (x->sq_pi - x->sq_ci >= x->sq_entries || x->sq_pi - x->sq_ci + x->stash_count >= x->stash_size)
         return NIC_EQFULL; /* the send queue, or completions not yet polled: poll, then post */
-    slot = d->sq_pi % d->sq_entries;
-    force = d->sq_entries < 2 || d->sq_pi % (d->sq_entries / 2) == d->sq_entries / 2 - 1;
+    slot = x->sq_pi % x->sq_entries;
+    force = x->sq_entries < 2 || x->sq_pi % (x->sq_entries / 2) == x->sq_entries / 2 - 1;
     memset(&e, 0, sizeof e);
     e.op = op;
     e.flags = wr->signaled || force ? NIC_WR_SIGNALED : 0;
@@ -359,16 +563,20 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     e.wr_id_lo = (uint32_t)wr->wr_id;
     e.wr_id_hi = (uint32_t)(wr->wr_id >> 32);
     e.lbuf = lbuf;
-    d->user_signaled[slot] = wr->signaled != 0;
-    d->slot_op[slot] = op;
-    d->slot_wr_id[slot] = wr->wr_id;
+    if (wr->with_imm) { /* ABI 2.1: the immediate in reserved1[0] */
+        e.flags |= NIC_WR_IMM;
+        e.reserved1[0] = wr->imm;
+    }
+    x->user_signaled[slot] = wr->signaled != 0;
+    x->slot_op[slot] = op;
+    x->slot_wr_id[slot] = wr->wr_id;
     memcpy(w, &e, sizeof w);
-    page = (uint32_t)d->ep * NIC_DB_PAGE;
+    page = (uint32_t)x->ep * NIC_DB_PAGE;
     for (unsigned i = 0; i < sizeof e / 4; i++)
         if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + slot * (uint32_t)sizeof e + 4 * i, w[i]))
             return NIC_EDEV;
-    d->sq_pi++;
-    if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + NIC_DB_SQ_PI, d->sq_pi))
+    x->sq_pi++;
+    if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + NIC_DB_SQ_PI, x->sq_pi))
         return NIC_EDEV;
     return NIC_OK;
 }
@@ -387,18 +595,20 @@ int nic_post_read(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
 
 int nic_poll(nic_dev_t *d, nic_ep_t ep, struct nic_wc *wc, int max)
 {
+    struct lib_ep *e = ep_of(d, ep);
     int n = 0;
 
-    if (!ep_valid(d, ep))
+    if (!e)
         return NIC_EBADEP;
     if (!wc || max < 0)
         return NIC_EINVAL;
-    if (d->stash_count < (uint32_t)max)
-        reap(d);
-    for (; n < max && d->stash_count; n++) {
-        wc[n] = d->stash[d->stash_head];
-        d->stash_head = (d->stash_head + 1) % d->stash_size;
-        d->stash_count--;
+    d->cnt.cq_reads++;
+    if (e->stash_count < (uint32_t)max)
+        reap(d, e);
+    for (; n < max && e->stash_count; n++) {
+        wc[n] = e->stash[e->stash_head];
+        e->stash_head = (e->stash_head + 1) % e->stash_size;
+        e->stash_count--;
     }
     return n;
 }
@@ -408,7 +618,7 @@ int nic_wait(nic_dev_t *d, nic_ep_t ep, struct nic_wc *wc, uint64_t timeout_cycl
     uint64_t deadline;
     int n;
 
-    if (!ep_valid(d, ep))
+    if (!ep_of(d, ep))
         return NIC_EBADEP;
     deadline = d->host->now(d->host->ctx) + timeout_cycles;
     for (;;) {
@@ -419,7 +629,7 @@ int nic_wait(nic_dev_t *d, nic_ep_t ep, struct nic_wc *wc, uint64_t timeout_cycl
             return NIC_ETIMEDOUT;
         if (d->host->sleep(d->host->ctx, WAIT_POLL_CYCLES) == NICDRV_ECANCELED)
             return NIC_EDEV;
-        if (!ep_valid(d, ep)) /* closed by another thread of the process meanwhile */
+        if (!ep_of(d, ep)) /* closed by another thread of the process meanwhile */
             return NIC_EBADEP;
     }
 }
@@ -453,6 +663,8 @@ const char *nic_strerror(int err)
         return "timed out";
     case NIC_EPEER:
         return "no such node";
+    case NIC_ENOEQ:
+        return "no event queue open";
     default:
         return "unknown error";
     }

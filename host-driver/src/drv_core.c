@@ -74,7 +74,7 @@ nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *
     if (d->cfg.ev_log2 < 1 || (sizeof(struct nic_event) << d->cfg.ev_log2) > NICDRV_PAGE_SIZE ||
         (sizeof(struct nic_cqe) << d->cfg.cq_log2) > NICDRV_PAGE_SIZE || d->cfg.cq_log2 < 1 || !d->cfg.max_procs ||
         !d->cfg.max_bufs || !d->cfg.miss_queue || !d->cfg.nodes || d->cfg.miss_threads < 1 ||
-        d->cfg.miss_threads > NICDRV_MAX_MISS_THREADS) {
+        d->cfg.miss_threads > NICDRV_MAX_MISS_THREADS || d->cfg.prefetch_lines > NIC_PREFETCH_MAX) {
         free(d);
         return NULL;
     }
@@ -169,11 +169,16 @@ static void fail_all_waiters(nicdrv_t *d)
     d->dead = true;
     d->host.ev_signal(d->host.ctx, NICDRV_WQ_CMD);
     d->host.ev_signal(d->host.ctx, NICDRV_WQ_MISS);
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_EQ);
 }
 
 static void queue_miss(nicdrv_t *d, const struct nic_event *e, uint64_t raised_at)
 {
     struct nicdrv_miss *m;
+    /* the lines the request covers: at most what this driver asked for at INIT */
+    uint32_t lines = e->cache != NIC_CACHE_VMH || e->lines < 1 ? 1u
+                     : e->lines > d->cfg.prefetch_lines ? (d->cfg.prefetch_lines ? d->cfg.prefetch_lines : 1u)
+                                                        : e->lines;
 
     d->st.misses++;
     if (d->cfg.observe)
@@ -182,6 +187,8 @@ static void queue_miss(nicdrv_t *d, const struct nic_event *e, uint64_t raised_a
         m = &d->missq[(d->miss_head + i) % d->cfg.miss_queue];
         if (m->cache == e->cache && m->pid == e->pid && m->key == e->key) {
             m->epoch = e->epoch; /* the newest epoch is the one a fill must carry */
+            if (lines > m->lines)
+                m->lines = lines;
             d->st.misses_merged++;
             return;
         }
@@ -196,6 +203,7 @@ static void queue_miss(nicdrv_t *d, const struct nic_event *e, uint64_t raised_a
     m->pid = e->pid;
     m->epoch = e->epoch;
     m->key = e->key;
+    m->lines = lines;
     m->raised_at = raised_at;
     d->host.ev_signal(d->host.ctx, NICDRV_WQ_MISS);
 }
@@ -231,6 +239,13 @@ static uint32_t drain(nicdrv_t *d, uint64_t raised_at)
         case NIC_EV_MISS:
             if (e.cache < NIC_CACHE__COUNT)
                 queue_miss(d, &e, raised_at);
+            break;
+        case NIC_EV_EQ: /* an armed event queue got an entry: wake its process (nicdrv_eq_wait) */
+            if (e.a < d->info.max_procs) {
+                d->eq_fired[e.a]++;
+                d->st.eq_wakeups++;
+                d->host.ev_signal(d->host.ctx, NICDRV_WQ_EQ);
+            }
             break;
         case NIC_EV_FATAL:
         default:
@@ -497,7 +512,10 @@ static void free_rings(nicdrv_t *d)
         d->host.dma_free(d->host.ctx, d->ev_pa);
     d->ev_pa = 0;
     free(d->ep_used);
-    d->ep_used = NULL;
+    free(d->eq_used);
+    free(d->eq_fired);
+    d->ep_used = d->eq_used = NULL;
+    d->eq_fired = NULL;
 }
 
 static int alloc_rings(nicdrv_t *d)
@@ -505,7 +523,9 @@ static int alloc_rings(nicdrv_t *d)
     d->nslots = d->info.cmd_entries;
     d->slots = calloc(d->nslots, sizeof *d->slots);
     d->ep_used = calloc(d->info.max_procs, 1);
-    if (!d->slots || !d->ep_used)
+    d->eq_used = calloc(d->info.max_procs, 1);
+    d->eq_fired = calloc(d->info.max_procs, sizeof *d->eq_fired);
+    if (!d->slots || !d->ep_used || !d->eq_used || !d->eq_fired)
         return NICDRV_ENOMEM;
     for (uint32_t i = 0; i < d->nslots; i++)
         if (d->host.dma_alloc(d->host.ctx, &d->slots[i].img_pa))
@@ -571,6 +591,7 @@ int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t e
     c.key = (uint32_t)d->cfg.fabric_secret; /* nic_abi.h NIC_CMD_INIT: the fabric secret */
     c.pid = (uint16_t)(d->cfg.fabric_secret >> 32);
     c.epoch = (uint16_t)(d->cfg.fabric_secret >> 48);
+    c.ep = (uint16_t)d->cfg.prefetch_lines; /* nic_abi.h NIC_CMD_INIT: prefetch on a miss */
     rc = drv_cmd(d, &c, NULL, 0, &st);
     if (!rc && st != NIC_ST_OK)
         rc = NICDRV_EFW;

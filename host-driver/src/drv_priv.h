@@ -20,6 +20,8 @@ struct drv_buf { /* CBH registry entry */
     bool used, dying;
     uint64_t va, len;
     uint32_t rights, key;
+    uint32_t pin_next, pin_end; /* NICDRV_PIN_OVERLAP: VMH lines [pin_next, pin_end) not yet pinned
+                                   in the background (empty: none left) */
 };
 
 struct drv_line { /* a VMH line the driver filled (or loaded): the unit of pinning and eviction */
@@ -30,16 +32,21 @@ struct drv_line { /* a VMH line the driver filled (or loaded): the unit of pinni
                            least recently filled line is the first victim */
     uint32_t npinned;
     uint8_t *pinned; /* L flags: page i of the line holds our pin reference */
+    bool ahead;      /* pinned and filled ahead of traffic (NICDRV_PIN_AT_REG / _OVERLAP) */
 };
 
-struct drv_proc { /* per process: CBH registry, endpoint (PCH context) */
+#define DRV_EPS 32 /* NIC endpoints the driver can track (NIC_SENDQ_SLOTS <= 32) */
+
+struct drv_proc { /* per process: CBH registry, endpoints (PCH context), event queue */
     bool used;
     uint32_t pid;
     struct drv_buf *bufs;
     uint32_t nbufs;
-    bool ep_open;
-    uint16_t ep;
-    uint64_t cq_va;
+    uint32_t ep_mask;         /* its open endpoints (bit = NIC endpoint) */
+    uint64_t cq_va[DRV_EPS];  /* completion queue page of each */
+    bool eq_open;             /* its event queue (ABI 2.1): id eq, page at eq_va */
+    uint16_t eq;
+    uint64_t eq_va;
 };
 
 struct drv_slot { /* one command ring slot */
@@ -71,6 +78,8 @@ struct nicdrv {
     struct drv_line *lines;
     uint32_t nlines;
     uint8_t *ep_used; /* [max_procs of the NIC] */
+    uint8_t *eq_used; /* [max_procs of the NIC]: event queue ids (same range as endpoints) */
+    uint64_t *eq_fired; /* [max_procs]: NIC_EV_EQ events seen per queue id (nicdrv_eq_wait) */
     uint64_t stats_pa;
     uint32_t key_k[4]; /* remote key PRF key (from cfg.key_seed or host entropy) */
     uint32_t key_ctr;  /* registrations keyed so far */
@@ -79,6 +88,8 @@ struct nicdrv {
     bool resolving;
     uint8_t res_cache;
     uint16_t res_pid, res_bump;
+    uint32_t bg_bufs;   /* buffers with background pinning left (NICDRV_PIN_OVERLAP) */
+    uint32_t bg_cursor; /* the last buffer served (proc index * max_bufs + buffer id): round robin */
     struct nicdrv_stats st;
 };
 

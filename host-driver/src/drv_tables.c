@@ -89,7 +89,8 @@ static struct drv_proc *find_proc(nicdrv_t *d, uint32_t pid, bool create)
     free_p->used = true;
     free_p->pid = pid;
     free_p->nbufs = 0;
-    free_p->ep_open = false;
+    free_p->ep_mask = 0;
+    free_p->eq_open = false;
     d->st.procs++;
     return free_p;
 }
@@ -118,6 +119,7 @@ static struct drv_line *find_line(nicdrv_t *d, uint16_t pid, uint32_t line, bool
     free_l->line = line;
     free_l->npinned = 0;
     free_l->filled_at = 0;
+    free_l->ahead = false;
     return free_l;
 }
 
@@ -318,9 +320,9 @@ static int build_line(nicdrv_t *d, unsigned cache, uint16_t pid, uint32_t key, v
     struct nic_pch_entry *e = img; /* PCH: the line holds pids key*L .. key*L+L-1 */
     for (uint32_t i = 0; i < L; i++) {
         const struct drv_proc *q = find_proc(d, key * L + i, false);
-        if (q && q->ep_open) {
+        if (q && q->ep_mask) { /* the context names one endpoint: its lowest */
             e[i].flags = NIC_ENTRY_VALID;
-            e[i].ep = q->ep;
+            e[i].ep = (uint16_t)__builtin_ctz(q->ep_mask);
         }
     }
     return NICDRV_OK;
@@ -389,7 +391,8 @@ int nicdrv_miss_pop(nicdrv_t *d, struct nicdrv_miss *m)
     return NICDRV_OK;
 }
 
-int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
+/* Builds line `key` of (cache, pid) and FILLs it (NIC_FILL_CURRENT); the caller holds tbl_lock. */
+static int fill_line_locked(nicdrv_t *d, uint8_t cache, uint16_t pid, uint32_t key, uint16_t epoch, bool prefetch)
 {
     uint8_t img[NICDRV_PAGE_SIZE];
     /* NIC_FILL_CURRENT: the image is built and the FILL queued under tbl_lock, which orders every
@@ -397,24 +400,19 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
      * is current whatever the epoch the miss saw. With the miss's epoch instead, every eviction of
      * another line of the same (cache, pid) while the miss waited in the queue made its fill stale:
      * thousands of rejected fills and repeated misses under a small pin budget (issue 18, item 5). */
-    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = m->cache, .pid = m->pid, .key = m->key, .epoch = m->epoch,
+    struct nic_cmd c = { .op = NIC_CMD_FILL, .cache = cache, .pid = pid, .key = key, .epoch = epoch,
                          .c = NIC_FILL_CURRENT };
     size_t len;
     int32_t st = NIC_ST_OK;
     int rc;
 
-    if (!nicdrv_probed(d))
-        return NICDRV_ESTATE;
-    if (m->cache >= NIC_CACHE__COUNT)
-        return NICDRV_EINVAL;
-    drv_lock(d, &d->tbl_lock);
     d->resolving = true;
-    d->res_cache = m->cache;
-    d->res_pid = m->pid;
+    d->res_cache = cache;
+    d->res_pid = pid;
     d->res_bump = 0;
-    rc = build_line(d, m->cache, m->pid, m->key, img, &len);
+    rc = build_line(d, cache, pid, key, img, &len);
     d->resolving = false;
-    c.epoch = (uint16_t)(m->epoch + d->res_bump);
+    c.epoch = (uint16_t)(epoch + d->res_bump);
     /* NIC_ST_NO_RESOURCES: the NCP had no DMA room for the image (or, from an NCP that ignores
      * the flag, the epoch moved): the fill is sent again, not lost */
     for (uint32_t attempt = 0; !rc && attempt < 8; attempt++) {
@@ -427,16 +425,141 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
             break;
     }
     if (!rc) {
-        if (st == NIC_ST_OK)
+        if (st == NIC_ST_OK) {
             d->st.fills++;
-        else if (st == NIC_ST_NO_RESOURCES)
+            d->st.prefetch_fills += prefetch;
+        } else if (st == NIC_ST_NO_RESOURCES)
             d->st.fills_rejected++; /* still refused: the NCP's request expires and posts again */
         else
             rc = NICDRV_EFW;
         if (!rc && d->cfg.observe)
-            d->cfg.observe(d->cfg.observe_ctx, st == NIC_ST_OK ? "fill" : "fill_rejected", m->cache, m->pid, m->key);
+            d->cfg.observe(d->cfg.observe_ctx, st == NIC_ST_OK ? "fill" : "fill_rejected", cache, pid, key);
     }
+    return rc;
+}
+
+static int fill_line(nicdrv_t *d, uint8_t cache, uint16_t pid, uint32_t key, uint16_t epoch, bool prefetch)
+{
+    drv_lock(d, &d->tbl_lock);
+    int rc = fill_line_locked(d, cache, pid, key, epoch, prefetch);
     drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+/* NICDRV_PIN_OVERLAP: a VMH miss whose packet arrived before its page was pinned: on a line the
+ * background pinned only after the miss was raised, or has not reached yet (and no one pinned
+ * otherwise). Counted, then served as any miss. */
+static void count_early(nicdrv_t *d, uint16_t pid, uint32_t line, uint32_t lines, uint64_t raised_at)
+{
+    struct drv_proc *p;
+    struct drv_line *l = find_line(d, pid, line, false);
+
+    if (l && l->npinned) {
+        if (l->ahead && l->filled_at > raised_at)
+            d->st.pin_early++; /* pinned meanwhile: its packet was ahead of the pinning */
+        return;
+    }
+    if (!d->bg_bufs || !(p = find_proc(d, pid, false)))
+        return;
+    for (uint32_t i = 0; i < d->cfg.max_bufs; i++) {
+        struct drv_buf *b = &p->bufs[i];
+        if (b->used && !b->dying && line >= b->pin_next && line < b->pin_end) {
+            d->st.pin_early++;
+            /* the traffic is ahead of the background: it goes on from past what this miss fills
+             * (the lines it skips were before the traffic; a later miss pins them on demand) */
+            b->pin_next = line + lines < b->pin_end ? line + lines : b->pin_end;
+            if (b->pin_next >= b->pin_end)
+                d->bg_bufs--;
+            return;
+        }
+    }
+}
+
+/* Whether one more VMH line of pins fits under the high-water mark (pinning ahead of traffic
+ * never evicts: it stops there, the rest is pinned on demand). */
+static bool ahead_fits(const nicdrv_t *d)
+{
+    return !d->cfg.pin_hwm_pages || d->st.pinned_pages + drv_line_entries(d, NIC_CACHE_VMH) <= d->cfg.pin_hwm_pages;
+}
+
+/* Pins and fills one line ahead of traffic (at registration or in the background), unless a miss
+ * already did (its drv_line has pins). */
+static int ahead_line(nicdrv_t *d, uint16_t pid, uint32_t line)
+{
+    struct drv_line *l = find_line(d, pid, line, false);
+    int rc;
+
+    if (l && l->npinned)
+        return NICDRV_OK;
+    rc = fill_line_locked(d, NIC_CACHE_VMH, pid, line, 0, false);
+    if (!rc)
+        d->st.bg_lines++;
+    if (!rc && (l = find_line(d, pid, line, false)))
+        l->ahead = true;
+    return rc;
+}
+
+int nicdrv_pin_step(nicdrv_t *d)
+{
+    struct drv_proc *p = NULL;
+    struct drv_buf *b = NULL;
+    int rc = NICDRV_ENORES;
+
+    if (!nicdrv_probed(d))
+        return NICDRV_ESTATE;
+    if (!d->bg_bufs)
+        return NICDRV_ENOENT;
+    drv_lock(d, &d->tbl_lock);
+    /* round robin over the buffers being pinned (from the one after the last served), so that
+     * every new registration gets going at once, not after the others' last lines */
+    for (uint32_t n = d->cfg.max_procs * d->cfg.max_bufs, j = 0; !b && j < n; j++) {
+        uint32_t at = (d->bg_cursor + 1u + j) % n;
+        p = &d->procs[at / d->cfg.max_bufs];
+        if (!p->used)
+            continue;
+        struct drv_buf *c = &p->bufs[at % d->cfg.max_bufs];
+        if (c->used && !c->dying && c->pin_next < c->pin_end) {
+            b = c;
+            d->bg_cursor = at;
+        }
+    }
+    if (!b) {
+        drv_unlock(d, &d->tbl_lock);
+        return NICDRV_ENOENT;
+    }
+    if (ahead_fits(d))
+        rc = ahead_line(d, (uint16_t)p->pid, b->pin_next++);
+    if (rc)
+        b->pin_next = b->pin_end; /* at the mark or not answered: the rest is pinned on demand */
+    if (b->pin_next >= b->pin_end)
+        d->bg_bufs--;
+    drv_unlock(d, &d->tbl_lock);
+    d->host.sleep(d->host.ctx, 1); /* a waiter for tbl_lock (a miss, a deregistration) gets it first */
+    return NICDRV_OK;
+}
+
+int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
+{
+    uint32_t lines = m->lines < 1 ? 1u : m->lines;
+    int rc;
+
+    if (!nicdrv_probed(d))
+        return NICDRV_ESTATE;
+    if (m->cache >= NIC_CACHE__COUNT)
+        return NICDRV_EINVAL;
+    if (m->cache != NIC_CACHE_VMH || lines > NIC_PREFETCH_MAX)
+        lines = 1;
+    /* Prefetch on a miss (cfg.prefetch_lines): the missed line first (its packet waits), then the
+     * rest of the request's lines in order, each built and filled under the lock on its own, so a
+     * registration or deregistration can fall between two of them (a line of a buffer gone by
+     * then is built invalid and pins nothing). The NCP's request shrinks with each fill. */
+    if (m->cache == NIC_CACHE_VMH && d->cfg.pin_mode == NICDRV_PIN_OVERLAP)
+        count_early(d, m->pid, m->key, lines, m->raised_at);
+    rc = fill_line(d, m->cache, m->pid, m->key, m->epoch, false);
+    for (uint32_t k = 1; !rc && k < lines && m->key + k > m->key; k++) {
+        d->host.sleep(d->host.ctx, 1); /* a waiter for tbl_lock (a deregistration) gets it first */
+        rc = fill_line(d, m->cache, m->pid, m->key + k, m->epoch, true);
+    }
     return rc;
 }
 
@@ -564,6 +687,10 @@ static int dereg_locked(nicdrv_t *d, struct drv_proc *p, uint32_t id)
     int rc;
 
     b->dying = true; /* from here every line image shows it invalid */
+    if (b->pin_next < b->pin_end) { /* background pinning of it stops (under tbl_lock: none in flight) */
+        b->pin_next = b->pin_end;
+        d->bg_bufs--;
+    }
     vmh_span(d, b->va, b->len, &first, &count);
     if (!d->dead) {
         rc = invalidate(d, NIC_CACHE_CBH, (uint16_t)p->pid, line_of(d, NIC_CACHE_CBH, 0, id), 1);
@@ -607,6 +734,7 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
     uint32_t L, first, count, n;
     struct drv_proc *p;
     struct drv_buf *b;
+    bool bg = false;
     int rc = check_call(d, pid);
 
     if (rc)
@@ -643,6 +771,16 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
             rc = invalidate(d, NIC_CACHE_VMH, (uint16_t)pid, first, count);
         if (!rc)
             rc = prefill(d, NIC_CACHE_CBH, (uint16_t)pid, line_of(d, NIC_CACHE_CBH, 0, n));
+        b->pin_next = b->pin_end = 0;
+        if (!rc && d->cfg.pin_mode == NICDRV_PIN_AT_REG) { /* pinned and filled before we return */
+            for (uint32_t k = 0; !rc && k < count && ahead_fits(d); k++)
+                rc = ahead_line(d, (uint16_t)pid, first + k);
+        } else if (!rc && d->cfg.pin_mode == NICDRV_PIN_OVERLAP) { /* in the background: nicdrv_pin_step */
+            b->pin_next = first;
+            b->pin_end = first + count;
+            d->bg_bufs++;
+            bg = true;
+        }
     } else { /* static build: everything goes into the NIC's tables now, pinned for good */
         rc = NICDRV_OK;
         for (uint32_t k = 0; !rc && k < count; k++)
@@ -659,6 +797,8 @@ int nicdrv_mem_reg(nicdrv_t *d, uint32_t pid, uint64_t va, uint64_t len, uint32_
     *key = b->key;
 out:
     drv_unlock(d, &d->tbl_lock);
+    if (bg && !rc)
+        d->host.ev_signal(d->host.ctx, NICDRV_WQ_PIN); /* the pin worker: nicdrv_pin_step */
     return rc;
 }
 
@@ -693,17 +833,43 @@ static int pch_update(nicdrv_t *d, uint16_t pid)
     return rc;
 }
 
-static void unpin_cq(nicdrv_t *d, struct drv_proc *p)
+static void unpin_page(nicdrv_t *d, struct drv_proc *p, uint64_t va)
 {
-    if (d->host.unpin(d->host.ctx, p->pid, p->cq_va, NICDRV_PAGE_SIZE) == NICDRV_OK) {
+    if (d->host.unpin(d->host.ctx, p->pid, va, NICDRV_PAGE_SIZE) == NICDRV_OK) {
         d->st.unpins++;
         d->st.pinned_pages--;
     }
 }
 
+/* Pin, translate and clear one page of the process for NIC DMA (a completion or event queue). */
+static int pin_page(nicdrv_t *d, struct drv_proc *p, uint64_t va, uint64_t *pa)
+{
+    static const uint8_t zero[NICDRV_PAGE_SIZE];
+
+    if (d->host.pin(d->host.ctx, p->pid, va, NICDRV_PAGE_SIZE))
+        return NICDRV_EFAULT;
+    d->st.pins++;
+    if (++d->st.pinned_pages > d->st.pinned_peak)
+        d->st.pinned_peak = d->st.pinned_pages;
+    if (d->host.translate(d->host.ctx, p->pid, va, pa) ||
+        d->host.proc_write(d->host.ctx, p->pid, va, zero, sizeof zero)) {
+        unpin_page(d, p, va);
+        return NICDRV_EFAULT;
+    }
+    return NICDRV_OK;
+}
+
+/* va is the page of one of the process's queues already. */
+static bool queue_page(const struct drv_proc *p, uint64_t va)
+{
+    for (uint32_t e = 0; e < DRV_EPS; e++)
+        if ((p->ep_mask >> e & 1u) && p->cq_va[e] == va)
+            return true;
+    return p->eq_open && p->eq_va == va;
+}
+
 int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint32_t *cq_entries)
 {
-    uint8_t zero[NICDRV_PAGE_SIZE] = { 0 };
     struct nic_cmd c = { .op = NIC_CMD_EP_OPEN };
     uint32_t nep, e;
     struct drv_proc *p;
@@ -716,9 +882,11 @@ int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint
     if (cq_va % NICDRV_PAGE_SIZE)
         return NICDRV_EINVAL;
     nep = d->info.max_procs < NIC_SENDQ_SLOTS ? d->info.max_procs : NIC_SENDQ_SLOTS;
+    if (nep > DRV_EPS)
+        nep = DRV_EPS;
     drv_lock(d, &d->tbl_lock);
     p = find_proc(d, pid, true);
-    rc = !p ? NICDRV_ENOMEM : p->ep_open ? NICDRV_EBUSY : NICDRV_OK;
+    rc = !p ? NICDRV_ENOMEM : queue_page(p, cq_va) ? NICDRV_EBUSY : NICDRV_OK;
     if (rc)
         goto out;
     for (e = 1; e < nep && d->ep_used[e]; e++)
@@ -726,34 +894,28 @@ int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint
     rc = NICDRV_ENORES;
     if (e == nep)
         goto out;
-    rc = NICDRV_EFAULT;
-    if (d->host.pin(d->host.ctx, pid, cq_va, NICDRV_PAGE_SIZE))
+    rc = pin_page(d, p, cq_va, &pa);
+    if (rc)
         goto out;
-    d->st.pins++;
-    if (++d->st.pinned_pages > d->st.pinned_peak)
-        d->st.pinned_peak = d->st.pinned_pages;
-    p->cq_va = cq_va;
-    if (d->host.translate(d->host.ctx, pid, cq_va, &pa) ||
-        d->host.proc_write(d->host.ctx, pid, cq_va, zero, sizeof zero))
-        goto fail_pin;
     c.ep = (uint16_t)e;
     c.pid = (uint16_t)pid;
     c.a = (uint32_t)pa;
     c.b = (uint32_t)(pa >> 32);
     c.c = d->cfg.cq_log2;
+    c.d = p->eq_open ? p->eq : 0u; /* ABI 2.1: completions reported to the process's event queue */
     rc = drv_cmd(d, &c, NULL, 0, &st);
     if (!rc)
         rc = drv_map_status(st);
     if (rc)
         goto fail_pin;
     d->ep_used[e] = 1;
-    p->ep_open = true;
-    p->ep = (uint16_t)e;
+    p->ep_mask |= 1u << e;
+    p->cq_va[e] = cq_va;
     d->st.eps++;
     rc = pch_update(d, (uint16_t)pid);
     if (rc) {
         struct nic_cmd cl = { .op = NIC_CMD_EP_CLOSE, .ep = (uint16_t)e };
-        p->ep_open = false;
+        p->ep_mask &= ~(1u << e);
         d->ep_used[e] = 0;
         d->st.eps--;
         if (drv_cmd(d, &cl, NULL, 0, &st) || pch_update(d, (uint16_t)pid))
@@ -764,15 +926,15 @@ int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint
     *cq_entries = 1u << d->cfg.cq_log2;
     goto out;
 fail_pin:
-    unpin_cq(d, p);
+    unpin_page(d, p, cq_va);
 out:
     drv_unlock(d, &d->tbl_lock);
     return rc;
 }
 
-static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
+static int ep_close_locked(nicdrv_t *d, struct drv_proc *p, uint16_t ep)
 {
-    struct nic_cmd c = { .op = NIC_CMD_EP_CLOSE, .ep = p->ep, .pid = (uint16_t)p->pid };
+    struct nic_cmd c = { .op = NIC_CMD_EP_CLOSE, .ep = ep, .pid = (uint16_t)p->pid };
     int32_t st;
     int rc = NICDRV_OK;
 
@@ -805,15 +967,15 @@ static int ep_close_locked(nicdrv_t *d, struct drv_proc *p)
         if (rc)
             return rc;
     }
-    p->ep_open = false;
+    p->ep_mask &= ~(1u << ep);
     if (!d->dead) {
         rc = pch_update(d, (uint16_t)p->pid);
         if (rc)
             return rc;
     }
-    d->ep_used[p->ep] = 0;
+    d->ep_used[ep] = 0;
     d->st.eps--;
-    unpin_cq(d, p);
+    unpin_page(d, p, p->cq_va[ep]);
     return NICDRV_OK;
 }
 
@@ -826,20 +988,167 @@ int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep)
         return rc;
     drv_lock(d, &d->tbl_lock);
     p = find_proc(d, pid, false);
-    if (!p || !p->ep_open || p->ep != ep)
+    if (!p || ep >= DRV_EPS || !(p->ep_mask >> ep & 1u))
         rc = NICDRV_ENOENT;
     else
-        rc = ep_close_locked(d, p);
+        rc = ep_close_locked(d, p, ep);
     drv_unlock(d, &d->tbl_lock);
     return rc;
+}
+
+/* ---- event queues (ABI 2.1) ---- */
+
+int nicdrv_eq_open(nicdrv_t *d, uint32_t pid, uint64_t eq_va, uint32_t log2, uint32_t flags)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EQ_OPEN };
+    struct drv_proc *p;
+    uint64_t pa;
+    uint32_t q;
+    int32_t st;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    if (eq_va % NICDRV_PAGE_SIZE || log2 < 1 || log2 > NIC_EQ_LOG2_MAX || (flags & ~NIC_EQF_NOTIFY))
+        return NICDRV_EINVAL;
+    drv_lock(d, &d->tbl_lock);
+    p = find_proc(d, pid, true);
+    rc = !p ? NICDRV_ENOMEM : p->eq_open || queue_page(p, eq_va) ? NICDRV_EBUSY : NICDRV_OK;
+    if (rc)
+        goto out;
+    for (q = 1; q < d->info.max_procs && d->eq_used[q]; q++)
+        ;
+    rc = NICDRV_ENORES;
+    if (q >= d->info.max_procs)
+        goto out;
+    rc = pin_page(d, p, eq_va, &pa);
+    if (rc)
+        goto out;
+    c.ep = (uint16_t)q;
+    c.pid = (uint16_t)pid;
+    c.a = (uint32_t)pa;
+    c.b = (uint32_t)(pa >> 32);
+    c.c = log2;
+    c.d = flags;
+    rc = drv_cmd(d, &c, NULL, 0, &st);
+    if (!rc)
+        rc = drv_map_status(st);
+    if (rc) {
+        unpin_page(d, p, eq_va);
+        goto out;
+    }
+    d->eq_used[q] = 1;
+    p->eq_open = true;
+    p->eq = (uint16_t)q;
+    p->eq_va = eq_va;
+out:
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+static int eq_close_locked(nicdrv_t *d, struct drv_proc *p)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EQ_CLOSE, .ep = p->eq, .pid = (uint16_t)p->pid };
+    int32_t st;
+    int rc;
+
+    if (!d->dead) {
+        rc = drv_cmd(d, &c, NULL, 0, &st);
+        if (!rc)
+            rc = drv_map_status(st);
+        if (rc)
+            return rc; /* the NCP may still write the page: it stays pinned */
+    }
+    p->eq_open = false;
+    d->eq_used[p->eq] = 0;
+    unpin_page(d, p, p->eq_va);
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_EQ);
+    return NICDRV_OK;
+}
+
+int nicdrv_eq_close(nicdrv_t *d, uint32_t pid)
+{
+    struct drv_proc *p;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    drv_lock(d, &d->tbl_lock);
+    p = find_proc(d, pid, false);
+    rc = !p || !p->eq_open ? NICDRV_ENOENT : eq_close_locked(d, p);
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
+int nicdrv_eq_consumed(nicdrv_t *d, uint32_t pid, uint32_t ci)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EQ_ARM, .c = NIC_EQ_ARM_COUNT_ONLY, .a = ci };
+    struct drv_proc *p;
+    int32_t st;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    p = find_proc(d, pid, false);
+    if (!p || !p->eq_open)
+        return NICDRV_ENOENT;
+    c.ep = p->eq;
+    c.pid = (uint16_t)pid;
+    d->st.eq_counts++;
+    rc = drv_cmd(d, &c, NULL, 0, &st);
+    return rc ? rc : drv_map_status(st);
+}
+
+int nicdrv_eq_wait(nicdrv_t *d, uint32_t pid, uint32_t ci, uint64_t deadline)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EQ_ARM };
+    struct drv_proc *p;
+    uint64_t seen;
+    uint16_t q;
+    int32_t st;
+    int rc = check_call(d, pid);
+
+    if (rc)
+        return rc;
+    p = find_proc(d, pid, false);
+    if (!p || !p->eq_open)
+        return NICDRV_ENOENT;
+    q = p->eq;
+    seen = d->eq_fired[q]; /* before the ARM: its event cannot be missed */
+    c.ep = q;
+    c.pid = (uint16_t)pid;
+    c.a = ci;
+    d->st.eq_arms++;
+    rc = drv_cmd(d, &c, NULL, 0, &st);
+    if (!rc)
+        rc = drv_map_status(st);
+    if (rc)
+        return rc;
+    for (;;) {
+        uint64_t wq = d->host.ev_count(d->host.ctx, NICDRV_WQ_EQ);
+        if (d->eq_fired[q] != seen)
+            return NICDRV_OK;
+        if (d->dead)
+            return NICDRV_ESTATE;
+        if (!p->used || !p->eq_open || p->eq != q)
+            return NICDRV_ENOENT; /* closed meanwhile */
+        if (d->host.now(d->host.ctx) >= deadline)
+            return NICDRV_ETIMEDOUT;
+        rc = d->host.ev_wait(d->host.ctx, NICDRV_WQ_EQ, wq, deadline);
+        if (rc == NICDRV_ECANCELED)
+            return rc;
+    }
 }
 
 static int release_locked(nicdrv_t *d, struct drv_proc *p)
 {
     int rc = NICDRV_OK;
 
-    if (p->ep_open)
-        rc = ep_close_locked(d, p);
+    for (uint16_t e = 0; !rc && e < DRV_EPS; e++)
+        if (p->ep_mask >> e & 1u)
+            rc = ep_close_locked(d, p, e);
+    if (!rc && p->eq_open)
+        rc = eq_close_locked(d, p);
     for (uint32_t i = 0; !rc && i < d->cfg.max_bufs; i++)
         if (p->bufs[i].used)
             rc = dereg_locked(d, p, i);

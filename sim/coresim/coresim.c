@@ -251,6 +251,7 @@ struct dbg {
     struct core_pins *p;
     int pc_set; /* GDB wrote the pc while halted */
     uint32_t pc;
+    int watching; /* GDB has watchpoints: every data request goes to gdbstub_access */
 };
 
 static int dbg_reg_read(void *ctx, unsigned n, uint32_t *v)
@@ -323,6 +324,12 @@ static int dbg_halted(void *ctx)
 {
     struct dbg *d = ctx;
     return d->p->dbg_halted && !d->p->dbg_resume;
+}
+
+static void dbg_watch(void *ctx, int on)
+{
+    struct dbg *d = ctx;
+    d->watching = on;
 }
 
 /* ---- setup helpers ------------------------------------------------------ */
@@ -523,7 +530,7 @@ int main(int argc, char **argv)
         struct gdb_target t = {
             .ctx = &dbg, .reg_read = dbg_reg_read, .reg_write = dbg_reg_write, .mem_read = dbg_mem_read,
             .mem_write = dbg_mem_write, .hw_bp = dbg_hw_bp, .hw_bps = CORE_MODEL_DBG_BPS,
-            .halt_req = dbg_halt_req, .resume = dbg_resume, .halted = dbg_halted,
+            .halt_req = dbg_halt_req, .resume = dbg_resume, .halted = dbg_halted, .watch = dbg_watch,
         };
         dbg.s = &s;
         dbg.m = m;
@@ -578,8 +585,11 @@ int main(int argc, char **argv)
 
         port_end_cycle(&s.ip);
         port_end_cycle(&s.dp);
-        if (p.dbus_req_valid && p.dbus_req_ready)
+        if (p.dbus_req_valid && p.dbus_req_ready) {
+            if (dbg.watching)
+                gdbstub_access(gdb, p.dbus_req_addr, p.dbus_req_be, p.dbus_req_we);
             data_access(&s, &p);
+        }
         if (p.ibus_req_valid && p.ibus_req_ready)
             fetch_access(&s, p.ibus_req_addr);
         cs_dev_tick(&s.dev);

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -15,6 +16,7 @@
 
 #define PKT_MAX 4096 /* PacketSize: memory reads are answered up to (PKT_MAX - 4) / 2 bytes */
 #define SW_BPS 64
+#define WPS 8 /* watchpoints: compared in software against the core's data requests */
 #define POLL_EVERY 4096 /* cycles between two socket polls while the core runs */
 #define EBREAK 0x00100073u
 
@@ -22,6 +24,12 @@ struct swbp {
     bool used;
     uint32_t addr;
     uint8_t orig[4];
+};
+
+struct watchpt {
+    bool used;
+    uint8_t type; /* 2 write, 3 read, 4 access (the Z packet's type) */
+    uint32_t addr, len;
 };
 
 struct gdbstub {
@@ -36,6 +44,11 @@ struct gdbstub {
     struct swbp sw[SW_BPS];
     bool hw_used[32];
     uint32_t hw_addr[32];
+    struct watchpt wp[WPS];
+    unsigned nwp;
+    bool wp_hit; /* the next stop reply names it */
+    uint8_t wp_hit_type;
+    uint32_t wp_hit_addr;
     char in[PKT_MAX + 8];
     size_t in_len, in_pos; /* bytes received, not yet parsed */
 };
@@ -217,8 +230,13 @@ static bool parse_addr_len(const char *s, uint32_t *addr, uint32_t *len, const c
 
 static void stop_reply(gdbstub_t *g)
 {
-    char r[8];
-    snprintf(r, sizeof r, "T%02x", (unsigned)g->stop_sig);
+    static const char *const kind[] = { "watch", "rwatch", "awatch" };
+    char r[40];
+    if (g->wp_hit && g->stop_sig == 5)
+        snprintf(r, sizeof r, "T05%s:%08" PRIx32 ";", kind[g->wp_hit_type - 2], g->wp_hit_addr);
+    else
+        snprintf(r, sizeof r, "T%02x", (unsigned)g->stop_sig);
+    g->wp_hit = false;
     put_str(g, r);
     g->reply_due = false;
 }
@@ -342,7 +360,46 @@ static void reg_one(gdbstub_t *g, const char *s, bool write)
     put_pkt(g, out, 8);
 }
 
-/* Z0/z0 (memory: ebreak) and Z1/z1 (the core's comparators); other kinds unsupported ("") */
+/* Z2-Z4/z2-z4: watchpoints (write, read, access) of 1..4096 bytes, WPS of them; unsupported ("")
+ * when the target has no data-access probe */
+static void watchpoint(gdbstub_t *g, unsigned type, uint32_t addr, unsigned long len, bool insert)
+{
+    unsigned i;
+    if (!g->t.watch) {
+        put_str(g, "");
+        return;
+    }
+    if (!len || len > 4096) {
+        put_str(g, "E16"); /* EINVAL */
+        return;
+    }
+    for (i = 0; i < WPS; i++)
+        if (g->wp[i].used && g->wp[i].type == type && g->wp[i].addr == addr && g->wp[i].len == len)
+            break;
+    if (!insert) {
+        if (i < WPS) {
+            g->wp[i].used = false;
+            if (--g->nwp == 0)
+                g->t.watch(g->t.ctx, 0);
+        }
+        put_str(g, "OK");
+        return;
+    }
+    if (i == WPS) {
+        for (i = 0; i < WPS && g->wp[i].used; i++)
+            ;
+        if (i == WPS) {
+            put_str(g, "E28"); /* ENOSPC */
+            return;
+        }
+        g->wp[i] = (struct watchpt){ .used = true, .type = (uint8_t)type, .addr = addr, .len = (uint32_t)len };
+        if (g->nwp++ == 0)
+            g->t.watch(g->t.ctx, 1);
+    }
+    put_str(g, "OK");
+}
+
+/* Z0/z0 (memory: ebreak), Z1/z1 (the core's comparators), Z2-Z4 (watchpoints, above) */
 static void breakpoint(gdbstub_t *g, const char *s, bool insert)
 {
     char *e;
@@ -355,7 +412,11 @@ static void breakpoint(gdbstub_t *g, const char *s, bool insert)
     }
     addr = strtoul(e + 1, &e, 16);
     kind = *e == ',' ? strtoul(e + 1, NULL, 16) : 4;
-    if (type > 1 || kind != 4) { /* watchpoints; 2-byte c.ebreak (no C extension here) */
+    if (type >= 2) {
+        watchpoint(g, (unsigned)type, (uint32_t)addr, kind, insert);
+        return;
+    }
+    if (kind != 4) { /* a 2-byte c.ebreak (no C extension here) */
         put_str(g, "");
         return;
     }
@@ -437,6 +498,7 @@ static void resume(gdbstub_t *g, const char *addr, bool step)
     g->st = step ? S_STEPPING : S_RUNNING;
     g->stop_sig = 5;
     g->reply_due = true;
+    g->wp_hit = false;
 }
 
 /* Serve GDB while the core is halted; returns when it runs again (or GDB left). */
@@ -505,6 +567,11 @@ static void serve(gdbstub_t *g)
                     g->t.hw_bp(g->t.ctx, i, 0, 0);
                     g->hw_used[i] = false;
                 }
+            if (g->nwp) {
+                memset(g->wp, 0, sizeof g->wp);
+                g->nwp = 0;
+                g->t.watch(g->t.ctx, 0);
+            }
             resume(g, "", false);
             g->st = S_DETACHED;
             g->reply_due = false;
@@ -634,6 +701,31 @@ enum gdbstub_state gdbstub_poll(gdbstub_t *g)
     if (g->st == S_DEAD)
         return GDBSTUB_KILL;
     return g->st == S_STEPPING ? GDBSTUB_BUSY : g->st == S_DETACHED ? GDBSTUB_DETACHED : GDBSTUB_RUN;
+}
+
+void gdbstub_access(gdbstub_t *g, uint32_t addr, unsigned be, int write)
+{
+    if (!g || !g->nwp || !be || g->wp_hit || (g->st != S_RUNNING && g->st != S_STEPPING))
+        return;
+    /* the bytes the request touches: the enabled lanes of its word */
+    unsigned lo = (unsigned)__builtin_ctz(be), hi = 31u - (unsigned)__builtin_clz(be);
+    uint32_t s = (addr & ~3u) + lo, e = (addr & ~3u) + hi + 1;
+    for (unsigned i = 0; i < WPS; i++) {
+        const struct watchpt *w = &g->wp[i];
+        if (!w->used || (w->type == 2 && !write) || (w->type == 3 && write))
+            continue;
+        if (s < w->addr + w->len && w->addr < e) {
+            g->wp_hit = true;
+            g->wp_hit_type = w->type;
+            g->wp_hit_addr = w->addr > s ? w->addr : s;
+            if (g->st == S_RUNNING) { /* a step stops anyway: its reply names the hit */
+                g->t.halt_req(g->t.ctx, 1);
+                g->st = S_HALTING;
+                g->stop_sig = 5;
+            }
+            return;
+        }
+    }
 }
 
 void gdbstub_close(gdbstub_t *g, int status)

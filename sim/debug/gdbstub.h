@@ -10,9 +10,11 @@
  * it, so the simulation (every node of a cluster) is frozen meanwhile.
  *
  * Supported: ? g G p P m M X c s (with an address) Ctrl-C, Z0/z0 (software), Z1/z1 (hardware,
- * as many as the target has), qSupported, qXfer:features:read (target.xml: riscv:rv32, x0..x31
+ * as many as the target has), Z2-Z4/z2-z4 (write, read, access watchpoints, 8 of 1..4096 bytes,
+ * if the target reports its core's data accesses: gdbstub_access), qSupported, qXfer:features:read (target.xml: riscv:rv32, x0..x31
  * and pc), qAttached, thread queries (one thread), D (detach: the run continues without GDB),
- * k (kill: the simulator ends the run). Stop replies: T05 (breakpoint, step), T02 (Ctrl-C).
+ * k (kill: the simulator ends the run). Stop replies: T05 (breakpoint, step), T05watch/rwatch/
+ * awatch:ADDR; (a watchpoint), T02 (Ctrl-C).
  *
  * Contract: single-threaded; one client; blocking I/O while halted, non-blocking polls while the
  * core runs.
@@ -39,6 +41,9 @@ struct gdb_target {
     /* from halted: run (step: one instruction, then halt again) from pc */
     void (*resume)(void *ctx, uint32_t pc, int step);
     int (*halted)(void *ctx);
+    /* optional (NULL: no watchpoints): the stub has watchpoints (on) or none left (off); while on,
+     * the simulator calls gdbstub_access() for every data request of the core */
+    void (*watch)(void *ctx, int on);
 };
 
 typedef struct gdbstub gdbstub_t;
@@ -53,6 +58,10 @@ gdbstub_t *gdbstub_open(int port, const struct gdb_target *t, const char *name, 
  * idle cycles); GDBSTUB_KILL: GDB killed the run (or the connection broke); otherwise the core
  * runs (GDBSTUB_RUN) or GDB has detached. */
 enum gdbstub_state gdbstub_poll(gdbstub_t *g);
+/* The core's data request at this cycle (address, byte enables, store): a watchpoint it touches
+ * halts the core (it stops after the accessing instruction, within the few instructions already
+ * issued behind it) and the stop reply names the watchpoint's address. NULL is accepted. */
+void gdbstub_access(gdbstub_t *g, uint32_t addr, unsigned be, int write);
 /* The run ended (status: 0 pass, else the exit code): GDB gets "W<status>" if it waits for a
  * stop; the connection is closed. NULL is accepted. */
 void gdbstub_close(gdbstub_t *g, int status);

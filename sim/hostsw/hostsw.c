@@ -222,6 +222,25 @@ static void miss_thread(void *arg)
     }
 }
 
+/* The pin worker (NICDRV_PIN_OVERLAP, seed 004's overlapped pinning): a kernel thread that pins
+ * and fills registered buffers' lines ahead of traffic, a line per nicdrv_pin_step (pinning
+ * charged by os_pin's cost, the FILL's answer waited for); woken by a registration, after the
+ * same wake-up delay as the miss thread. */
+static void pin_thread(void *arg)
+{
+    struct hostsw *h = arg;
+
+    for (;;) {
+        uint64_t seen = coro_event_count(&h->wq[NICDRV_WQ_PIN]);
+        if (nicdrv_pin_step(h->drv) == NICDRV_OK)
+            continue;
+        if (coro_wait_change(&h->wq[NICDRV_WQ_PIN], seen, SIM_CYCLE_NEVER) != SIM_OK)
+            return;
+        if (coro_sleep(costs_draw_wake(h->costs)) != SIM_OK)
+            return;
+    }
+}
+
 hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const struct nicdrv_config *cfg)
 {
     struct hostsw *h;
@@ -275,6 +294,8 @@ hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const stru
     int bad = !h->drv || coro_spawn(cluster_sched(cl), "nic-irq", irq_thread, h, NULL);
     for (uint32_t i = 0; !bad && i < c.miss_threads; i++)
         bad = coro_spawn(cluster_sched(cl), "nic-miss", miss_thread, h, NULL);
+    if (!bad && c.pin_mode == NICDRV_PIN_OVERLAP)
+        bad = coro_spawn(cluster_sched(cl), "nic-pin", pin_thread, h, NULL);
     if (bad) {
         nicdrv_destroy(h->drv);
         free(h);

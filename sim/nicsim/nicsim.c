@@ -127,6 +127,12 @@ static void usage(FILE *f)
             "  --miss-threads N     driver miss threads per node (default 1, the seed's single thread)\n"
             "  --prefill on|off     driver installs a process's PCH line at endpoint open and a buffer's\n"
             "                       CBH line at registration (default on; off: on demand, as the seed)\n"
+            "  --prefetch N         prefetch on a miss: a VMH miss asks the driver for up to N lines, to\n"
+            "                       the end of its message (0..64; default 0: one line, the seed)\n"
+            "  --pin-mode M         on-miss (default: pages pinned when a miss is served, the seed),\n"
+            "                       at-reg (registration pins and fills every line before it returns),\n"
+            "                       overlap (registration returns at once, the driver pins and fills\n"
+            "                       in the background; packets ahead of it miss, counted)\n"
             "\n"
             "Run and reports:\n"
             "  --seed N             seed of the switch faults, costs and patterns (default 1)\n"
@@ -344,11 +350,12 @@ static void node_prog(void *arg)
     rc = nicdrv_probe(n->drv, S.img, S.img_len, err, sizeof err);
     if (rc) {
         unsigned peers = nicdrv_fw_info(n->drv)->max_peers;
-        if (peers && w->o->nodes > peers) /* INIT refused: say why */
+        if (peers && w->o->nodes > peers) { /* INIT refused: a setup error (exit 3), say why */
+            S.mismatch = 1;
             ns_fail(n, "the firmware supports at most %u nodes (its max_peers: NCP_MAX_PEERS, "
                        "firmware/include/ncp_config.h.in); --nodes %u needs a firmware built with more",
                     peers, w->o->nodes);
-        else
+        } else
             ns_fail(n, "probe: %s: %s", nicdrv_strerror(rc), err);
         goto out;
     }
@@ -482,7 +489,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
         O_EVALALL, O_PINHASH, O_PROCS
     };
     static const struct option lo[] = {
@@ -499,6 +506,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "trace-node", 1, 0, O_TN },     { "json", 1, 0, O_JSON },        { "csv", 1, 0, O_CSV },
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
+        { "prefetch", 1, 0, O_PF },       { "pin-mode", 1, 0, O_PINMODE },
         { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    { "mpi-timeout", 1, 0, O_MPIT },
         NODEDBG_LONG_OPTIONS,
         { "procs", 1, 0, O_PROCS },
@@ -674,6 +682,21 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--prefill", a, "on or off");
             o->prefill = !strcmp(a, "on");
+            break;
+        case O_PF:
+            if (parse_u64(a, &v) || v > NIC_PREFETCH_MAX)
+                return bad("--prefetch", a, "0..64 lines");
+            o->prefetch = (unsigned)v;
+            break;
+        case O_PINMODE:
+            if (!strcmp(a, "on-miss"))
+                o->pin_mode = NICDRV_PIN_ON_MISS;
+            else if (!strcmp(a, "at-reg"))
+                o->pin_mode = NICDRV_PIN_AT_REG;
+            else if (!strcmp(a, "overlap"))
+                o->pin_mode = NICDRV_PIN_OVERLAP;
+            else
+                return bad("--pin-mode", a, "on-miss, at-reg or overlap");
             break;
         case O_MT:
             if (parse_u64(a, &v) || v < 1 || v > NICDRV_MAX_MISS_THREADS)
@@ -892,6 +915,8 @@ int main(int argc, char **argv)
             dc.pin_hwm_pages = o->pin_hwm;
         dc.miss_threads = o->miss_threads;
         dc.prefill = o->prefill != 0;
+        dc.prefetch_lines = o->prefetch;
+        dc.pin_mode = o->pin_mode;
         if (S.ev) {
             dc.observe = drv_observe;
             dc.observe_ctx = n;

@@ -75,6 +75,8 @@ struct ns_opts {
     uint64_t pin_hwm;      /* driver pin high-water mark, pages (0 = driver default) */
     unsigned miss_threads; /* driver miss threads per node */
     int prefill;           /* driver installs PCH/CBH lines at EP_OPEN / registration (nicdrv cfg) */
+    unsigned prefetch;     /* prefetch on a miss: VMH lines per miss request (nicdrv cfg; 0: one) */
+    unsigned pin_mode;     /* enum nicdrv_pin_mode (nicdrv cfg): on-miss, at-reg, overlap */
     /* run */
     uint64_t seed, max_cycles;
     int trace_node;

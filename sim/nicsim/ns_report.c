@@ -403,6 +403,8 @@ static cJSON *build_json(const struct ns_report *r)
     report_u64(x, "pin_hwm", o->pin_hwm);
     cJSON_AddNumberToObject(x, "miss_threads", o->miss_threads);
     cJSON_AddBoolToObject(x, "prefill", o->prefill);
+    cJSON_AddNumberToObject(x, "prefetch", o->prefetch);
+    cJSON_AddStringToObject(x, "pin_mode", o->pin_mode == 1 ? "at-reg" : o->pin_mode == 2 ? "overlap" : "on-miss");
     report_u64(x, "max_cycles", o->max_cycles);
     cJSON_AddBoolToObject(x, "no_skip", o->no_skip);
 
@@ -511,6 +513,9 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "nacks", s->nacks_sent);
         report_u64(y, "nacks_received", s->nacks_received);
         report_u64(y, "drops_miss", s->drops_miss);
+        report_u64(y, "miss_requests", s->miss_requests);
+        report_u64(y, "miss_prefetch_lines", s->miss_prefetch_lines);
+        report_u64(y, "miss_range_merged", s->miss_range_merged);
         report_u64(y, "drops_bad", s->drops_bad);
         report_u64(y, "dup_packets", s->dup_packets);
         report_u64(y, "protection_errors", s->protection_errors);
@@ -538,6 +543,9 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "evictions", n->dstats.evictions);
         report_u64(y, "static_loads", n->dstats.static_loads);
         report_u64(y, "prefills", n->dstats.prefills);
+        report_u64(y, "prefetch_fills", n->dstats.prefetch_fills);
+        report_u64(y, "pin_early_misses", n->dstats.pin_early);
+        report_u64(y, "bg_pinned_lines", n->dstats.bg_lines);
         y = cJSON_AddObjectToObject(q, "ops");
         report_u64(y, "posted", n->posted);
         report_u64(y, "completed", n->completed);

@@ -29,7 +29,9 @@ struct nodedbg {
     bool pc_set;
     uint32_t pc;
     bool want_halt, seen_reset, booted; /* the first halt waits for the firmware's boot */
+    bool watching; /* GDB has watchpoints: the probe reports gn's data requests to the stub */
     /* instruction trace */
+    node_t *tn;
     FILE *tf;
     rvsyms_t *syms;
     uint64_t from, to;
@@ -202,12 +204,10 @@ static int hook(cluster_t *c, void *ctx)
 
 /* ---- instruction trace ------------------------------------------------------------------- */
 
-static void trace_probe(void *ctx, node_t *n, sim_cycle_t now)
+static void trace_step(nodedbg_t *d, const struct nic_core_probe *pp, sim_cycle_t now)
 {
-    nodedbg_t *d = ctx;
-    struct nic_core_probe p;
+    const struct nic_core_probe p = *pp;
 
-    nic_model_probe(node_nic(n), &p);
     /* a data request accepted at this edge belongs to the next load/store to retire */
     if (p.dbus_fire && d->mq_n < MEMQ) {
         d->mq[(d->mq_head + d->mq_n) % MEMQ] =
@@ -255,6 +255,30 @@ static void trace_probe(void *ctx, node_t *n, sim_cycle_t now)
                 p.retire_insn, where, eff[0] ? 32 : 0, dis, eff[0] ? " " : "", eff) < 0)
         d->tf_err = true;
     d->lines++;
+}
+
+/* The node probe (every clocked cycle of the trace node and, while GDB has watchpoints, of the
+ * GDB node): the trace's retired instructions, the watchpoints' data requests. */
+static void probe(void *ctx, node_t *n, sim_cycle_t now)
+{
+    nodedbg_t *d = ctx;
+    struct nic_core_probe p;
+
+    nic_model_probe(node_nic(n), &p);
+    if (d->watching && n == d->gn && p.dbus_fire)
+        gdbstub_access(d->gdb, p.dbus_addr, p.dbus_be, p.dbus_we);
+    if (d->tf && n == d->tn)
+        trace_step(d, &p, now);
+}
+
+static void g_watch(void *ctx, int on)
+{
+    nodedbg_t *d = ctx;
+    d->watching = on;
+    if (on)
+        node_set_probe(d->gn, probe, d);
+    else if (!(d->tf && d->gn == d->tn)) /* idle cycles may be skipped again */
+        node_set_probe(d->gn, NULL, NULL);
 }
 
 /* X.img -> X.elf */
@@ -307,7 +331,8 @@ nodedbg_t *nodedbg_attach(const struct nodedbg_opts *o, cluster_t *c, unsigned t
                        "# %10s %-8s %-8s %-32s %-32s %s\n",
                 trace_node, image, o->trace_from, o->trace_to, "cycle", "pc", "insn", "function+offset", "disassembly",
                 "register written, memory access");
-        node_set_probe(cluster_node(c, trace_node), trace_probe, d);
+        d->tn = cluster_node(c, trace_node);
+        node_set_probe(d->tn, probe, d);
     }
     if (o->gdb_port >= 0) {
         if (o->gdb_node >= cluster_nodes(c)) {
@@ -317,7 +342,7 @@ nodedbg_t *nodedbg_attach(const struct nodedbg_opts *o, cluster_t *c, unsigned t
         struct gdb_target t = {
             .ctx = d, .reg_read = g_reg_read, .reg_write = g_reg_write, .mem_read = g_mem_read,
             .mem_write = g_mem_write, .hw_bp = g_hw_bp, .hw_bps = NIC_MODEL_DBG_BPS,
-            .halt_req = g_halt_req, .resume = g_resume, .halted = g_halted,
+            .halt_req = g_halt_req, .resume = g_resume, .halted = g_halted, .watch = g_watch,
         };
         d->gn = cluster_node(c, o->gdb_node);
         d->gp = node_pins(d->gn);
@@ -348,12 +373,12 @@ int nodedbg_finish(nodedbg_t *d, int status)
         cluster_set_hook(d->cl, NULL, NULL);
         gdbstub_close(d->gdb, status);
     }
-    if (d->tf) {
-        for (unsigned i = 0; i < cluster_nodes(d->cl); i++)
-            node_set_probe(cluster_node(d->cl, i), NULL, NULL);
-        if (fclose(d->tf) || d->tf_err)
-            rc = -1;
-    }
+    if (d->tn)
+        node_set_probe(d->tn, NULL, NULL);
+    if (d->gn)
+        node_set_probe(d->gn, NULL, NULL);
+    if (d->tf && (fclose(d->tf) || d->tf_err))
+        rc = -1;
     rvsyms_free(d->syms);
     free(d);
     return rc;

@@ -108,6 +108,8 @@ int fwh_run_tests(const char *group, const struct CMUnitTest *tests, size_t n)
     return failed;
 }
 
+uint16_t fwh_boot_prefetch;
+
 void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret)
 {
     struct nic_cmd c = {.op = NIC_CMD_INIT};
@@ -146,6 +148,7 @@ void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret)
     c.key = (uint32_t)secret;
     c.pid = (uint16_t)(secret >> 32);
     c.epoch = (uint16_t)(secret >> 48);
+    c.ep = fwh_boot_prefetch;
     assert_int_equal(fwh_cmd(&c), NIC_ST_OK);
 }
 
@@ -178,8 +181,8 @@ static void drain_events(uint32_t *n)
         } else if (e.type == NIC_EV_MISS) {
             fwh.misses++;
             fwh.last_miss = e;
-            if (fwh.auto_fill) {
-                uint32_t key = e.key * fwh.info.cache[e.cache].line; /* the line's first entry */
+            for (uint32_t k = 0; fwh.auto_fill && k < (e.lines > 1 ? e.lines : 1u); k++) {
+                uint32_t key = (e.key + k) * fwh.info.cache[e.cache].line; /* the line's first entry */
                 struct nic_cmd c;
                 fwh_fill_cmd(&c, e.cache, e.pid, key);
                 fwh_cmd_post(&c);

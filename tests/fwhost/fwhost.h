@@ -43,7 +43,8 @@ struct fwh {
     uint32_t cmd_pi, ev_ci;
     uint32_t ev_log2;        /* the event ring's size, as INIT gave it */
     int32_t cmd_status[256]; /* by seq: the CMD_DONE status (1: not answered yet) */
-    int auto_fill;           /* answer MISS events with FILLs (default 1) */
+    int auto_fill;           /* answer MISS events with FILLs (default 1), every line the event asks
+                              * for (prefetch on a miss: key .. key + lines - 1, in order) */
     int hold_events;         /* 1: the driver does not read the event ring */
     uint32_t done_order[64], n_done; /* CMD_DONE seqs in the order they came (the first 64) */
     uint32_t answered;       /* CMD_DONE events read */
@@ -65,6 +66,8 @@ struct CMUnitTest;
 int fwh_run_tests(const char *group, const struct CMUnitTest *tests, size_t n);
 #define FWH_RUN_TESTS(group, tests) fwh_run_tests(group, tests, sizeof(tests) / sizeof((tests)[0]))
 
+/* INIT's prefetch on a miss (its `ep`: VMH lines per miss request) for the next fwh_boot (0). */
+extern uint16_t fwh_boot_prefetch;
 /* Resets the fake NIC, boots the NCP as node `me`, INIT for `nodes` with the fabric secret. */
 void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret);
 /* The NCP runs, the driver serves its events (fills), until everything is quiet. */

@@ -15,8 +15,15 @@ Modes:
   nicrun:FUNC:VAR:VALUE  a firmware image on nicsim/nicrun's --gdb-node: break at FUNC, VAR
            reads VALUE (print/x), stepi moves the pc, continue: the cluster run passes; done twice,
            once with a second of wall time at the breakpoint: every node's PASS cycle is the same.
+  watch    watchpoints (Z2-Z4) with gdb-multiarch. On coresim (tests/core/gdbprog.c): `watch
+           gdb_counter` stops at its first two changes (0 -> 1, 1 -> 3), then the writes the
+           program checks (as in coresim mode) and it exits normally. On a node
+           (tests/fw/selftest.c): `rwatch data_word` stops in check() with its value, `watch
+           last_cause` at both writes (0 -> 11 on the ecall, 11 -> 0x80000007 on the timer
+           interrupt) in selftest_hook, `awatch timer_irqs` at the handler's read; the run passes.
   raw      the protocol without GDB (a socket client): qSupported, ?, g size, target.xml, m of
-           an unmapped address answers an error, Z1 out of slots, c then Ctrl-C halts (T02),
+           an unmapped address answers an error, Z1 out of slots, 8 watchpoints
+           and a ninth refused, a zero-length one refused, c then Ctrl-C halts (T02),
            D detaches and the run completes.
   kill     k ends the run: the simulator exits with status 1, saying why.
 """
@@ -198,6 +205,12 @@ def mode_raw(_gdb, _elf, sim):
     assert c.send("Z1,20,4").startswith("E"), "a fifth hardware breakpoint must be refused"
     for i in range(4):
         assert c.send("z1,%x,4" % (0x10 + 4 * i)) == "OK"
+    for i in range(8):  # watchpoints: write, read, access
+        assert c.send("Z%d,%x,4" % (2 + i % 3, 0x10000 + 4 * i)) == "OK", "watchpoint %d" % i
+    assert c.send("Z2,20000,4").startswith("E"), "a ninth watchpoint must be refused"
+    assert c.send("Z2,20000,0").startswith("E"), "a zero-length watchpoint must be refused"
+    for i in range(8):
+        assert c.send("z%d,%x,4" % (2 + i % 3, 0x10000 + 4 * i)) == "OK"
     c.s.sendall(b"$c#63\x03")  # together: the stub halts within its poll interval
     r = c.reply()
     assert r.startswith("T02"), "Ctrl-C stop reply: " + r
@@ -207,6 +220,35 @@ def mode_raw(_gdb, _elf, sim):
     if rc != 0:
         sys.exit("the run did not pass after detach (exit %d):\n%s%s" % (rc, sout, serr))
     print("gdb_test raw: OK")
+
+
+def mode_watch(gdb, elf, sim):
+    p, port = start_sim(sim)
+    on_core = os.path.basename(sim[0]).startswith("coresim")
+    if on_core:
+        # then the writes gdbprog needs to pass (as in mode coresim)
+        cmds = ["watch gdb_counter", "continue", "continue", "delete", "hbreak gdb_check", "continue",
+                "set var gdb_poke = 0x1234abcd", "set $a0 = 7", "delete", "continue"]
+        pats = [r"Hardware watchpoint 1: gdb_counter",
+                r"Old value = 0\s+New value = 1\b", r"gdb_mark",
+                r"Old value = 1\s+New value = 3\b", r"gdb_mark",
+                r"Breakpoint 2, (0x[0-9a-f]+ in )?gdb_check", r"exited normally"]
+    else:
+        cmds = ["rwatch data_word", "continue", "delete", "watch last_cause", "continue", "continue", "delete",
+                "awatch timer_irqs", "continue", "delete", "continue"]
+        pats = [r"Hardware read watchpoint 1: data_word", r"Value = 1592651789\b", r"in check ",
+                r"Hardware watchpoint 2: last_cause",
+                r"Old value = 0\s+New value = 11\b", r"in selftest_hook ",
+                r"Old value = 11\s+New value = 2147483655\b", r"in selftest_hook ",
+                r"Hardware access \(read/write\) watchpoint 3: timer_irqs", r"Value = 0\b", r"in selftest_hook ",
+                r"exited normally"]
+    out = run_gdb(gdb, elf, port, cmds)
+    rc, sout, serr = finish_sim(p)
+    expect(out, pats)
+    if rc != 0 or "PASS" not in sout + serr:
+        sys.exit("the run did not pass (exit %d):\n%s%s\nGDB:\n%s" % (rc, sout, serr, out))
+    print(out)
+    print("gdb_test watch: OK")
 
 
 def mode_kill(_gdb, _elf, sim):
@@ -233,7 +275,8 @@ def main():
         print("gdb_test: %s not found (scripts/setup installs gdb-multiarch): skipped" % gdb)
         sys.exit(77)
     sim = sys.argv[k + 1:]
-    {"coresim": mode_coresim, "nicrun": mode_nicrun, "raw": mode_raw, "kill": mode_kill}[mode](gdb, elf, sim, *extra)
+    {"coresim": mode_coresim, "nicrun": mode_nicrun, "raw": mode_raw, "kill": mode_kill,
+     "watch": mode_watch}[mode](gdb, elf, sim, *extra)
 
 
 if __name__ == "__main__":

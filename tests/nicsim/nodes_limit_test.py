@@ -47,11 +47,11 @@ def main():
         p = subprocess.run([nicsim, "--workload", "pingpong", "--nodes", str(nodes), "--iters", "1", "--size-max", "64",
                             "--quiet", "--json", rep], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            timeout=240)
-        if p.returncode != 1:
-            fail("--nodes %d: exit %d (expected 1, a failed run)\n%s" % (nodes, p.returncode, p.stderr))
+        if p.returncode != 3:
+            fail("--nodes %d: exit %d (expected 3, a setup error)\n%s" % (nodes, p.returncode, p.stderr))
         with open(rep) as f:
             d = json.load(f)
-        if d["result"] != "FAIL" or ("at most %d nodes" % peers) not in d["error"] or "NCP_MAX_PEERS" not in d["error"]:
+        if d["result"] != "SETUP" or ("at most %d nodes" % peers) not in d["error"] or "NCP_MAX_PEERS" not in d["error"]:
             fail("--nodes %d: the report's error does not name the firmware limit: %r" % (nodes, d["error"]))
         if d["config"]["nodes"] != nodes or len(d["nodes"]) != nodes:
             fail("--nodes %d: the report does not cover %d nodes" % (nodes, nodes))

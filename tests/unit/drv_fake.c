@@ -118,6 +118,7 @@ static int lookup(struct fake *f, unsigned cache, uint16_t pid, uint64_t n, cons
         ;
     if (i < 16) {
         struct nic_event e = { .type = NIC_EV_MISS, .cache = (uint8_t)cache, .pid = pid, .key = key };
+        e.lines = cache == NIC_CACHE_VMH && f->prefetch > 1 ? f->prefetch : 0; /* as the NCP: N lines */
         e.epoch = f->epoch[cache][pid & 0xFF];
         f->miss_out[i].used = true;
         f->miss_out[i].cache = (uint8_t)cache;
@@ -154,6 +155,65 @@ uint32_t fake_lines_used(const struct fake *f, unsigned cache)
     return n;
 }
 
+/* ---- event queues (the NCP's rules: firmware/src/evq.c) ---- */
+
+static void eq_fire(struct fake *f, unsigned id)
+{
+    struct nic_event e = { .type = NIC_EV_EQ, .pid = f->eq[id].pid, .a = id };
+    f->eq[id].armed = false;
+    f->eq_fires++;
+    post_event(f, &e);
+}
+
+static void eq_put_x(struct fake *f, unsigned id, uint8_t type, uint16_t ep, uint32_t a, const uint32_t *bcd)
+{
+    struct fake_eq *q = &f->eq[id];
+    uint32_t size = 1u << q->log2;
+    struct nic_eqe e;
+
+    if (q->lost && q->n - q->ci < size && type != NIC_EQE_OVERFLOW) {
+        eq_put_x(f, id, NIC_EQE_OVERFLOW, 0, q->lost, NULL);
+        q->lost = 0;
+    }
+    if (type != NIC_EQE_OVERFLOW && q->n - q->ci >= size - 1u) {
+        q->lost++;
+        f->eq_lost++;
+        return;
+    }
+    memset(&e, 0, sizeof e);
+    e.type = type;
+    e.phase = (uint8_t)(((q->n >> q->log2) & 1u) ^ 1u);
+    e.ep = ep;
+    e.a = a;
+    if (bcd) {
+        e.b = bcd[0];
+        e.c = bcd[1];
+        e.d = bcd[2];
+    }
+    e.seq = q->n;
+    hostmem_dma_write(f->mem, 0, q->pa + (q->n & (size - 1u)) * sizeof e, &e, sizeof e);
+    q->n++;
+    if (q->armed)
+        eq_fire(f, id);
+}
+
+static void eq_put(struct fake *f, unsigned id, uint8_t type, uint16_t ep, uint32_t a)
+{
+    eq_put_x(f, id, type, ep, a, NULL);
+}
+
+/* A write with immediate landed for pid (loopback: every byte copied): its notification. */
+static void eq_imm(struct fake *f, const struct nic_sq_entry *s)
+{
+    const uint32_t bcd[3] = { s->len, s->rbuf, s->roff_lo };
+    for (unsigned id = 1; id < 16; id++)
+        if (f->eq[id].open && f->eq[id].pid == s->rpid && (f->eq[id].flags & NIC_EQF_NOTIFY)) {
+            eq_put_x(f, id, NIC_EQE_IMM, (uint16_t)f->node_id, s->reserved1[0], bcd);
+            return;
+        }
+    f->imm_no_eq++;
+}
+
 /* ---- send queues ---- */
 
 static void cqe(struct fake *f, struct fake_ep *ep, const struct nic_sq_entry *s, int32_t st, uint32_t bytes)
@@ -174,6 +234,8 @@ static void cqe(struct fake *f, struct fake_ep *ep, const struct nic_sq_entry *s
     hostmem_dma_write(f->mem, 0, ep->cq_pa + (ep->cq_pi % ep->cq_n) * sizeof c, &c, sizeof c);
     ep->cq_pi++;
     f->cqes++;
+    if (ep->eq && f->eq[ep->eq].open)
+        eq_put(f, ep->eq, NIC_EQE_CQ, (uint16_t)(ep - f->ep), ep->cq_pi - 1u);
 }
 
 /* Checks a VMH page: HIT and *pa, MISS, or a status. Decided on the VMH word, as the NCP keeps
@@ -206,13 +268,15 @@ static int exec(struct fake *f, unsigned epi, const struct nic_sq_entry *s, int3
 
     *st = NIC_ST_OK;
     *bytes = 0;
-    if ((s->op != NIC_OP_RDMA_WRITE && s->op != NIC_OP_RDMA_READ) || !s->len || s->len > NIC_MAX_XFER) {
+    if ((s->op != NIC_OP_RDMA_WRITE && s->op != NIC_OP_RDMA_READ) || !s->len || s->len > NIC_MAX_XFER ||
+        (s->flags & ~(NIC_WR_SIGNALED | NIC_WR_IMM)) || ((s->flags & NIC_WR_IMM) && s->op != NIC_OP_RDMA_WRITE) ||
+        s->reserved1[0] > ((s->flags & NIC_WR_IMM) ? NIC_IMM_MAX : 0u)) { /* as sqe_validate */
         *st = NIC_ST_BAD_DESC;
         return HIT;
     }
     if (lookup(f, NIC_CACHE_PCH, ep->pid, ep->pid, (const uint8_t **)&pc) == MISS)
         return MISS;
-    if (!(pc->flags & NIC_ENTRY_VALID) || pc->ep != epi) {
+    if (!(pc->flags & NIC_ENTRY_VALID)) { /* as the NCP: the process is known (it may have several endpoints) */
         *st = NIC_ST_BAD_HANDLE;
         return HIT;
     }
@@ -276,6 +340,8 @@ static int exec(struct fake *f, unsigned epi, const struct nic_sq_entry *s, int3
         o += n;
     }
     *bytes = s->len;
+    if (s->flags & NIC_WR_IMM)
+        eq_imm(f, s);
     return HIT;
 }
 
@@ -351,13 +417,18 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         f->ev_pa = (uint64_t)c->b << 32 | c->a;
         f->ev_size = 1u << c->c;
         f->ev_pi = f->ev_ci = 0;
+        if (c->ep > NIC_PREFETCH_MAX)
+            return NIC_ST_BAD_CMD;
+        f->prefetch = c->ep;
         return NIC_ST_OK;
     case NIC_CMD_EP_OPEN:
-        if (!c->ep || c->ep >= MAX_PROCS || f->ep[c->ep].open)
+        if (!c->ep || c->ep >= MAX_PROCS || f->ep[c->ep].open ||
+            (c->d && (c->d >= MAX_PROCS || !f->eq[c->d].open || f->eq[c->d].pid != c->pid)))
             return NIC_ST_BAD_CMD;
         ep = &f->ep[c->ep];
         memset(ep, 0, sizeof *ep);
         ep->open = true;
+        ep->eq = (uint16_t)c->d;
         ep->pid = c->pid;
         ep->cq_pa = (uint64_t)c->b << 32 | c->a;
         ep->cq_n = 1u << c->c;
@@ -403,6 +474,44 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
     case NIC_CMD_SHUTDOWN:
         f->fw_state = NIC_HOSTIF_FW_STATE_STATE_SHUTDOWN;
         return NIC_ST_OK;
+    case NIC_CMD_EQ_OPEN: {
+        struct fake_eq *q = c->ep && c->ep < MAX_PROCS ? &f->eq[c->ep] : NULL;
+        if (!q || q->open || c->c < 1 || c->c > NIC_EQ_LOG2_MAX || (c->d & ~NIC_EQF_NOTIFY))
+            return NIC_ST_BAD_CMD;
+        memset(q, 0, sizeof *q);
+        q->open = true;
+        q->pid = c->pid;
+        q->pa = (uint64_t)c->b << 32 | c->a;
+        q->log2 = c->c;
+        q->flags = c->d;
+        return NIC_ST_OK;
+    }
+    case NIC_CMD_EQ_CLOSE:
+        if (!c->ep || c->ep >= MAX_PROCS || !f->eq[c->ep].open)
+            return NIC_ST_BAD_CMD;
+        f->eq[c->ep].open = false;
+        for (unsigned e = 0; e < 16; e++)
+            if (f->ep[e].eq == c->ep)
+                f->ep[e].eq = 0;
+        return NIC_ST_OK;
+    case NIC_CMD_EQ_ARM: {
+        struct fake_eq *q = c->ep && c->ep < MAX_PROCS && f->eq[c->ep].open ? &f->eq[c->ep] : NULL;
+        if (!q || q->pid != c->pid || c->a - q->ci > q->n - q->ci || c->c > 1)
+            return NIC_ST_BAD_CMD;
+        f->eq_arms++;
+        q->ci = c->a;
+        if (q->lost && q->n - q->ci < (1u << q->log2)) {
+            eq_put(f, c->ep, NIC_EQE_OVERFLOW, 0, q->lost);
+            q->lost = 0;
+        }
+        if (c->c == NIC_EQ_ARM_COUNT_ONLY)
+            return NIC_ST_OK;
+        if (c->a != q->n)
+            eq_fire(f, c->ep);
+        else
+            q->armed = true;
+        return NIC_ST_OK;
+    }
     default:
         return NIC_ST_BAD_CMD;
     }

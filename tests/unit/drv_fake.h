@@ -56,6 +56,7 @@ struct fake_answer {
 struct fake_ep {
     bool open;
     uint16_t pid;
+    uint16_t eq; /* event queue its completions are reported to (EP_OPEN d) */
     uint64_t cq_pa;
     uint32_t cq_n, cq_pi, sq_pi, sq_ci;
 };
@@ -75,6 +76,7 @@ struct fake {
     uint32_t static_cap; /* lines per static table */
     uint32_t fill_nores; /* answer this many FILLs NIC_ST_NO_RESOURCES (no DMA room) */
     bool va_check_off;   /* the host cannot tell which ranges it can back (no va_check) */
+    uint32_t prefetch;   /* from INIT's ep: a VMH miss event asks for this many lines (0: one) */
     /* registers and memories */
     uint32_t ctrl, fw_state, fw_info, irq_cause, irq_mask, win_base, node_id;
     uint8_t *sram, *imem;
@@ -93,6 +95,14 @@ struct fake {
         uint32_t key;
     } miss_out[16];
     struct fake_ep ep[16];
+    struct fake_eq { /* event queues, as the NCP keeps them (firmware/src/evq.c) */
+        bool open, armed;
+        uint16_t pid;
+        uint32_t log2, flags, n, ci, lost;
+        uint64_t pa;
+    } eq[16];
+    uint32_t eq_fires, eq_lost, eq_arms; /* NIC_EV_EQ posted; entries lost; EQ_ARMs taken */
+    uint32_t imm_no_eq;                  /* writes with immediate to a process without a notify queue */
     uint64_t stamp;
     /* what the tests look at */
     uint32_t cmds[16];         /* per op */

@@ -578,6 +578,148 @@ static void event_ring_entries_never_torn(void **state)
     fake_destroy(f);
 }
 
+static const struct nicdrv_config *cfg_pf(uint32_t prefetch, uint32_t pin_mode)
+{
+    static struct nicdrv_config c;
+    c = *cfg_prefill(true);
+    c.prefetch_lines = prefetch;
+    c.pin_mode = pin_mode;
+    return &c;
+}
+
+#define LINE_B (FAKE_VMH_L * 4096ull)
+
+/* Prefetch on a miss: INIT tells the NCP N; a miss asking for 4 lines is served by 4 FILLs, the
+ * missed line first, every registered page pinned; lines beyond the buffer come back invalid. */
+static void prefetch_fills_the_requested_lines(void **state)
+{
+    struct fake *f = up(true, cfg_pf(4, NICDRV_PIN_ON_MISS));
+    uint32_t pid = fake_proc(f), id, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    assert_int_equal(f->prefetch, 4); /* INIT's ep */
+    /* 3 lines registered: the 4th requested line has no registered page */
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 3 * LINE_B, NIC_RIGHT_REMOTE_WRITE, &id, &key), 0);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1);
+    fake_run(f);
+    for (unsigned k = 0; k < 3; k++)
+        assert_true(fake_vmh_cached(f, (uint16_t)pid, VA + k * LINE_B + 4096));
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA + 3 * LINE_B)); /* filled, but invalid */
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA + 3 * LINE_B) >> 12, &e), 0); /* no miss */
+    assert_int_equal(os_pinned_pages(f->os, pid), 3 * FAKE_VMH_L);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.misses, 1);
+    assert_int_equal(f->misses_posted, 1);
+    assert_int_equal(st.prefetch_fills, 3);
+    assert_int_equal(st.pins, 3 * FAKE_VMH_L);
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 0);
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
+    fake_destroy(f);
+}
+
+/* Off (the default): one line per miss, INIT says 0; a bad config is refused. */
+static void prefetch_off_is_one_line(void **state)
+{
+    struct fake *f = up(true, cfg_pf(0, NICDRV_PIN_ON_MISS));
+    uint32_t pid = fake_proc(f), id, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    struct nicdrv_config bad = *cfg_pf(NIC_PREFETCH_MAX + 1, 0);
+    (void)state;
+
+    assert_int_equal(f->prefetch, 0);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 3 * LINE_B, NIC_RIGHT_REMOTE_WRITE, &id, &key), 0);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1);
+    fake_run(f);
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA + LINE_B));
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.prefetch_fills, 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), FAKE_VMH_L);
+    /* a driver asked to prefetch more than the ABI allows is not created */
+    assert_null(nicdrv_create(&f->bus, &f->host, &bad));
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    fake_destroy(f);
+}
+
+/* Pin at registration: the buffer's lines are pinned and in the NIC before nicdrv_mem_reg
+ * returns; no miss follows. */
+static void pin_at_registration_fills_every_line(void **state)
+{
+    struct fake *f = up(true, cfg_pf(0, NICDRV_PIN_AT_REG));
+    uint32_t pid = fake_proc(f), id, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA + 4096, 2 * LINE_B, NIC_RIGHT_REMOTE_READ, &id, &key), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 2 * FAKE_VMH_L);
+    for (unsigned k = 0; k < 3; k++)
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA + 4096 + k * LINE_B) >> 12, &e), 0);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.bg_lines, 3);
+    assert_int_equal(f->misses_posted, 0);
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_ENOENT); /* nothing in the background */
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 0);
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
+    fake_destroy(f);
+}
+
+/* Overlapped pinning: registration pins nothing; the background steps pin and fill a line each,
+ * in order; a miss ahead of them is counted early and served, and the background goes on past it;
+ * a deregistration stops it, with nothing left pinned. */
+static void overlap_pins_in_background_counts_early(void **state)
+{
+    struct fake *f = up(true, cfg_pf(0, NICDRV_PIN_OVERLAP));
+    uint32_t pid = fake_proc(f), id, id2, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 6 * LINE_B, NIC_RIGHT_REMOTE_WRITE, &id, &key), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 0); /* returned at once */
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_OK);
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_int_equal(os_pinned_pages(f->os, pid), FAKE_VMH_L);
+    /* a packet for line 3 arrives before the background got there */
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA + 3 * LINE_B) >> 12, &e), 1);
+    fake_run(f);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.pin_early, 1);
+    /* a miss on a line the background already pinned is not early */
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 0);
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_OK); /* goes on at line 4 */
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA + 4 * LINE_B));
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA + LINE_B)); /* skipped: behind the traffic */
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.bg_lines, 2);
+    assert_int_equal(os_pinned_pages(f->os, pid), 3 * FAKE_VMH_L);
+    /* a second buffer: deregistered after one background line, the rest never pinned */
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA + 16 * LINE_B, 4 * LINE_B, NIC_RIGHT_REMOTE_WRITE, &id2, &key), 0);
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_OK); /* round robin: the new buffer's line 16 */
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA + 16 * LINE_B));
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id2), 0);
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA + 16 * LINE_B));
+    assert_int_equal(os_pinned_pages(f->os, pid), 3 * FAKE_VMH_L);
+    while (nicdrv_pin_step(f->drv) == NICDRV_OK) /* the first buffer's line 5 */
+        ;
+    assert_int_equal(os_pinned_pages(f->os, pid), 4 * FAKE_VMH_L);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.bg_lines, 4);
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_ENOENT);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
+    fake_destroy(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -596,6 +738,10 @@ int main(void)
         cmocka_unit_test(nic_stats_and_calls_before_probe),
         cmocka_unit_test(remote_keys_unique_and_unpredictable),
         cmocka_unit_test(event_ring_entries_never_torn),
+        cmocka_unit_test(prefetch_fills_the_requested_lines),
+        cmocka_unit_test(prefetch_off_is_one_line),
+        cmocka_unit_test(pin_at_registration_fills_every_line),
+        cmocka_unit_test(overlap_pins_in_background_counts_early),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

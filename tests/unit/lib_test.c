@@ -146,7 +146,18 @@ static void errors_at_the_call(void **state)
     assert_int_equal(nic_post_write(w.a, w.ea ^ 0x10000, &wr), NIC_EBADEP); /* stale generation */
     assert_int_equal(nic_post_write(w.a, 0, &wr), NIC_EBADEP);
     assert_int_equal(nic_poll(w.a, 12345, &wc, 1), NIC_EBADEP);
-    assert_int_equal(nic_ep_open(w.a, &e2), NIC_EBUSY); /* one endpoint per process */
+    {   /* several endpoints per process, up to NIC_MAX_EPS; each its own handle */
+        nic_ep_t more[NIC_MAX_EPS];
+        for (unsigned i = 1; i < NIC_MAX_EPS; i++) {
+            assert_int_equal(nic_ep_open(w.a, &more[i]), NIC_OK);
+            assert_true(more[i] != w.ea && (i == 1 || more[i] != more[i - 1]));
+            assert_int_equal(nic_outstanding(w.a, more[i]), 0);
+        }
+        assert_int_equal(nic_ep_open(w.a, &e2), NIC_EBUSY); /* NIC_MAX_EPS open */
+        for (unsigned i = 1; i < NIC_MAX_EPS; i++)
+            assert_int_equal(nic_ep_close(w.a, more[i], NULL, 0), 0);
+        assert_int_equal(nic_poll(w.a, more[1], &wc, 1), NIC_EBADEP); /* closed */
+    }
     wr.len = 0;
     assert_int_equal(nic_post_write(w.a, w.ea, &wr), NIC_EINVAL);
     wr.len = NIC_MAX_XFER + 1;
@@ -542,6 +553,354 @@ static void raw_local_range(void **state)
     teardown_world(&w);
 }
 
+
+/* ---- the event queue (docs/api.md "Event queue") ---- */
+
+#define E_VA 0x60000000ull
+
+/* A third process with its event queue (attr may be NULL) and n endpoints opened after it, and
+ * a registered source buffer. */
+static nic_dev_t *eq_proc(struct world *w, uint32_t *pid, const struct nic_eq_attr *attr, nic_ep_t *ep, unsigned n)
+{
+    nic_dev_t *c;
+    struct nic_mr mr;
+
+    *pid = fake_proc(w->f);
+    pattern(w, *pid, E_VA, 4096, 5);
+    assert_int_equal(nic_dev_open(w->f->drv, *pid, NULL, &c), NIC_OK);
+    assert_int_equal(nic_eq_open(c, attr), NIC_OK);
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(nic_ep_open(c, &ep[i]), NIC_OK);
+    assert_int_equal(nic_reg(c, E_VA, 4096, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE, &mr), NIC_OK);
+    return c;
+}
+
+static struct nic_wr eq_wr(const struct world *w, uint64_t id, int signaled)
+{
+    struct nic_wr wr = { .local_va = E_VA, .len = 100, .remote_offset = 200, .wr_id = id, .signaled = signaled };
+    wr.remote = (struct nic_remote){ w->dst.node, w->dst.pid, w->dst.handle, w->dst.rkey };
+    return wr;
+}
+
+/* One queue reports the completions of several endpoints: each once, with its endpoint, in request
+ * order per endpoint, failures too; nic_poll on one endpoint still works and what it took is not
+ * reported again; the library never read a completion queue it had no event for. */
+static void eq_several_endpoints(void **state)
+{
+    struct world w;
+    nic_ep_t ep[3];
+    uint32_t pc;
+    struct nic_ev ev[16];
+    struct nic_wc wc;
+    struct nic_lib_counters lc;
+    struct nic_wr wr;
+    int seen[5] = { 0 }, n, pos13 = -1, pos10 = -1;
+    (void)state;
+
+    setup_world(&w, true);
+    nic_dev_t *c = eq_proc(&w, &pc, NULL, ep, 3);
+    for (unsigned i = 0; i < 3; i++)
+        assert_int_equal(w.f->ep[ep[i] & 0xFFFF].eq, w.f->ep[ep[0] & 0xFFFF].eq); /* bound to one queue */
+    assert_true(w.f->ep[ep[0] & 0xFFFF].eq != 0);
+    wr = eq_wr(&w, 10, 1);
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    wr = eq_wr(&w, 11, 0);
+    wr.remote.rkey ^= 1; /* fails (wrong key): reported although unsignalled */
+    assert_int_equal(nic_post_write(c, ep[1], &wr), NIC_OK);
+    wr = eq_wr(&w, 12, 1);
+    assert_int_equal(nic_post_read(c, ep[2], &wr), NIC_OK);
+    wr = eq_wr(&w, 13, 1);
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    wr = eq_wr(&w, 14, 0); /* unsignalled success: never reported */
+    assert_int_equal(nic_post_write(c, ep[2], &wr), NIC_OK);
+    fake_run(w.f); /* misses resolved: every request done */
+    n = nic_eq_poll(c, ev, 16);
+    assert_int_equal(n, 4);
+    for (int i = 0; i < n; i++) {
+        uint64_t id = ev[i].wc.wr_id;
+        assert_int_equal(ev[i].kind, NIC_EV_COMPLETION);
+        assert_true(id >= 10 && id <= 13);
+        seen[id - 10]++;
+        assert_int_equal(ev[i].ep, id == 11 ? ep[1] : id == 12 ? ep[2] : ep[0]);
+        assert_int_equal(ev[i].wc.status, id == 11 ? NIC_WC_KEY : NIC_WC_SUCCESS);
+        assert_int_equal(ev[i].wc.op, id == 12 ? NIC_OP_RDMA_READ : NIC_OP_RDMA_WRITE);
+        if (id == 10)
+            pos10 = i;
+        if (id == 13)
+            pos13 = i;
+    }
+    assert_true(seen[0] == 1 && seen[1] == 1 && seen[2] == 1 && seen[3] == 1);
+    assert_true(pos10 < pos13); /* request order within an endpoint */
+    assert_int_equal(nic_eq_poll(c, ev, 16), 0);
+    assert_int_equal(nic_lib_counters(c, &lc), NIC_OK);
+    assert_int_equal(lc.cq_reads, 0); /* no completion queue polled: the queue said which */
+    assert_int_equal(lc.eqe_bogus, 0);
+    assert_int_equal(lc.cqe_bogus, 0);
+    /* a completion taken by nic_poll is not reported again by the queue */
+    wr = eq_wr(&w, 20, 1);
+    assert_int_equal(nic_post_write(c, ep[1], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_poll(c, ep[1], &wc, 1), 1);
+    assert_int_equal(wc.wr_id, 20);
+    assert_int_equal(nic_eq_poll(c, ev, 16), 0);
+    /* closing an endpoint: its handle is dead for the queue too, the others report on */
+    assert_int_equal(nic_ep_close(c, ep[1], NULL, 0), 0);
+    wr = eq_wr(&w, 21, 1);
+    assert_int_equal(nic_post_write(c, ep[2], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 16), 1);
+    assert_int_equal(ev[0].wc.wr_id, 21);
+    assert_int_equal(ev[0].ep, ep[2]);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    teardown_world(&w);
+}
+
+/* nic_eq_wait sleeps (no polling) until the queue's interrupt: nothing there -> one EQ_ARM, asleep
+ * to the deadline, ETIMEDOUT; an event already there -> no sleep; an ARM with an old count fires at
+ * once (the wake-up cannot be lost between the check and the sleep). */
+static void eq_wait_sleeps(void **state)
+{
+    struct world w;
+    nic_ep_t ep[1];
+    uint32_t pc;
+    struct nic_ev ev;
+    struct nic_lib_counters lc;
+    struct nicdrv_stats st;
+    struct nic_wr wr;
+    (void)state;
+
+    setup_world(&w, true);
+    nic_dev_t *c = eq_proc(&w, &pc, NULL, ep, 1);
+    uint64_t t0 = w.f->now;
+    uint32_t arms = w.f->eq_arms;
+    assert_int_equal(nic_eq_wait(c, &ev, 50000), NIC_ETIMEDOUT);
+    assert_true(w.f->now >= t0 + 50000);
+    assert_int_equal(nic_lib_counters(c, &lc), NIC_OK);
+    assert_true(lc.eq_sleeps >= 1 && lc.eq_sleeps <= 2); /* slept, not polled every microsecond */
+    assert_true(lc.eq_reads <= 3);
+    assert_true(w.f->eq_arms - arms == lc.eq_sleeps);
+    /* the armed queue fires at the next entry: the driver counts the wake-up */
+    uint32_t fires = w.f->eq_fires;
+    wr = eq_wr(&w, 1, 1);
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(w.f->eq_fires, fires + 1);
+    nicdrv_stats(w.f->drv, &st);
+    assert_true(st.eq_wakeups >= 1);
+    t0 = w.f->now;
+    assert_int_equal(nic_eq_wait(c, &ev, 50000), NIC_OK); /* there already: no sleep */
+    assert_int_equal(ev.kind, NIC_EV_COMPLETION);
+    assert_int_equal(ev.wc.wr_id, 1);
+    assert_int_equal(nic_lib_counters(c, &lc), NIC_OK);
+    assert_true(lc.eq_sleeps <= 2);
+    assert_true(w.f->now - t0 < 50000);
+    /* an ARM with a count behind what was written wakes at once */
+    wr = eq_wr(&w, 2, 1);
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    fake_run(w.f);
+    fires = w.f->eq_fires;
+    t0 = w.f->now;
+    assert_int_equal(nicdrv_eq_wait(w.f->drv, pc, 1, t0 + 50000), NICDRV_OK);
+    assert_int_equal(w.f->eq_fires, fires + 1);
+    assert_true(w.f->now - t0 < 50000);
+    assert_int_equal(nic_eq_poll(c, &ev, 1), 1);
+    assert_int_equal(ev.wc.wr_id, 2);
+    assert_int_equal(nicdrv_eq_wait(w.f->drv, pc, 99, t0 + 50000), NICDRV_EFW); /* count beyond the queue */
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    teardown_world(&w);
+}
+
+/* A full queue: the NIC loses entries, counts them and reports them (NIC_EV_OVERFLOW: in the slot
+ * kept for it at once, the rest once the library's count makes room: the counts add up); no completion is lost or doubled (the library re-reads every
+ * endpoint's completion queue on the report). */
+static void eq_overflow_reported(void **state)
+{
+    struct world w;
+    nic_ep_t ep[2];
+    uint32_t pc;
+    struct nic_ev ev[32];
+    struct nic_lib_counters lc;
+    struct nic_wr wr;
+    const struct nic_eq_attr attr = { .log2_entries = 2 }; /* 4 entries: 3 for events, 1 for the report */
+    int seen[8] = { 0 }, n = 0, overflow = 0, r;
+    uint32_t lost = 0;
+    (void)state;
+
+    setup_world(&w, true);
+    nic_dev_t *c = eq_proc(&w, &pc, &attr, ep, 2);
+    for (unsigned i = 0; i < 8; i++) {
+        wr = eq_wr(&w, i, 1);
+        assert_int_equal(nic_post_write(c, ep[i % 2], &wr), NIC_OK);
+    }
+    fake_run(w.f);
+    assert_int_equal(w.f->eq_lost, 5); /* 3 entries fit, the 5 others were lost */
+    while ((r = nic_eq_poll(c, ev, 32)) > 0) {
+        for (int i = 0; i < r; i++) {
+            if (ev[i].kind == NIC_EV_OVERFLOW) {
+                overflow++;
+                lost += ev[i].lost;
+                continue;
+            }
+            assert_int_equal(ev[i].kind, NIC_EV_COMPLETION);
+            assert_true(ev[i].wc.wr_id < 8);
+            assert_int_equal(ev[i].ep, ep[ev[i].wc.wr_id % 2]);
+            seen[ev[i].wc.wr_id]++;
+            n++;
+        }
+    }
+    assert_int_equal(r, 0);
+    /* the reserved slot took a report at the first loss, the rest came once there was room */
+    assert_true(overflow >= 1 && overflow <= 2);
+    assert_int_equal(lost, 5);
+    assert_int_equal(n, 8);
+    for (unsigned i = 0; i < 8; i++)
+        assert_int_equal(seen[i], 1);
+    assert_int_equal(nic_lib_counters(c, &lc), NIC_OK);
+    assert_int_equal(lc.eq_lost, 5);
+    assert_true(lc.eq_credits >= 1); /* the count that made room */
+    /* and the queue works on */
+    wr = eq_wr(&w, 40, 1);
+    assert_int_equal(nic_post_write(c, ep[1], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 32), 1);
+    assert_int_equal(ev[0].wc.wr_id, 40);
+    assert_int_equal(w.f->eq_lost, 5);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    teardown_world(&w);
+}
+
+/* Target-side notification: a write with immediate gives the target process exactly one
+ * NIC_EV_IMM (its immediate, length, buffer, offset, source node), with the bytes in place; a write
+ * without one gives none; a target without a notify queue gets nothing (counted by the NIC); bad
+ * immediates are refused at the call. */
+static void eq_write_with_imm(void **state)
+{
+    struct world w;
+    nic_dev_t *t;
+    nic_ep_t te, ep[1];
+    uint32_t pt, pc;
+    struct nic_mr tmr;
+    struct nic_ev ev[4];
+    struct nic_wc wc;
+    struct nic_wr wr;
+    uint8_t got[300], want[300];
+    const struct nic_eq_attr notify = { .flags = NIC_EQ_NOTIFY };
+    (void)state;
+
+    setup_world(&w, true);
+    pt = fake_proc(w.f);
+    assert_int_equal(nic_dev_open(w.f->drv, pt, NULL, &t), NIC_OK);
+    assert_int_equal(nic_eq_open(t, &notify), NIC_OK);
+    assert_int_equal(nic_ep_open(t, &te), NIC_OK);
+    assert_int_equal(nic_reg(t, 0x40000000ull, 8192, NIC_ACCESS_REMOTE_WRITE, &tmr), NIC_OK);
+    nic_dev_t *c = eq_proc(&w, &pc, NULL, ep, 1);
+    wr = eq_wr(&w, 1, 1);
+    wr.remote = (struct nic_remote){ tmr.node, tmr.pid, tmr.handle, tmr.rkey };
+    wr.remote_offset = 1000;
+    wr.len = 300;
+    wr.with_imm = 1;
+    wr.imm = 0xBEEF;
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 1); /* the writer: its completion */
+    assert_int_equal(ev[0].wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(nic_eq_poll(t, ev, 4), 1); /* the target: one notification */
+    assert_int_equal(ev[0].kind, NIC_EV_IMM);
+    assert_int_equal(ev[0].imm, 0xBEEF);
+    assert_int_equal(ev[0].len, 300);
+    assert_int_equal(ev[0].handle, tmr.handle);
+    assert_int_equal(ev[0].offset, 1000);
+    assert_int_equal(ev[0].src_node, 0);
+    os_read(w.f->os, pt, 0x40000000ull + 1000, got, sizeof got);
+    os_read(w.f->os, pc, E_VA, want, sizeof want);
+    assert_memory_equal(got, want, sizeof got); /* the data is there when the event is */
+    assert_int_equal(nic_eq_poll(t, ev, 4), 0);
+    /* without an immediate: no notification */
+    wr.with_imm = 0;
+    wr.wr_id = 2;
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 1);
+    assert_int_equal(nic_eq_poll(t, ev, 4), 0);
+    /* to a process without a notify queue (w.b has none): the write succeeds, the NIC counts it */
+    wr = eq_wr(&w, 3, 1);
+    wr.with_imm = 1;
+    wr.imm = 7;
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 1);
+    assert_int_equal(ev[0].wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(w.f->imm_no_eq, 1);
+    /* refused at the call: an immediate beyond 16 bits, a read with one */
+    wr.imm = NIC_IMM_MAX + 1;
+    assert_int_equal(nic_post_write(c, ep[0], &wr), NIC_EINVAL);
+    wr.imm = 1;
+    assert_int_equal(nic_post_read(c, ep[0], &wr), NIC_EINVAL);
+    assert_int_equal(nic_poll(c, ep[0], &wc, 1), 0);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    assert_int_equal(nic_dev_close(t), NIC_OK);
+    teardown_world(&w);
+}
+
+/* The event queue's errors at the call. */
+static void eq_errors(void **state)
+{
+    struct world w;
+    struct nic_ev ev;
+    struct nic_eq_attr attr = { 0 };
+    nic_dev_t *c;
+    nic_ep_t e;
+    uint32_t pc;
+    (void)state;
+
+    setup_world(&w, true);
+    assert_int_equal(nic_eq_poll(w.a, &ev, 1), NIC_ENOEQ);
+    assert_int_equal(nic_eq_wait(w.a, &ev, 1000), NIC_ENOEQ);
+    assert_int_equal(nic_eq_close(w.a), NIC_ENOEQ);
+    assert_int_equal(nic_eq_open(w.a, NULL), NIC_EBUSY); /* its endpoint is open: open the queue first */
+    assert_int_equal(nic_eq_open(NULL, NULL), NIC_EINVAL);
+    pc = fake_proc(w.f);
+    assert_int_equal(nic_dev_open(w.f->drv, pc, NULL, &c), NIC_OK);
+    attr.log2_entries = NIC_EQ_LOG2_MAX + 1;
+    assert_int_equal(nic_eq_open(c, &attr), NIC_EINVAL);
+    attr.log2_entries = 1;
+    assert_int_equal(nic_eq_open(c, &attr), NIC_EINVAL);
+    attr.log2_entries = 3;
+    attr.flags = 0x80;
+    assert_int_equal(nic_eq_open(c, &attr), NIC_EINVAL);
+    attr.flags = NIC_EQ_NOTIFY;
+    assert_int_equal(nic_eq_open(c, &attr), NIC_OK);
+    assert_int_equal(nic_eq_open(c, &attr), NIC_EBUSY); /* one per process */
+    assert_int_equal(nicdrv_eq_open(w.f->drv, pc, 0x40000000ull, 3, 0), NICDRV_EBUSY);
+    assert_int_equal(nic_eq_poll(c, NULL, 1), NIC_EINVAL);
+    assert_int_equal(nic_eq_poll(c, &ev, -1), NIC_EINVAL);
+    assert_int_equal(nic_eq_wait(c, NULL, 1), NIC_EINVAL);
+    assert_int_equal(nic_eq_poll(c, &ev, 1), 0);
+    assert_int_equal(nic_eq_close(c), NIC_OK);
+    assert_int_equal(nic_eq_poll(c, &ev, 1), NIC_ENOEQ);
+    assert_int_equal(nic_eq_close(c), NIC_ENOEQ);
+    /* an endpoint opened without a queue reports to none */
+    assert_int_equal(nic_ep_open(c, &e), NIC_OK);
+    assert_int_equal(w.f->ep[e & 0xFFFF].eq, 0);
+    assert_int_equal(nicdrv_eq_wait(w.f->drv, pc, 0, 1000), NICDRV_ENOENT);
+    /* queue ids run out on the NIC: ENORES, nothing pinned for the refused one */
+    {
+        nic_dev_t *more[16];
+        unsigned k = 0;
+        int rc = NIC_OK;
+        for (; k < 16 && rc == NIC_OK; k++) {
+            assert_int_equal(nic_dev_open(w.f->drv, fake_proc(w.f), NULL, &more[k]), NIC_OK);
+            rc = nic_eq_open(more[k], NULL);
+        }
+        assert_int_equal(rc, NIC_ENORES);
+        assert_true(k > 8);
+        for (unsigned i = 0; i < k; i++)
+            assert_int_equal(nic_dev_close(more[i]), NIC_OK);
+    }
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    teardown_world(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -555,6 +914,11 @@ int main(void)
         cmocka_unit_test(signalled_then_unsignalled),
         cmocka_unit_test(forged_cqe_ignored),
         cmocka_unit_test(raw_local_range),
+        cmocka_unit_test(eq_several_endpoints),
+        cmocka_unit_test(eq_wait_sleeps),
+        cmocka_unit_test(eq_overflow_reported),
+        cmocka_unit_test(eq_errors),
+        cmocka_unit_test(eq_write_with_imm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,6 +88,53 @@ static void miss_forget_drops_a_process(void **state)
     assert_int_equal(miss_outstanding(&t), 1);
 }
 
+/* Prefetch on a miss (issue 14): a request covering lines [10, 14) of (VMH, pid 1). */
+static void miss_range_merges_and_shrinks_in_order(void **state)
+{
+    struct miss_ent *e, *e2;
+    (void)state;
+    assert_int_equal(miss_add(&t, 0, 1, 10, 0, 1, 0, &e), MISS_ADD_NEW);
+    assert_int_equal(e->n, 1);
+    miss_set_span(e, 4);
+    miss_posted(&t, e, 0);
+    /* a miss on a prefetched line merges (no second request), counted; one past the range does not */
+    assert_int_equal(miss_add(&t, 0, 1, 13, 0, 1, 0, &e2), MISS_ADD_MERGED);
+    assert_ptr_equal(e2, e);
+    assert_int_equal(t.st.range_merged, 1);
+    assert_int_equal(miss_add(&t, 0, 1, 9, 0, 1, 0, &e2), MISS_ADD_NEW);
+    assert_int_equal(miss_add(&t, 0, 1, 14, 0, 1, 0, &e2), MISS_ADD_NEW);
+    assert_int_equal(miss_add(&t, 0, 2, 11, 0, 1, 0, &e2), MISS_ADD_NEW); /* another pid */
+    assert_int_equal(t.st.range_merged, 1);
+    /* fills in order: the range shrinks from the front, the entry leaves with its last line */
+    assert_false(miss_resolve(&t, 0, 1, 10));
+    assert_int_equal(e->line, 11);
+    assert_int_equal(e->n, 3);
+    assert_int_equal(miss_add(&t, 0, 1, 10, 0, 1, 0, &e2), MISS_ADD_FULL); /* 10 is no longer covered */
+    assert_int_equal(miss_add(&t, 0, 1, 11, 0, 1, 0, &e2), MISS_ADD_MERGED); /* a prefetched line, now first */
+    assert_int_equal(t.st.range_merged, 2);
+    assert_false(miss_resolve(&t, 0, 1, 12)); /* a skipped line (11) resolves with the later one */
+    assert_int_equal(e->line, 13);
+    assert_int_equal(e->n, 1);
+    assert_true(miss_resolve(&t, 0, 1, 13));
+    assert_int_equal(e->state, MISS_FREE);
+    assert_false(miss_resolve(&t, 0, 1, 13));
+    assert_int_equal(t.st.resolved, 1);
+}
+
+static void miss_span_is_bounded(void **state)
+{
+    struct miss_ent *e;
+    (void)state;
+    miss_add(&t, 0, 1, 0xFFFFFFF0u, 0, 1, 0, &e);
+    miss_set_span(e, 0);
+    assert_int_equal(e->n, 1);
+    miss_set_span(e, 1000);
+    assert_int_equal(e->n, 255);
+    miss_set_span(e, 16);
+    assert_true(miss_resolve(&t, 0, 1, 0xFFFFFFFFu));
+    assert_int_equal(miss_outstanding(&t), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -95,6 +142,8 @@ int main(void)
         cmocka_unit_test_setup(miss_full_table_refuses_without_overwriting, setup),
         cmocka_unit_test_setup(miss_unanswered_request_expires_and_reposts, setup),
         cmocka_unit_test_setup(miss_forget_drops_a_process, setup),
+        cmocka_unit_test_setup(miss_range_merges_and_shrinks_in_order, setup),
+        cmocka_unit_test_setup(miss_span_is_bounded, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,11 +76,38 @@ static void sqe_op_and_flags(void **state)
     }
     e = good();
     for (unsigned b = 1; b < 8; b++) {
+        if (1u << b == NIC_WR_IMM)
+            continue; /* ABI 2.1: a write with immediate (below) */
         e.flags = (uint8_t)(NIC_WR_SIGNALED | 1u << b);
         expect(&e, &lim, SQE_R_FLAGS);
         e.flags = (uint8_t)(1u << b);
         expect(&e, &lim, SQE_R_FLAGS);
     }
+}
+
+/* ABI 2.1: NIC_WR_IMM on a write, the immediate (16 bits) in reserved1[0]; not on a read; beyond
+ * 16 bits, or in reserved1[0] without the flag, or in the other reserved words: refused. */
+static void sqe_write_with_imm(void **state)
+{
+    struct nic_sq_entry e = good();
+    (void)state;
+    e.op = NIC_OP_RDMA_WRITE;
+    e.flags = NIC_WR_SIGNALED | NIC_WR_IMM;
+    expect(&e, &lim, SQE_OK);
+    e.reserved1[0] = NIC_IMM_MAX;
+    expect(&e, &lim, SQE_OK);
+    e.reserved1[0] = NIC_IMM_MAX + 1u;
+    expect(&e, &lim, SQE_R_RESERVED);
+    e.reserved1[0] = 5;
+    e.reserved1[1] = 1;
+    expect(&e, &lim, SQE_R_RESERVED);
+    e.reserved1[1] = 0;
+    e.flags = NIC_WR_SIGNALED;
+    expect(&e, &lim, SQE_R_RESERVED); /* an immediate without the flag */
+    e.reserved1[0] = 0;
+    e.flags = NIC_WR_IMM;
+    e.op = NIC_OP_RDMA_READ;
+    expect(&e, &lim, SQE_R_FLAGS);
 }
 
 static void sqe_length_bounds(void **state)
@@ -230,6 +257,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sqe_accepts_well_formed_write_and_read),
         cmocka_unit_test(sqe_op_and_flags),
+        cmocka_unit_test(sqe_write_with_imm),
         cmocka_unit_test(sqe_length_bounds),
         cmocka_unit_test(sqe_local_address_bounds),
         cmocka_unit_test(sqe_remote_offset_bounds),

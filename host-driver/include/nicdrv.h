@@ -154,7 +154,9 @@ struct nicdrv_stats {
     uint64_t eq_counts;                 /* consumer counts sent by nicdrv_eq_consumed */
     uint64_t mmu_releases;              /* pages the OS asked back (nicdrv_mmu_release) */
     uint64_t mmu_invalidations;         /* ... whose VMH line was invalidated (NCP answered) and unpinned */
-    uint64_t mmu_refused;               /* ... kept: a queue page, or the INVALIDATE not answered OK */
+    uint64_t mmu_refused;               /* ... kept: a queue page, a line younger than fill_residency
+                                           (also counted in mmu_young), or the INVALIDATE not answered OK */
+    uint64_t mmu_young;
     uint32_t procs, bufs, eps; /* live */
 };
 
@@ -217,7 +219,9 @@ int nicdrv_pin_step(nicdrv_t *d);
  * unpinned: the OS may then move the page; the NIC misses on it next time and the driver pins and
  * fills it again at its new address. NICDRV_OK when the driver holds no pin on the page any more;
  * NICDRV_EBUSY for a completion or event queue page (the NCP writes it without a translation: it
- * stays pinned) or an INVALIDATE not answered OK (nothing is unpinned). May block (tbl_lock, the
+ * stays pinned), a line filled less than cfg.fill_residency ago (its packet may not have used it
+ * yet: forward progress, as for evictions; the OS tries another time) or an INVALIDATE not
+ * answered OK (nothing is unpinned). May block (tbl_lock, the
  * command): call it from a kernel thread (a coroutine). */
 int nicdrv_mmu_release(nicdrv_t *d, uint32_t pid, uint64_t va);
 

@@ -578,7 +578,13 @@ int nicdrv_mmu_release(nicdrv_t *d, uint32_t pid, uint64_t va)
     drv_lock(d, &d->tbl_lock);
     d->st.mmu_releases++;
     struct drv_line *l = find_line(d, (uint16_t)pid, (uint32_t)(vpn / L), false);
-    if (l && l->used && l->pinned[vpn % L]) {
+    if (l && l->used && l->pinned[vpn % L] && d->cfg.fill_residency &&
+        d->host.now(d->host.ctx) < l->filled_at + d->cfg.fill_residency) {
+        /* filled for a packet that may not have used it yet: taking it now could undo every fill
+         * before its use (a livelock, as for evictions): the OS tries again later */
+        rc = NICDRV_EBUSY;
+        d->st.mmu_young++;
+    } else if (l && l->used && l->pinned[vpn % L]) {
         if (!d->cfg.mmu_skip_invalidate)
             rc = invalidate(d, NIC_CACHE_VMH, (uint16_t)pid, l->line, 1);
         if (!rc) {

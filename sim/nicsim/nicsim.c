@@ -125,6 +125,9 @@ static void usage(FILE *f)
             "  --host-cost K=V,...  cost model overrides (docs/models.md: irq_ns, wake_min_ns, ...)\n"
             "  --pin-hwm PAGES      driver high-water mark on pinned pages (default 4096)\n"
             "  --miss-threads N     driver miss threads per node (default 1, the seed's single thread)\n"
+            "  --mem-pressure CYC   OS memory pressure: every CYC cycles each host migrates or reclaims 2\n"
+            "                       pages, pinned ones too (the driver's MMU notifier invalidates the NIC's\n"
+            "                       line and unpins first; default off)\n"
             "  --prefill on|off     driver installs a process's PCH line at endpoint open and a buffer's\n"
             "                       CBH line at registration (default on; off: on demand, as the seed)\n"
             "  --prefetch N         prefetch on a miss: a VMH miss asks the driver for up to N lines, to\n"
@@ -434,6 +437,19 @@ done:
     ns_done(n);
 }
 
+/* --mem-pressure: the node's OS moves and reclaims pages every period, from a kernel thread (the
+ * driver's MMU notifier blocks in it while the NIC answers the INVALIDATE). Runs until the run
+ * stops (after the programs end nothing is pinned: the hook is then never asked). */
+static void kswapd(void *arg)
+{
+    struct ns_node *n = arg;
+    for (;;) {
+        sim_cycle_t t = os_pressure_next_event(n->os), now = coro_now();
+        coro_sleep(t > now ? t - now : 1);
+        os_pressure_step(n->os, coro_now());
+    }
+}
+
 /* After a failure every program skips to its end-of-run steps (counters, close, remove), so
  * the report still has each node's counters; a program that does not get there within
  * NS_FAIL_GRACE cycles (stuck) is abandoned. */
@@ -490,7 +506,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
-        O_EVALALL, O_PINHASH, O_PROCS
+        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -509,7 +525,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "prefetch", 1, 0, O_PF },       { "pin-mode", 1, 0, O_PINMODE },
         { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    { "mpi-timeout", 1, 0, O_MPIT },
         NODEDBG_LONG_OPTIONS,
-        { "procs", 1, 0, O_PROCS },
+        { "procs", 1, 0, O_PROCS },       { "mem-pressure", 1, 0, O_MEMP },
         { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
@@ -549,6 +565,10 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             if (parse_u64(a, &v) || v < 1 || v > 64)
                 return bad("--procs", a, "1..64 (and at most the NIC's user endpoints)");
             o->procs = (unsigned)v;
+            break;
+        case O_MEMP:
+            if (parse_u64(a, &o->mem_pressure) || o->mem_pressure < 1000)
+                return bad("--mem-pressure", a, "a period in cycles, >= 1000");
             break;
         case O_WL: {
             unsigned i;
@@ -874,6 +894,12 @@ int main(int argc, char **argv)
     cc.node.eval_all = o->eval_all != 0;
     cc.node.pin_hash = o->pin_hash != 0;
     cc.quanta = true; /* the same semantics for one rank and many */
+    if (o->mem_pressure) { /* seed 004: the OS takes pages back through the driver's MMU notifier */
+        cc.node.os.pressure_period = o->mem_pressure;
+        cc.node.os.pressure_pages = 2;
+        cc.node.os.pressure_pinned = true;
+        cc.node.os.seed = o->seed;
+    }
     cc.dist = S.dist;
     w->cl = cluster_create(&cc, w->costs);
     if (!w->cl) {
@@ -915,6 +941,7 @@ int main(int argc, char **argv)
             dc.pin_hwm_pages = o->pin_hwm;
         dc.miss_threads = o->miss_threads;
         dc.prefill = o->prefill != 0;
+        dc.mmu_notifier = o->mem_pressure != 0;
         dc.prefetch_lines = o->prefetch;
         dc.pin_mode = o->pin_mode;
         if (S.ev) {
@@ -934,7 +961,8 @@ int main(int argc, char **argv)
         }
         n->drv = hostsw_driver(n->hs);
         node_set_reset(cluster_node(w->cl, i), false);
-        if (coro_spawn(cluster_sched(w->cl), "user", node_prog, n, NULL))
+        if (coro_spawn(cluster_sched(w->cl), "user", node_prog, n, NULL) ||
+            (o->mem_pressure && coro_spawn(cluster_sched(w->cl), "kswapd", kswapd, n, NULL)))
             return EXIT_SETUP;
         for (unsigned lp = 1; lp < o->procs; lp++) { /* the node's other processes: ranks lp x nodes + i */
             struct ns_node *q = &w->node[lp * o->nodes + i];

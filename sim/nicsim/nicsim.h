@@ -74,6 +74,7 @@ struct ns_opts {
     const char *host_cost; /* costs_set_list string */
     uint64_t pin_hwm;      /* driver pin high-water mark, pages (0 = driver default) */
     unsigned miss_threads; /* driver miss threads per node */
+    uint64_t mem_pressure; /* --mem-pressure: OS pressure period, cycles (0: off); the driver's MMU notifier on */
     int prefill;           /* driver installs PCH/CBH lines at EP_OPEN / registration (nicdrv cfg) */
     unsigned prefetch;     /* prefetch on a miss: VMH lines per miss request (nicdrv cfg; 0: one) */
     unsigned pin_mode;     /* enum nicdrv_pin_mode (nicdrv cfg): on-miss, at-reg, overlap */

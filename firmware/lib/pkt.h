@@ -28,6 +28,13 @@ enum pkt_type {
 #define PKT_F_VOID 0x04u   /* WRITE / READ_RESP without data: consumes its sequence number only */
 #define PKT_F_IMM 0x08u    /* WRITE, last segment (ABI 2.1): a write with immediate; `reason` = the
                             * immediate (every segment of the write carries it) */
+#define PKT_F_CE 0x10u     /* congestion experienced: set by the switch on a frame it queued above
+                            * its marking threshold (docs/wire-protocol.md "Flow and congestion control") */
+#define PKT_F_ECE 0x20u    /* ACK: a packet of yours accepted since my last ACK frame carried CE */
+
+/* ACK frames: the receiver's credit (packets beyond `ack` the sender may have in flight; 0: none
+ * advertised) in the high byte of `reason` (the low byte is 0 on ACK frames). */
+#define PKT_CREDIT(reason) ((uint32_t)(reason) >> 8)
 
 enum pkt_nack_reason {
     PKT_NACK_GAP = 1,        /* seq is not the next expected one: resend from `ack` */

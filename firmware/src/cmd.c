@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
 #include "evq.h"
@@ -224,7 +225,8 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     case NIC_CMD_INIT:
         if (c->c < 2 || c->c > 16 || (c->d & 0xFFFFu) != ncp.me || (c->d >> 16) == 0 ||
-            (c->d >> 16) > NCP_MAX_PEERS || !xlate_set_prefetch(c->ep)) {
+            (c->d >> 16) > NCP_MAX_PEERS || !xlate_set_prefetch(c->ep) ||
+            (c->cache & ~(uint32_t)(NIC_XOPT_FLOW | NIC_XOPT_CONGESTION))) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
         }
@@ -233,6 +235,8 @@ static void cmd_start(const struct nic_cmd *c)
         /* the fabric secret (64 bits in key, pid, epoch: nic_abi.h NIC_CMD_INIT) keys every
          * connection's ISN and token (docs/wire-protocol.md "Threat model") */
         ncp_secure((const uint32_t[4]){c->key, (uint32_t)c->pid | (uint32_t)c->epoch << 16, 0x4E435021u, 0u});
+        /* transport options (nic_abi.h NIC_XOPT_*: the same bits as CC_OPT_*) */
+        cc_setup(c->cache);
         ncp.inited = 1;
         cmd_answer(NIC_ST_OK);
         break;

@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "completer.h"
+#include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
 #include "evq.h"
@@ -67,6 +68,7 @@ void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k)
 {
     memset(s, 0, sizeof *s);
     memset(k, 0, sizeof *k);
+    cc_counters(s, k);
     cmd_counters(s, k);
     cpl_counters(s, k);
     conn_counters(s, k);
@@ -95,6 +97,7 @@ void ncp_boot(void)
     ncp.me = hal_node_id();
     ncp.nodes = NCP_MAX_PEERS; /* until INIT says how many */
     ncp_secure((const uint32_t[4]){0, 0, 0, 0}); /* connections; INIT gives the fabric secret */
+    cc_setup(0);                                 /* flow/congestion control off until INIT asks */
     xlate_init();
     tx_init();
     rx_init();

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
@@ -215,8 +216,8 @@ static int serve_ep(uint8_t epi)
                 op_progress(o, rest);
             continue;
         }
-        if (!xport_has_room(&pp->x))
-            return progress;
+        if (!xport_has_room(&pp->x) || !cc_room(o->rnode, &pp->x))
+            return progress; /* window, or flow/congestion window (congestion.h) */
         ncp_cookie_t cookie;
         if (o->kind == NIC_OP_RDMA_READ)
             cookie = CK_MAKE(CK_READREQ, o->id, 0);

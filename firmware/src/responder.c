@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "congestion.h"
 #include "conn.h"
 #include "evq.h"
 #include "ncp.h"
@@ -205,7 +206,7 @@ void resp_poll(void)
         uint32_t i = ncp_lowest_bit(m);
         struct ncp_resp *r = &resp_tab[i];
         for (unsigned budget = 0; budget < 4 && r->state == RESP_SENDING; budget++) {
-            if (!xport_has_room(&conn_peer[r->peer].x))
+            if (!xport_has_room(&conn_peer[r->peer].x) || !cc_room(r->peer, &conn_peer[r->peer].x))
                 break;
             ncp_cookie_t ck = CK_MAKE(CK_READRESP, r->id, r->sent / NCP_MTU);
             enum build_result b = seg_send_new(r->peer, ck);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "completer.h"
+#include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
 #include "evq.h"
@@ -177,6 +178,8 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     ncp_sat_inc(&rx_cnt.rx_packets);
     pset_add(ncp_work.peer_ack, hp->src); /* conn_flush_acks looks at this peer */
     cpl_on_frame_ack(hp->src, hp);
+    if (cc_opts | (hp->flags & PKT_F_CE))
+        cc_on_frame(hp->src, hp); /* credits, echoes, marks (congestion.c) */
     NCP_PROF(7);
     if (!pkt_is_sequenced(hp->type))
         return 0;
@@ -256,8 +259,10 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
 
     NCP_PROF_START();
     /* pkt_parse's rules (pkt.h): header, WRITE fields; on_frame: source within the peers; here
-     * only a WRITE with data that does not resync */
-    if (flen < PKT_HDR_BYTES || (w1 & 0xFFu) != PKT_WRITE || len == 0 || (flags & (PKT_F_RESYNC | PKT_F_IMM)) ||
+     * only a WRITE with data that does not resync, has no immediate and carries no congestion
+     * mark (cc_on_frame) */
+    if (flen < PKT_HDR_BYTES || (w1 & 0xFFu) != PKT_WRITE || len == 0 ||
+        (flags & (PKT_F_RESYNC | PKT_F_IMM | PKT_F_CE)) ||
         pkt_hdr_check(w0 & 0xFFFFu, src, PKT_WRITE, len, flen, ncp.me, ncp.nodes, NCP_MTU) != PKT_OK ||
         src >= NCP_MAX_PEERS || !pkt_write_ok(len, flags, buf, off, w[PKT_W_XLEN]))
         return 0;

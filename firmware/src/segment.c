@@ -10,6 +10,7 @@
  * and a retransmission rebuilds the packet by translating and DMAing the bytes from host memory
  * again (docs/firmware.md, "Retransmission").
  */
+#include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
@@ -338,6 +339,8 @@ void seg_resend_poll(void)
             struct xport_peer *x = &conn_peer[p].x;
             int more = 1;
             for (unsigned budget = 0; budget < 8; budget++) {
+                if (!cc_resend_room(p, x, x->rexmit))
+                    break; /* beyond the flow/congestion window (congestion.h): an ACK sets the bit */
                 if (!xport_rexmit_next(x, &seq, &cookie)) {
                     more = 0; /* none left now (or a probe waits for progress: an ACK sets the bit) */
                     break;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "completer.h"
+#include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
@@ -278,6 +279,8 @@ void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t
     h.seq = seq;
     h.op = op;
     h.status = status;
+    if (type == PKT_ACK && cc_opts)
+        cc_ack_fields(peer, &h); /* credit, echo (congestion.c) */
     PKT_ENCODE(ctl_frame[i], &h);
     if (type == PKT_NACK)
         ncp_sat_inc(&tx_cnt.nacks_sent);

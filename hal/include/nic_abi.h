@@ -71,7 +71,10 @@ enum nic_cmd_op {
     NIC_CMD_INIT = 1,          /* a/b: event ring host PA; c: log2 entries; d: node id [15:0], nodes [31:16];
                                 * key, pid | epoch << 16: the 64-bit fabric secret (ABI 2.0; 0: none);
                                 * ep (unused by INIT before; issue 14): prefetch on a miss, the most VMH
-                                * lines one miss request may cover (NIC_PREFETCH_MAX; 0: one line, the seed) */
+                                * lines one miss request may cover (NIC_PREFETCH_MAX; 0: one line, the seed);
+                                * cache (unused by INIT before; issue 14): transport options NIC_XOPT_*
+                                * (0: none): bit 0 flow control (credits), bit 1 congestion control
+                                * (ECN window); other bits: NIC_ST_BAD_CMD */
     NIC_CMD_EP_OPEN = 2,       /* ep, pid; a/b: completion queue host PA; c: log2 entries;
                                 * d (ABI 2.1): event queue the endpoint reports to (0: none) */
     NIC_CMD_EP_CLOSE = 3,      /* ep: flush outstanding work with NIC_ST_FLUSHED, then answer */
@@ -115,6 +118,11 @@ struct nic_cmd {
  * line can fall between the image and the fill. An NCP of ABI 1.0 ignores the flag and rejects
  * the fill (epoch 0 is stale after the registration's invalidation): only a missed prefill. */
 #define NIC_FILL_CURRENT 0x1u
+
+/* INIT transport options (nic_cmd.cache of NIC_CMD_INIT; docs/wire-protocol.md "Flow and congestion
+ * control"). */
+#define NIC_XOPT_FLOW 0x1u       /* receiver credits: a receiver is never overrun by a sender */
+#define NIC_XOPT_CONGESTION 0x2u /* ECN-marked frames echoed; an AIMD window per connection */
 
 /* ---- Cache line images, in host memory, DMA'd by the NIC for FILL and STATIC_LOAD ---- */
 
@@ -360,7 +368,9 @@ struct nic_stats {
     uint32_t resyncs_bad;   /* RESYNC flags that would move a connection backward: ignored */
     uint32_t rx_dma_errors; /* received data whose host DMA failed: not acknowledged, resent */
     uint32_t void_fails;    /* operations failed because a segment went VOID (no data) */
-    uint32_t reserved_xport[7];
+    uint32_t ce_received;   /* sequenced packets received with the switch's congestion mark (CE) */
+    uint32_t cc_cuts;       /* congestion window cuts on an echoed mark (ECE) */
+    uint32_t reserved_xport[5];
     /* translation liveness (issue 18) */
     uint32_t miss_requests;      /* miss requests recorded (one per (cache, pid, line) outstanding) */
     uint32_t miss_reposts;       /* posted misses the host did not answer within 10 ms, posted again */

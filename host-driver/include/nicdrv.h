@@ -86,6 +86,8 @@ struct nicdrv_config {
                                    connection's ISN and token (INIT). 0: none (tokens derived from
                                    a public key: no protection against forged frames) */
     uint32_t required_fw_major; /* 0 = any firmware version (the ABI major is always checked) */
+    uint32_t xport_opts;        /* transport options given to the NCP in INIT (nic_abi.h NIC_XOPT_*:
+                                   flow control, congestion control; 0, the default: neither) */
     bool prefill;               /* dynamic build: install a process's PCH line at EP_OPEN and a
                                    buffer's CBH line at registration (FILL, NIC_FILL_CURRENT), so the
                                    first packet to a new buffer misses only its VMH line (true;

@@ -592,6 +592,7 @@ int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t e
     c.pid = (uint16_t)(d->cfg.fabric_secret >> 32);
     c.epoch = (uint16_t)(d->cfg.fabric_secret >> 48);
     c.ep = (uint16_t)d->cfg.prefetch_lines; /* nic_abi.h NIC_CMD_INIT: prefetch on a miss */
+    c.cache = (uint8_t)d->cfg.xport_opts; /* NIC_CMD_INIT: transport options (NIC_XOPT_*) */
     rc = drv_cmd(d, &c, NULL, 0, &st);
     if (!rc && st != NIC_ST_OK)
         rc = NICDRV_EFW;

@@ -44,7 +44,7 @@ enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_TIMEOUT = 2, EXIT_SETUP = 3 };
 
 static const struct ns_workload *const workloads[] = {
     &ns_wl_pingpong, &ns_wl_stream, &ns_wl_missratio, &ns_wl_fft,
-    &ns_wl_radix,    &ns_wl_lu,     &ns_wl_ocean,     &ns_wl_water, &ns_wl_reglimit,
+    &ns_wl_radix,    &ns_wl_lu,     &ns_wl_ocean,     &ns_wl_water, &ns_wl_reglimit, &ns_wl_incast,
 };
 #define NWL (sizeof workloads / sizeof workloads[0])
 
@@ -91,14 +91,16 @@ static void usage(FILE *f)
             "                       endpoints: its max_procs - 1)\n"
             "  --workload W         one of the list below (default fft)\n"
             "  --size-min B         pingpong: smallest message (default 8)\n"
-            "  --size-max B         pingpong: largest message; stream/missratio: the message size\n"
-            "                       (default 1048576 for pingpong, 65536 stream, 4096 missratio)\n"
+            "  --size-max B         pingpong: largest message; stream/incast/missratio: the message size\n"
+            "                       (default 1048576 for pingpong, 65536 stream and incast, 4096 missratio)\n"
             "  --size B             sets --size-min and --size-max\n"
             "  --iters N            measured operations per size / per run (default 20; stream 200)\n"
             "  --warmup N           unmeasured rounds first (pingpong, missratio; default 2)\n"
             "  --window N           requests outstanding per node (stream, patterns; default 8)\n"
             "  --op write|read      stream: RDMA write or RDMA read (default write)\n"
             "  --bidir              stream: both directions at once\n"
+            "  --senders N          incast: senders to node 0, nodes 1..N (default: every other node;\n"
+            "                       --size-max, --iters, --window as stream's, per sender)\n"
             "  --miss-ratio F       missratio: fraction of pings that miss at node 1 (default 0.5)\n"
             "  --ws-pages N         patterns: working set per node, pages (default 256)\n"
             "  --phases N           patterns: phases (default 4)\n"
@@ -136,6 +138,14 @@ static void usage(FILE *f)
             "                       at-reg (registration pins and fills every line before it returns),\n"
             "                       overlap (registration returns at once, the driver pins and fills\n"
             "                       in the background; packets ahead of it miss, counted)\n"
+            "\n"
+            "Transport (issue 14; docs/wire-protocol.md \"Flow and congestion control\"):\n"
+            "  --flow on|off        receiver credits: no receiver is overrun by a sender (default off)\n"
+            "  --cc on|off          congestion control: the switch marks, receivers echo, each\n"
+            "                       connection keeps an AIMD window (default off)\n"
+            "  --ecn-kb K           switch marks frames queued above K KiB (default 16 with --cc on,\n"
+            "                       else 0: no marking)\n"
+            "  --queue-kb K         switch output queue per port, KiB (default 64)\n"
             "\n"
             "Run and reports:\n"
             "  --seed N             seed of the switch faults, costs and patterns (default 1)\n"
@@ -506,7 +516,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
-        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP
+        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -527,6 +537,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         NODEDBG_LONG_OPTIONS,
         { "procs", 1, 0, O_PROCS },       { "mem-pressure", 1, 0, O_MEMP },
         { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
+        { "flow", 1, 0, O_FLOW },         { "cc", 1, 0, O_CC },            { "ecn-kb", 1, 0, O_ECN },
+        { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -575,7 +587,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             for (i = 0; i < NWL && strcmp(a, workloads[i]->name); i++)
                 ;
             if (i == NWL)
-                return bad("--workload", a, "pingpong, stream, missratio, fft, radix, lu, ocean, water or reglimit");
+                return bad("--workload", a, "pingpong, stream, missratio, fft, radix, lu, ocean, water, reglimit or incast");
             o->workload = workloads[i]->name;
             break;
         }
@@ -718,6 +730,28 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             else
                 return bad("--pin-mode", a, "on-miss, at-reg or overlap");
             break;
+        case O_FLOW:
+        case O_CC:
+            if (strcmp(a, "on") && strcmp(a, "off"))
+                return bad(c == O_FLOW ? "--flow" : "--cc", a, "on or off");
+            *(c == O_FLOW ? &o->flow : &o->cc) = !strcmp(a, "on");
+            break;
+        case O_ECN:
+            if (parse_u64(a, &v) || v > 65536)
+                return bad("--ecn-kb", a, "KiB 0..65536");
+            o->ecn_bytes = (uint32_t)v * 1024u;
+            o->ecn_set = 1;
+            break;
+        case O_QKB:
+            if (parse_u64(a, &v) || v < 1 || v > 65536)
+                return bad("--queue-kb", a, "KiB 1..65536");
+            o->queue_bytes = (uint32_t)v * 1024u;
+            break;
+        case O_SENDERS:
+            if (parse_u64(a, &v) || v < 1 || v >= NS_MAX_NODES)
+                return bad("--senders", a, "1..255");
+            o->senders = (unsigned)v;
+            break;
         case O_MT:
             if (parse_u64(a, &v) || v < 1 || v > NICDRV_MAX_MISS_THREADS)
                 return bad("--miss-threads", a, "1..16");
@@ -740,7 +774,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         return EXIT_SETUP;
     }
     /* per-workload defaults */
-    int pp = !strcmp(o->workload, "pingpong"), st = !strcmp(o->workload, "stream"), mr = !strcmp(o->workload, "missratio");
+    int pp = !strcmp(o->workload, "pingpong"), mr = !strcmp(o->workload, "missratio");
+    int st = !strcmp(o->workload, "stream") || !strcmp(o->workload, "incast"); /* the same defaults */
     int rl = !strcmp(o->workload, "reglimit");
     o->size_min = smin ? smin : pp ? 8 : st ? 65536 : 4096;
     o->size_max = smax ? smax : pp ? (smin > (1u << 20) ? smin : 1u << 20) : st ? 65536 : rl ? (2u << 20) : 4096;
@@ -888,6 +923,9 @@ int main(int argc, char **argv)
     cc.sw.faults.duplicate = o->duplicate;
     cc.sw.faults.corrupt = o->corrupt;
     cc.sw.faults.delay = o->delay;
+    cc.sw.ecn_bytes = o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u;
+    if (o->queue_bytes)
+        cc.sw.queue_bytes = o->queue_bytes;
     cc.seed = o->seed;
     cc.console = o->console ? stderr : NULL; /* firmware console lines ("[node N] ...") */
     cc.skip_idle = !o->no_skip;
@@ -944,6 +982,7 @@ int main(int argc, char **argv)
         dc.mmu_notifier = o->mem_pressure != 0;
         dc.prefetch_lines = o->prefetch;
         dc.pin_mode = o->pin_mode;
+        dc.xport_opts = (o->flow ? NIC_XOPT_FLOW : 0u) | (o->cc ? NIC_XOPT_CONGESTION : 0u);
         if (S.ev) {
             dc.observe = drv_observe;
             dc.observe_ctx = n;

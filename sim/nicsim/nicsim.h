@@ -78,6 +78,11 @@ struct ns_opts {
     int prefill;           /* driver installs PCH/CBH lines at EP_OPEN / registration (nicdrv cfg) */
     unsigned prefetch;     /* prefetch on a miss: VMH lines per miss request (nicdrv cfg; 0: one) */
     unsigned pin_mode;     /* enum nicdrv_pin_mode (nicdrv cfg): on-miss, at-reg, overlap */
+    /* transport options (issue 14) and the switch's queue */
+    int flow, cc;          /* --flow, --cc on|off: NIC_XOPT_FLOW / NIC_XOPT_CONGESTION in INIT */
+    uint32_t ecn_bytes;    /* --ecn-kb: switch marking threshold (default: 16 KiB with --cc on, else 0) */
+    int ecn_set;
+    uint32_t queue_bytes;  /* --queue-kb: switch output queue per port (0: the switch's default) */
     /* run */
     uint64_t seed, max_cycles;
     int trace_node;
@@ -95,6 +100,7 @@ struct ns_opts {
     uint64_t size_min, size_max; /* pingpong sweep / stream / missratio message size */
     unsigned iters, warmup, window;
     int op_read, bidir;
+    unsigned senders;            /* incast: senders to node 0 (0: every other node) */
     double miss_ratio;
     uint64_t ws_pages; /* application patterns: working set per node, pages */
     unsigned phases;
@@ -273,7 +279,7 @@ int ns_write_csv(FILE *f, const char *path, const struct ns_report *r);  /* clos
 void ns_fw_desc(char *buf, size_t n, const struct nic_info *info, const char *img_path);
 
 /* ---- workloads ---- */
-extern const struct ns_workload ns_wl_pingpong, ns_wl_stream, ns_wl_missratio, ns_wl_reglimit;
+extern const struct ns_workload ns_wl_pingpong, ns_wl_stream, ns_wl_missratio, ns_wl_reglimit, ns_wl_incast;
 extern const struct ns_workload ns_wl_fft, ns_wl_radix, ns_wl_lu, ns_wl_ocean, ns_wl_water;
 
 #endif /* NICSIM_H */

@@ -101,8 +101,8 @@ static double limit_mbps(const struct ns_report *r, uint64_t size)
     double link_Bps = (double)o->link_bpc * (double)w->clock_hz / 8.0;
     int dirs = is_wl(w, "stream") && o->bidir ? 2 : 1;
 
-    if (!is_wl(w, "stream") && !is_wl(w, "pingpong") && !is_wl(w, "missratio"))
-        return -1;
+    if (!is_wl(w, "stream") && !is_wl(w, "pingpong") && !is_wl(w, "missratio") && !is_wl(w, "incast"))
+        return -1; /* (incast: the receiver's one link) */
     return (double)size / (double)(size + frames * (NS_WIRE_HDR + NS_WIRE_FCS + SWITCH_GAP_BYTES)) * link_Bps * dirs / 1e6;
 }
 
@@ -203,6 +203,63 @@ static void stream_rates(const struct ns_report *r, struct stream_rates *s)
     }
 }
 
+/*
+ * incast: each sender's bytes delivered (completed writes) by the time the first sender finished
+ * (every sender was sending until then), and Jain's fairness index over them,
+ * (sum x)^2 / (n sum x^2): 1 when equal, 1/n when one sender had it all. Needs every sender's
+ * completion times in this process (one rank): else ok = 0.
+ */
+struct incast_figs {
+    int ok;
+    unsigned senders;
+    double jain;
+    uint64_t min_bytes, max_bytes;
+    uint64_t retx, ce, cuts, ring_drops;
+};
+static void incast_figs(const struct ns_report *r, struct incast_figs *g)
+{
+    const struct ns_world *w = r->w;
+    const struct ns_opts *o = w->o;
+    unsigned s = o->senders ? o->senders : o->nodes - 1;
+    sim_cycle_t t_end = SIM_CYCLE_NEVER;
+    double sum = 0, sq = 0;
+
+    memset(g, 0, sizeof *g);
+    if (!is_wl(w, "incast"))
+        return;
+    g->senders = s;
+    for (unsigned i = 0; i < o->nodes; i++) {
+        g->retx += w->node[i].stats.retransmits;
+        g->ce += w->node[i].stats.ce_received;
+        g->cuts += w->node[i].stats.cc_cuts;
+        g->ring_drops += w->node[i].mac.rx_nobuf + w->node[i].mac.rx_overflow;
+    }
+    for (unsigned i = 1; i <= s; i++) {
+        const struct ns_node *n = &w->node[i];
+        sim_cycle_t last = 0;
+        if (!n->msg_done || n->nmsg < o->iters)
+            return;
+        for (uint64_t m = 0; m < n->nmsg; m++)
+            last = n->msg_done[m] > last ? n->msg_done[m] : last;
+        if (!last)
+            return;
+        t_end = last < t_end ? last : t_end;
+    }
+    g->min_bytes = UINT64_MAX;
+    for (unsigned i = 1; i <= s; i++) {
+        const struct ns_node *n = &w->node[i];
+        uint64_t b = 0;
+        for (uint64_t m = 0; m < n->nmsg; m++)
+            b += n->msg_done[m] && n->msg_done[m] <= t_end ? o->size_max : 0;
+        g->min_bytes = b < g->min_bytes ? b : g->min_bytes;
+        g->max_bytes = b > g->max_bytes ? b : g->max_bytes;
+        sum += (double)b;
+        sq += (double)b * (double)b;
+    }
+    g->ok = sq > 0;
+    g->jain = g->ok ? sum * sum / ((double)s * sq) : 0;
+}
+
 /* perftest's latency figures over the whole run's samples */
 static void run_lat(const struct ns_report *r, struct ns_lat_stats *st)
 {
@@ -263,6 +320,19 @@ void ns_summary(FILE *f, const struct ns_report *r)
                     p->lat_stdev_ns / 1e3, p->lat_p99_ns / 1e3, p->lat_p999_ns / 1e3, p->mbps,
                     limit_text(lt, sizeof lt, r, p->size, p->mbps));
         }
+    }
+    if (is_wl(w, "incast")) {
+        struct incast_figs g;
+        incast_figs(r, &g);
+        fprintf(f, "  incast      %u senders -> node 0: goodput %.1f MB/s%s; switch queue drops %" PRIu64
+                   ", marked %" PRIu64 "; MAC RX drops %" PRIu64 "; retransmits %" PRIu64 "; window cuts %" PRIu64 "\n",
+                g.senders, bw_mbps(w), limit_text(lt, sizeof lt, r, o->size_max, bw_mbps(w)), r->sw.queue_drops,
+                r->sw.ecn_marked, g.ring_drops, g.retx, g.cuts);
+        if (g.ok)
+            fprintf(f, "              fairness (Jain) %.4f over the bytes delivered when the first sender finished "
+                       "(min %" PRIu64 ", max %" PRIu64 " B)\n", g.jain, g.min_bytes, g.max_bytes);
+        fprintf(f, "              flow control %s, congestion control %s (switch marks above %u B)\n",
+                o->flow ? "on" : "off", o->cc ? "on" : "off", o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u);
     }
     if (is_wl(w, "reglimit"))
         fprintf(f, "  registered  %" PRIu64 " pages (%.1f MiB) at node 0; stopped by: %s\n", w->reg_pages,
@@ -406,6 +476,10 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddBoolToObject(x, "prefill", o->prefill);
     cJSON_AddNumberToObject(x, "prefetch", o->prefetch);
     cJSON_AddStringToObject(x, "pin_mode", o->pin_mode == 1 ? "at-reg" : o->pin_mode == 2 ? "overlap" : "on-miss");
+    cJSON_AddBoolToObject(x, "flow", o->flow);
+    cJSON_AddBoolToObject(x, "cc", o->cc);
+    report_u64(x, "ecn_bytes", o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u);
+    report_u64(x, "senders", o->senders);
     report_u64(x, "max_cycles", o->max_cycles);
     cJSON_AddBoolToObject(x, "no_skip", o->no_skip);
 
@@ -467,6 +541,26 @@ static cJSON *build_json(const struct ns_report *r)
         json_limit(q, r, p->size, p->mbps);
         cJSON_AddItemToArray(arr, q);
     }
+    if (is_wl(w, "incast")) {
+        struct incast_figs g;
+        incast_figs(r, &g);
+        y = cJSON_AddObjectToObject(x, "incast");
+        report_u64(y, "senders", g.senders);
+        report_num(y, "goodput_MBps", bw_mbps(w), 2);
+        json_limit(y, r, o->size_max, bw_mbps(w));
+        if (g.ok)
+            report_num(y, "jain", g.jain, 4);
+        else
+            cJSON_AddNullToObject(y, "jain");
+        report_u64(y, "sender_min_bytes", g.ok ? g.min_bytes : 0);
+        report_u64(y, "sender_max_bytes", g.max_bytes);
+        report_u64(y, "switch_queue_drops", r->sw.queue_drops);
+        report_u64(y, "switch_marked", r->sw.ecn_marked);
+        report_u64(y, "mac_rx_drops", g.ring_drops);
+        report_u64(y, "retransmits", g.retx);
+        report_u64(y, "ce_received", g.ce);
+        report_u64(y, "window_cuts", g.cuts);
+    }
     report_num(x, "steady_ns", w->t_first && w->t1 > w->t_first ? ns_cyc_to_ns(w, (double)(w->t1 - w->t_first)) : 0.0, 0);
     report_u64(x, "registered_pages", w->reg_pages);
     cJSON_AddStringToObject(x, "registration_error", w->reg_error);
@@ -493,6 +587,7 @@ static cJSON *build_json(const struct ns_report *r)
     report_u64(x, "fault_duplicate", r->sw.fault_duplicate);
     report_u64(x, "fault_corrupt", r->sw.fault_corrupt);
     report_u64(x, "fault_delay", r->sw.fault_delay);
+    report_u64(x, "ecn_marked", r->sw.ecn_marked);
 
     arr = cJSON_AddArrayToObject(root, "nodes");
     for (unsigned i = 0; arr && i < o->nodes; i++) {
@@ -521,6 +616,8 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "dup_packets", s->dup_packets);
         report_u64(y, "protection_errors", s->protection_errors);
         report_u64(y, "loop_frames", s->loop_frames);
+        report_u64(y, "ce_received", s->ce_received);
+        report_u64(y, "cc_cuts", s->cc_cuts);
         y = cJSON_AddObjectToObject(q, "mac");
         report_u64(y, "rx_ok", n->mac.rx_ok);
         report_u64(y, "rx_bad_crc", n->mac.rx_bad_crc);

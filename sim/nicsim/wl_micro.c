@@ -8,6 +8,11 @@
  *   stream     node 0 streams --iters RDMA writes (or reads, --op read) of --size-max bytes to
  *              node 1 with --window requests outstanding; --bidir: node 1 streams to node 0 at
  *              the same time. Bandwidth = bytes / (last completion - first post).
+ *   incast     --senders nodes (default: every node but 0) each stream --iters RDMA writes of
+ *              --size-max bytes with --window outstanding into node 0 at once, through the switch's
+ *              one output queue to node 0 (issue 14). Goodput = bytes / (last completion - first
+ *              post); fairness: Jain's index over the bytes each sender had delivered when the first
+ *              of them finished (ns_report.c).
  *   missratio  the seed's micro-benchmark (seed 000, Fig. 4): pingpong at --size-max where a
  *              fraction --miss-ratio of node 0's pings target buffers that miss in node 1's VMH
  *              cache. The cold buffers (--size-max rounded up to pages, at most one VMH line)
@@ -330,6 +335,105 @@ out:
 const struct ns_workload ns_wl_stream = {
     "stream", "bandwidth: --iters RDMA writes (--op read: reads) of --size-max bytes, --window outstanding, "
               "node 0 -> 1 (--bidir: both ways)", 2, NS_MAX_NODES, stream_check, stream_run,
+};
+
+/* ---- incast ---- */
+static int incast_check(const struct ns_opts *o, char *err, size_t n)
+{
+    if (size_ok(o, err, n))
+        return -1;
+    if (o->window < 1 || o->window > 256) {
+        snprintf(err, n, "--window must be 1..256");
+        return -1;
+    }
+    unsigned s = o->senders ? o->senders : o->nodes - 1;
+    if (s < 1 || s > o->nodes - 1) {
+        snprintf(err, n, "incast: --senders must be 1..%u (nodes - 1)", o->nodes - 1);
+        return -1;
+    }
+    /* node 0 holds a destination ring of 2 x --window messages per sender */
+    struct hostmem_config hm;
+    uint64_t pages = (uint64_t)s * (2ull * o->window) * ((o->size_max + NS_PAGE - 1) / NS_PAGE);
+    hostmem_config_default(&hm);
+    if (pages + NS_HOST_RESERVE_PAGES > hm.max_frames) {
+        snprintf(err, n, "incast: %u senders x 2 x --window %u x --size-max %" PRIu64 " need %" PRIu64
+                 " pages at node 0, more than its host has (%u)", s, o->window, o->size_max, pages,
+                 (unsigned)hm.max_frames);
+        return -1;
+    }
+    return 0;
+}
+
+static void incast_run(struct ns_node *n)
+{
+    struct ns_world *w = n->w;
+    const struct ns_opts *o = w->o;
+    unsigned senders = o->senders ? o->senders : o->nodes - 1;
+    uint64_t s = o->size_max, ring = 2u * o->window;
+    uint64_t chunk = (s + NS_PAGE - 1) / NS_PAGE * NS_PAGE;
+    int active = n->id >= 1 && n->id <= senders;
+    uint64_t base = (uint64_t)(n->id - 1u) * ring * chunk; /* this sender's part of node 0's buffer */
+    uint64_t posted = 0, done = 0;
+    sim_cycle_t *t_post = NULL;
+    int bad = 0;
+
+    if (n->id == 0)
+        bad = ns_reg(n, 1, VA_DST, senders * ring * chunk, NIC_ACCESS_REMOTE_WRITE);
+    else if (active)
+        bad = ns_reg(n, 0, VA_SRC, ring * chunk, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE);
+    t_post = malloc(ring * sizeof *t_post);
+    for (uint64_t k = 0; t_post && k < ring; k++)
+        t_post[k] = SIM_CYCLE_NEVER;
+    ns_barrier(n);
+    if (bad || !active || !t_post)
+        goto out;
+    if (n->id == 1)
+        w->t0 = coro_now();
+    w->ops_expected += o->iters;
+    n->nmsg = o->iters < NS_LAT_MAX ? o->iters : NS_LAT_MAX;
+    n->msg_post = calloc(n->nmsg, sizeof *n->msg_post);
+    n->msg_done = calloc(n->nmsg, sizeof *n->msg_done);
+    if (!n->msg_post || !n->msg_done)
+        n->nmsg = 0;
+    while (done < o->iters && !w->failed) {
+        while (posted < o->iters && posted - done < o->window && t_post[posted % ring] == SIM_CYCLE_NEVER) {
+            uint64_t k = posted % ring;
+            if (ns_fill(n, VA_SRC + k * chunk, s, posted * 256u + n->id))
+                goto out;
+            t_post[k] = coro_now();
+            if (posted < n->nmsg)
+                n->msg_post[posted] = coro_now();
+            if (ns_post(n, 1, VA_SRC + k * chunk, (uint32_t)s, ns_peer(n, 0, 1), base + k * chunk, posted))
+                goto out;
+            posted++;
+        }
+        struct nic_wc wc;
+        if (ns_wait(n, &wc))
+            goto out;
+        uint64_t k = wc.wr_id % ring;
+        if (wc.wr_id >= posted || t_post[k] == SIM_CYCLE_NEVER) {
+            ns_fail(n, "completion for request %" PRIu64 ", which is not outstanding", wc.wr_id);
+            goto out;
+        }
+        ns_lat(w, coro_now() - t_post[k]);
+        if (wc.wr_id < n->nmsg)
+            n->msg_done[wc.wr_id] = coro_now();
+        t_post[k] = SIM_CYCLE_NEVER;
+        ns_verify(n, VA_SRC + k * chunk, 0, VA_DST + base + k * chunk, s);
+        done++;
+        w->ops++;
+        w->bytes += s;
+    }
+    if (coro_now() > w->t1)
+        w->t1 = coro_now();
+out:
+    free(t_post);
+}
+
+const struct ns_workload ns_wl_incast = {
+    "incast", "congestion: --senders nodes (default all but 0) each stream --iters writes of --size-max bytes, "
+              "--window outstanding, into node 0 at once",
+    2, NS_MAX_NODES, incast_check, incast_run,
 };
 
 /* ---- missratio ---- */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nic_crc32.h"
 #include "sim_rng.h"
 
 struct slot {
@@ -70,6 +71,8 @@ void switch_config_default(struct switch_config *cfg, uint32_t nports)
     cfg->port.latency = 100;
     cfg->gap_bytes = SWITCH_GAP_BYTES;
     cfg->queue_bytes = 65536;
+    cfg->ecn_offset = 5;
+    cfg->ecn_mask = 0x10;
     cfg->slots_per_port = 64;
     cfg->seed = 1;
     cfg->faults.delay_max = 2000;
@@ -234,6 +237,22 @@ static void corrupt_frame(sim_rng_t *r, uint8_t *f, uint32_t len)
 
 /* ---- enqueue ---- */
 
+/* Sets the marking bits and updates the FCS (little-endian CRC-32 of the bytes before it) by the
+ * change of the CRC, so a frame with a bad FCS keeps exactly its error (CRC is linear). */
+static void ecn_mark(switch_t *sw, struct port *o, uint8_t *f, uint32_t len)
+{
+    uint32_t at = sw->cfg.ecn_offset, delta;
+
+    if (len < at + 1u + 4u || (f[at] & sw->cfg.ecn_mask) == sw->cfg.ecn_mask)
+        return;
+    delta = nic_crc32(f, len - 4);
+    f[at] |= sw->cfg.ecn_mask;
+    delta ^= nic_crc32(f, len - 4);
+    for (unsigned i = 0; i < 4; i++)
+        f[len - 4 + i] ^= (uint8_t)(delta >> (8 * i));
+    inc(&o->ctr.ecn_marked, 1);
+}
+
 static void enqueue(switch_t *sw, sim_cycle_t now, struct port *o, const uint8_t *frame, uint32_t len,
                     sim_cycle_t extra)
 {
@@ -259,6 +278,8 @@ static void enqueue(switch_t *sw, sim_cycle_t now, struct port *o, const uint8_t
     o->nfree--;
     memcpy(s->buf, frame, len);
     s->len = len;
+    if (sw->cfg.ecn_bytes && backlog > (uint64_t)sw->cfg.ecn_bytes * 8)
+        ecn_mark(sw, o, s->buf, len);
     /* The output link carries the frame (and its gap) from start; the receiving PHY clocks it
      * in over that time, so the frame is handed out when its first bit arrives. */
     start = now_bt > o->free_bt ? now_bt : o->free_bt;

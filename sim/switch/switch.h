@@ -39,6 +39,13 @@
  * (draws at the input port) and the output-link set (draws at the output port); a rate of 0 or 1
  * draws nothing. Same seed and same sequence of calls -> the same run, bit for bit.
  *
+ * Congestion marking (cfg.ecn_bytes, ECN-like; docs/wire-protocol.md "Flow and congestion control"):
+ * a frame enqueued while its output queue holds more than ecn_bytes line bytes gets the bits
+ * ecn_mask set in its byte ecn_offset (the NCP header's flags: PKT_F_CE), and its FCS updated
+ * so that it stays exactly as right or wrong as it was (a corrupted frame still fails the MAC's
+ * check); counted in ecn_marked. 0 (default): no marking. Frames too short for the offset, or
+ * already marked, are left alone.
+ *
  * Source check (cfg.check_src, docs/wire-protocol.md "Threat model"): the fabric knows which node
  * is on which port (port p = node p), as an InfiniBand switch knows its ports' LIDs. With the
  * check on, a unicast frame whose source field (bytes 2-3, big-endian) is not its ingress port is
@@ -88,6 +95,9 @@ struct switch_config {
     uint64_t seed;
     struct switch_faults faults; /* global set (default none) */
     bool check_src;              /* drop frames whose source field is not their ingress port */
+    uint32_t ecn_bytes;          /* mark frames queued above this many line bytes (0: never) */
+    uint16_t ecn_offset;         /* the byte marked (default 5: the NCP header's flags) */
+    uint8_t ecn_mask;            /* the bits set (default 0x10: PKT_F_CE) */
 };
 
 struct switch_port_counters {
@@ -97,6 +107,7 @@ struct switch_port_counters {
     uint64_t bad_dest;            /* destination is not a port */
     uint64_t queue_drops, slot_drops;
     uint64_t src_spoofed;         /* handed in here with another port's source id: dropped */
+    uint64_t ecn_marked;          /* queued to this port above cfg.ecn_bytes: marked (delivered) */
     /* faults on frames headed to this port */
     uint64_t fault_drop, fault_duplicate, fault_corrupt, fault_delay;
 };

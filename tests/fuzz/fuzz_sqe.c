@@ -68,7 +68,7 @@ static enum sqe_rule reference(const uint8_t *b, const struct sqe_limits *lim)
 
     if (op != 1 && op != 2) /* RDMA write, RDMA read */
         return SQE_R_OP;
-    if (flags > 1) /* only "signalled" */
+    if (flags > 3 || (flags & 2 && op != 1)) /* "signalled", and "immediate" (ABI 2.1) on writes only */
         return SQE_R_FLAGS;
     if (len < 1 || len > 16u * 1024 * 1024)
         return SQE_R_LEN;
@@ -83,7 +83,11 @@ static enum sqe_rule reference(const uint8_t *b, const struct sqe_limits *lim)
     for (size_t i = offsetof(struct nic_sq_entry, reserved0); i < offsetof(struct nic_sq_entry, reserved0) + 2; i++)
         if (b[i])
             return SQE_R_RESERVED;
-    for (size_t i = offsetof(struct nic_sq_entry, reserved1); i < sizeof(struct nic_sq_entry); i++)
+    /* the first word of reserved1 is the immediate of a write with immediate: 16 bits */
+    uint64_t imm = le(b, offsetof(struct nic_sq_entry, reserved1), 4);
+    if (imm && (!(flags & 2) || imm > 0xFFFFu))
+        return SQE_R_RESERVED;
+    for (size_t i = offsetof(struct nic_sq_entry, reserved1) + 4; i < sizeof(struct nic_sq_entry); i++)
         if (b[i])
             return SQE_R_RESERVED;
     return SQE_OK;

@@ -109,6 +109,7 @@ int fwh_run_tests(const char *group, const struct CMUnitTest *tests, size_t n)
 }
 
 uint16_t fwh_boot_prefetch;
+uint8_t fwh_boot_xopts;
 
 void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret)
 {
@@ -149,6 +150,7 @@ void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret)
     c.pid = (uint16_t)(secret >> 32);
     c.epoch = (uint16_t)(secret >> 48);
     c.ep = fwh_boot_prefetch;
+    c.cache = fwh_boot_xopts;
     assert_int_equal(fwh_cmd(&c), NIC_ST_OK);
 }
 

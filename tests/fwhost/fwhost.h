@@ -68,6 +68,8 @@ int fwh_run_tests(const char *group, const struct CMUnitTest *tests, size_t n);
 
 /* INIT's prefetch on a miss (its `ep`: VMH lines per miss request) for the next fwh_boot (0). */
 extern uint16_t fwh_boot_prefetch;
+/* INIT's transport options (its `cache`: NIC_XOPT_*) for the next fwh_boot (0). */
+extern uint8_t fwh_boot_xopts;
 /* Resets the fake NIC, boots the NCP as node `me`, INIT for `nodes` with the fabric secret. */
 void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret);
 /* The NCP runs, the driver serves its events (fills), until everything is quiet. */

@@ -560,6 +560,43 @@ static void switch_replicas_over_processes_match_one_switch(void **state)
     }
 }
 
+/* ECN-like marking (issue 14): frames enqueued above ecn_bytes get the bit, their FCS kept exactly
+ * as right (or wrong) as it was; below the threshold, or with marking off, nothing changes. */
+static void switch_marks_above_the_threshold_and_keeps_the_fcs(void **state)
+{
+    for (int on = 0; on < 2; on++) {
+        struct switch_config cfg;
+        uint8_t f[1000], g[1000];
+        size_t len;
+        switch_config_default(&cfg, 2);
+        cfg.queue_bytes = 1u << 20;
+        cfg.ecn_bytes = on ? 3000u : 0u; /* frames of 1000 + 20 gap: the 4th sees 3060 queued */
+        switch_t *sw = switch_create(&cfg);
+        (void)state;
+        assert_non_null(sw);
+        for (uint32_t k = 0; k < 6; k++) {
+            make_frame(f, 1, 0, k, sizeof f);
+            if (k == 5)
+                f[100] ^= 0x40; /* a frame with a bad FCS: must stay bad */
+            assert_int_equal(switch_ingress(sw, 0, 0, f, sizeof f), SIM_OK);
+        }
+        for (uint32_t k = 0; k < 6; k++) {
+            assert_int_equal(switch_egress(sw, 1000000, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+            assert_int_equal(len, sizeof f);
+            make_frame(g, 1, 0, k, sizeof g);
+            if (k == 5)
+                g[100] ^= 0x40;
+            int marked = on && k >= 3;
+            assert_int_equal(rxbuf[cfg.ecn_offset] & cfg.ecn_mask, marked ? cfg.ecn_mask : 0);
+            g[cfg.ecn_offset] |= marked ? cfg.ecn_mask : 0; /* the rest of the frame is unchanged */
+            assert_memory_equal(rxbuf, g, sizeof g - 4);
+            assert_int_equal(crc_ok(rxbuf, len), k != 5);
+        }
+        assert_int_equal(switch_port_counters(sw, 1)->ecn_marked, on ? 3 : 0);
+        switch_destroy(sw);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -575,6 +612,7 @@ int main(void)
         cmocka_unit_test(switch_sixty_four_ports_all_to_all),
         cmocka_unit_test(switch_check_src_drops_spoofed_frames),
         cmocka_unit_test(switch_replicas_over_processes_match_one_switch),
+        cmocka_unit_test(switch_marks_above_the_threshold_and_keeps_the_fcs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

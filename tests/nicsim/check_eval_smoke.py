@@ -68,6 +68,20 @@ def main():
     png = os.path.join(out, "plots", "linkrate.png")
     check(os.path.exists(png) and os.path.getsize(png) > 1000, "linkrate.png drawn")
 
+    # the seed mechanisms' rows (issue 14): prefetch on asks the host fewer times than off for the
+    # same cold 256 KiB writes, and both rows reach results.md with the JSON's miss requests
+    reqs = {}
+    for pf in (0, 16):
+        name = "stream256k-C1K-L8-A2-pf%d-on-miss" % pf
+        with open(os.path.join(out, "runs", name + ".json")) as f:
+            dm = json.load(f)
+        check(dm["result"] == "PASS" and dm["config"]["prefetch"] == pf, name + " passed with --prefetch %d" % pf)
+        reqs[pf] = sum(n["transport"]["miss_requests"] for n in dm["nodes"])
+        check(("| %s | %s | on-miss | PASS |" % (name, pf or "off")) in md and ("| %d |" % reqs[pf]) in md,
+              "results.md has the row of " + name)
+    check(reqs[16] * 4 <= reqs[0], "prefetch on: miss requests %d vs %d off (at least 4x fewer)" % (reqs[16], reqs[0]))
+    check("## Seed mechanisms: prefetch on a miss, pinning modes (issue 14)" in md, "results.md has the section")
+
     # splice_linkrate: insert, then replace in place, keeping everything else
     loader = importlib.machinery.SourceFileLoader("scripts_eval", ev)
     spec = importlib.util.spec_from_loader("scripts_eval", loader)

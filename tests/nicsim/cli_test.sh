@@ -24,6 +24,11 @@ expect 3 "--cache" --cache 1000,64,4
 expect 3 "--cache" --cache 64,64,4
 expect 3 "--nack" --nack maybe
 expect 3 "--ws-pages" --ws-pages 3
+expect 3 "--prefetch" --prefetch 65
+expect 3 "--prefetch" --prefetch -1
+expect 3 "--pin-mode" --pin-mode sometimes
+expect 0 "--pin-mode" --help
+expect 0 "--prefetch" --help
 expect 3 "unknown option" --frobnicate
 expect 3 "unexpected argument" extra
 expect 3 "multiple of --nodes" --workload fft --nodes 3 --ws-pages 256

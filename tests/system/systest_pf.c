@@ -443,11 +443,24 @@ static void a_pinmodes(struct prog *p)
         CHECK(da.bg_lines + db.bg_lines >= 5);
         break;
     }
-    /* deregistration with the background (or registration-time) pinning of 4 MiB just started */
+    /* deregistration with the background (or registration-time) pinning of 4 MiB just started:
+     * overlap: once the pin worker has done a line of it, with the others still to come */
+    uint64_t bg0 = db.bg_lines;
     b_ask(r, 6, PM_HUGE);
     CHECK_RC(b_wait(r), NIC_OK);
+    for (unsigned i = 0; r->pin_mode == NICDRV_PIN_OVERLAP && i < 100000; i++) {
+        nicdrv_stats(hostsw_driver(r->hs[1]), &db);
+        if (db.bg_lines > bg0)
+            break;
+        coro_sleep(20);
+    }
     b_ask(r, 6, 0);
     CHECK_RC(b_wait(r), NIC_OK);
+    nicdrv_stats(hostsw_driver(r->hs[1]), &db);
+    if (r->pin_mode == NICDRV_PIN_OVERLAP) /* started, cut short: 16 lines of 64 pages registered */
+        CHECK(db.bg_lines > bg0 && db.bg_lines - bg0 < PM_HUGE / (64u * 4096u));
+    if (r->pin_mode == NICDRV_PIN_AT_REG) /* all of it before the registration returned */
+        CHECK(db.bg_lines - bg0 == PM_HUGE / (64u * 4096u));
     CHECK(os_pinned_pages(os_of(r, 1), r->bpid) <= (PM_LEN + 4u * PM_BIG) / 4096u + 1u);
     for (int k = 0; k <= 4; k++) {
         b_ask(r, k, 0);

@@ -1,0 +1,114 @@
+/*
+ * congestion.c - flow control and congestion control per connection (congestion.h; the rules:
+ * firmware/lib/cc.c).
+ *
+ * Receiver: a frame marked CE by the switch (a sequenced packet) is counted and owed an echo; the
+ * next stand-alone ACK frame to its sender carries PKT_F_ECE and, with flow control, the credit
+ * (cc_credit: the RX ring less a reserve, shared among the peers acknowledged lately). Sender:
+ * each frame from a peer updates its window (cc_tx_update) from the ACK it carried, its echo and
+ * its credit. None of this is on the fast paths: rx_fast leaves CE-marked frames to on_frame, and
+ * ACK frames always take it.
+ */
+#include "congestion.h"
+
+#include <string.h>
+
+#include "conn.h"
+
+#define RX_SLOTS (1u << NCP_RX_LOG2)
+#define CC_RX_RESERVE 2u /* ring entries kept for control frames (ACKs, NACKs) */
+
+static const struct cc_cfg cc_cfg = {
+    .rx_slots = RX_SLOTS - CC_RX_RESERVE,
+    .credit_init = 1u, /* until the first ACK frame: several senders may start at once */
+    .win_init = 2u,
+    .win_min = 1u,
+    .win_max = XP_WIN,
+};
+_Static_assert(XP_WIN <= 255u, "cc_win is 8-bit");
+
+uint32_t cc_opts;
+uint8_t cc_win[NCP_MAX_PEERS];
+static struct cc_tx cc_tx[NCP_MAX_PEERS];
+static uint32_t cc_lim[NCP_MAX_PEERS];      /* receiver: the limit granted to each sender */
+static uint8_t cc_granted[NCP_MAX_PEERS];   /* receiver: cc_lim was granted (may be outstanding) */
+static uint8_t cc_echo[NCP_MAX_PEERS];      /* a CE mark from this peer not yet echoed */
+
+static struct {
+    uint32_t ce_received;
+    uint32_t cc_cuts;
+} cc_cnt;
+
+void cc_setup(uint32_t opts)
+{
+    cc_opts = opts;
+    memset(cc_granted, 0, sizeof cc_granted);
+    memset(cc_echo, 0, sizeof cc_echo);
+    struct cc_tx t0;
+    cc_tx_init(&t0, &cc_cfg, 0, opts);
+    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
+        cc_tx[p] = t0; /* (una 0 in the template: the limit is relative to the connection's una) */
+        cc_tx[p].una = conn_peer[p].x.una;
+        cc_tx[p].lim = conn_peer[p].x.una + cc_cfg.credit_init;
+        cc_win[p] = (uint8_t)t0.win; /* XP_WIN when off */
+    }
+}
+
+void cc_on_frame(uint16_t peer, const struct pkt_hdr *h)
+{
+    if ((h->flags & PKT_F_CE) && pkt_is_sequenced(h->type)) {
+        ncp_sat_inc(&cc_cnt.ce_received);
+        cc_echo[peer] = 1;
+    }
+    if (!cc_opts)
+        return;
+    const struct xport_peer *x = &conn_peer[peer].x;
+    int is_ack = h->type == PKT_ACK;
+    if (cc_tx_update(&cc_tx[peer], &cc_cfg, cc_opts, x->una, x->nxt, is_ack && (h->flags & PKT_F_ECE), is_ack,
+                     h->ack, PKT_CREDIT(h->reason)))
+        ncp_sat_inc(&cc_cnt.cc_cuts);
+    cc_win[peer] = (uint8_t)cc_tx[peer].win;
+}
+
+/*
+ * The credit for an ACK frame `ack` to `peer`: the other senders' outstanding grants (their limit
+ * less the ACK we could give them now: their packets from there on may be in our ring) and the
+ * senders holding one go to cc_grant; a grant never moves a sender's limit back (it may have sent
+ * up to it).
+ */
+static uint32_t grant(uint16_t peer, uint32_t ack)
+{
+    uint32_t others = 0, holders = 1, c;
+
+    for (uint32_t q = 0; q < ncp.nodes; q++) {
+        uint32_t out = cc_lim[q] - conn_peer[q].ack_val;
+        if (cc_granted[q] && q != peer && seq_lt(0, out)) {
+            others += out;
+            holders++;
+        }
+    }
+    c = cc_grant(&cc_cfg, others, holders);
+    if (cc_granted[peer] && seq_lt(ack + c, cc_lim[peer]) && cc_lim[peer] - ack <= 255u)
+        c = cc_lim[peer] - ack;
+    cc_lim[peer] = ack + c;
+    cc_granted[peer] = 1;
+    return c;
+}
+
+void cc_ack_fields(uint16_t peer, struct pkt_hdr *h)
+{
+    if ((cc_opts & CC_OPT_CC) && cc_echo[peer])
+        h->flags |= PKT_F_ECE;
+    cc_echo[peer] = 0;
+    if (cc_opts & CC_OPT_FC)
+        h->reason = (uint16_t)(h->reason | grant(peer, h->ack) << 8);
+}
+
+void cc_counters(struct nic_stats *s, struct ncp_counters *k)
+{
+    (void)k;
+    ncp_sat_add(&s->ce_received, cc_cnt.ce_received);
+    ncp_sat_add(&s->cc_cuts, cc_cnt.cc_cuts);
+}
+
+_Static_assert(CC_OPT_FC == NIC_XOPT_FLOW && CC_OPT_CC == NIC_XOPT_CONGESTION, "INIT's option bits are cc.h's");

@@ -1,0 +1,43 @@
+/*
+ * congestion.h - flow control (receiver credits) and congestion control (ECN-echo AIMD window),
+ * the NCP's state and hooks: congestion.c; the rules are firmware/lib/cc.[ch]
+ * (docs/wire-protocol.md "Flow and congestion control", docs/firmware.md).
+ *
+ * Hooks: the send paths' window check (requester.c, responder.c: cc_room), every authenticated
+ * frame received (rx.c on_frame: cc_on_frame), every stand-alone ACK frame (tx.c tx_ctl:
+ * cc_ack_fields), INIT (cmd.c) and boot (loop.c): cc_setup. Off (options 0), cc_win is XP_WIN for
+ * every peer and nothing else runs.
+ */
+#ifndef NCP_CONGESTION_H
+#define NCP_CONGESTION_H
+
+#include "cc.h"
+#include "ncp.h"
+
+/* The options INIT gave (CC_OPT_FC | CC_OPT_CC; 0: off). */
+extern uint32_t cc_opts;
+/* Per peer: the packets the send paths may have in flight (min(XP_WIN, credit, cwnd)). */
+extern uint8_t cc_win[NCP_MAX_PEERS];
+
+/* A new packet to this peer is within its flow and congestion window (xport_has_room checked). */
+static inline int cc_room(uint16_t peer, const struct xport_peer *x)
+{
+    return x->nxt - x->una < cc_win[peer];
+}
+/* A resend (go-back-N from una) of packet `seq` is within the window: a window that shrank since
+ * the packets were first sent must not let the resends overrun the receiver either. */
+static inline int cc_resend_room(uint16_t peer, const struct xport_peer *x, uint32_t seq)
+{
+    return seq - x->una < cc_win[peer];
+}
+
+/* INIT (and boot, with 0): options; every peer's state reset (the connections were). */
+void cc_setup(uint32_t opts);
+/* An authenticated frame from peer, its ACK fields applied. */
+void cc_on_frame(uint16_t peer, const struct pkt_hdr *h);
+/* A stand-alone ACK frame to peer: its credit and echo. */
+void cc_ack_fields(uint16_t peer, struct pkt_hdr *h);
+/* This module's counters into the statistics (ncp_counters_gather). */
+void cc_counters(struct nic_stats *s, struct ncp_counters *k);
+
+#endif /* NCP_CONGESTION_H */

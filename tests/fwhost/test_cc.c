@@ -1,0 +1,251 @@
+/*
+ * test_cc.c - flow and congestion control host-native (tests/fwhost, issue 14): INIT's options;
+ * as a sender, the window the grants and the marks leave (segments held, released by ACK frames
+ * with credits, halved on an echo); as a receiver, the credits it grants (the whole pool to one
+ * sender, the free part to a second) and the echo of a mark; with the options off none of it.
+ */
+#include "scen.h"
+
+static int boot_with(uint8_t opts)
+{
+    fwh_boot_xopts = opts;
+    return scen_setup(NULL);
+}
+static int setup_flow(void **state)
+{
+    (void)state;
+    return boot_with(NIC_XOPT_FLOW);
+}
+static int setup_cc(void **state)
+{
+    (void)state;
+    return boot_with(NIC_XOPT_CONGESTION);
+}
+static int setup_off(void **state)
+{
+    (void)state;
+    return boot_with(0);
+}
+
+static void post_write(uint32_t len, uint64_t wr_id)
+{
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA, LBUF, len, RPID, RBUF, 0, RKEY, wr_id);
+    fwh_post(EP, &e);
+}
+
+/* A stand-alone ACK frame from PEER of everything it received, with a credit and flags. */
+static void ack_frame(uint16_t src, uint32_t credit, uint8_t flags)
+{
+    struct pkt_hdr h = {.type = PKT_ACK, .ack = fwh.peer[src].rx_next, .reason = (uint16_t)(credit << 8),
+                        .flags = flags};
+    fwh_send(src, &h, NULL);
+}
+
+/* Takes every frame the NCP sent: how many WRITE segments (each checked against the source). */
+static uint32_t take_writes(uint32_t *off)
+{
+    struct pkt_hdr h;
+    const uint8_t *p;
+    uint32_t n = 0;
+    while (fwh_tx_next(&h, &p)) {
+        assert_int_equal(h.type, PKT_WRITE);
+        assert_int_equal(h.off, *off);
+        assert_memory_equal(p, fh_host(lpa + *off, h.len), h.len);
+        *off += h.len;
+        n++;
+    }
+    return n;
+}
+
+/* Flow control, sender: one segment before the first ACK frame, then as many as each ACK's
+ * credit allows beyond it; a credit of 0 lifts the limit; the write completes with every byte. */
+static void sender_obeys_credits(void **state)
+{
+    struct nic_cqe c;
+    uint32_t off = 0;
+    (void)state;
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 12 * mtu(), 3);
+    post_write(12 * mtu(), 1);
+    fwh_run();
+    assert_int_equal(take_writes(&off), 1); /* credit before the first ACK frame: 1 */
+    ack_frame(PEER, 3, 0);                  /* acknowledges it; 3 more */
+    fwh_run();
+    assert_int_equal(take_writes(&off), 3);
+    fwh_ack(PEER); /* a data-less ACK without a credit field is an ACK frame granting none (0) */
+    fwh_run();
+    assert_int_equal(take_writes(&off), 8); /* no limit: the rest */
+    ack_frame(PEER, 2, 0);
+    fwh_run();
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, 12 * mtu());
+    assert_int_equal(stats().retransmits, 0);
+}
+
+/* Flow control, sender: a grant that is used up holds the next segment until the next ACK frame;
+ * an older ACK frame does not take a grant back; the timeout probe still goes. */
+static void sender_holds_at_the_limit(void **state)
+{
+    uint32_t off = 0;
+    (void)state;
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 6 * mtu(), 4);
+    post_write(6 * mtu(), 2);
+    fwh_run();
+    assert_int_equal(take_writes(&off), 1);
+    ack_frame(PEER, 2, 0); /* limit: ack + 2 */
+    fwh_run();
+    assert_int_equal(take_writes(&off), 2);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0); /* held: nothing more until an ACK */
+    ack_frame(PEER, 4, 0);
+    fwh_run();
+    assert_int_equal(take_writes(&off), 3);
+    assert_int_equal(off, 6 * mtu());
+}
+
+/* Flow control, receiver: one sender is granted the pool (14 of the 16 ring entries); a second
+ * sender, while the first holds it all, 1 (never 0); once the first's packets arrived, an equal
+ * share of what is free. */
+static void receiver_grants_from_its_pool(void **state)
+{
+    static uint8_t a[64];
+    (void)state;
+    fwh_prefill(PID);
+    struct pkt_hdr w = {.type = PKT_WRITE, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0, .len = 64,
+                        .flags = PKT_F_LAST};
+    fwh_send_seq(PEER, &w, a);
+    fwh_run();
+    struct pkt_hdr k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.dst, PEER);
+    assert_int_equal(PKT_CREDIT(k.reason), 14);
+    w.off = 64;
+    fwh_send_seq(PEER2, &w, a);
+    fwh_run();
+    k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.dst, PEER2);
+    assert_int_equal(PKT_CREDIT(k.reason), 1); /* PEER holds 14 of 14 */
+    for (unsigned i = 0; i < 3; i++) { /* PEER's packets arrive: its grant shrinks by them */
+        w.off = 128 + 64 * i;
+        fwh_send_seq(PEER, &w, a);
+    }
+    fwh_run();
+    k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.dst, PEER);
+    /* others: PEER2 holds 1; two holders: min(14 / 2, 14 - 1) = 7 (PEER's limit never moves back:
+     * it was ack - 3 + 14 = ack + 11, so 11) */
+    assert_int_equal(PKT_CREDIT(k.reason), 11);
+    w.off = 512;
+    fwh_send_seq(PEER2, &w, a);
+    fwh_run();
+    k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.dst, PEER2);
+    assert_int_equal(PKT_CREDIT(k.reason), 3); /* PEER holds 11: 14 - 11 */
+}
+
+/* Congestion control, receiver: a marked packet is counted and echoed once on the next ACK. */
+static void receiver_echoes_a_mark(void **state)
+{
+    static uint8_t a[64];
+    (void)state;
+    fwh_prefill(PID);
+    struct pkt_hdr w = {.type = PKT_WRITE, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0, .len = 64,
+                        .flags = PKT_F_LAST | PKT_F_CE};
+    fwh_send_seq(PEER, &w, a);
+    fwh_run();
+    struct pkt_hdr k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.flags & PKT_F_ECE, PKT_F_ECE);
+    assert_int_equal(PKT_CREDIT(k.reason), 0); /* no flow control: no credit */
+    assert_memory_equal(fh_host(lpa, 64), a, 64);
+    w.flags = PKT_F_LAST;
+    w.off = 64;
+    fwh_send_seq(PEER, &w, a);
+    fwh_run();
+    k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.flags & PKT_F_ECE, 0); /* echoed once */
+    assert_int_equal(stats().ce_received, 1);
+}
+
+/* Congestion control, sender: window 2 at start; acknowledged without an echo it grows; an echo
+ * halves it, once per round trip. */
+static void sender_window_follows_echoes(void **state)
+{
+    uint32_t off = 0;
+    (void)state;
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 16 * mtu(), 5);
+    post_write(16 * mtu(), 3);
+    fwh_run();
+    assert_int_equal(take_writes(&off), 2);
+    ack_frame(PEER, 0, 0); /* a window (2) acknowledged without an echo: one more, 3 */
+    fwh_run();
+    assert_int_equal(take_writes(&off), 3);
+    ack_frame(PEER, 0, 0); /* 3 more: 4 */
+    fwh_run();
+    assert_int_equal(take_writes(&off), 4);
+    ack_frame(PEER, 0, PKT_F_ECE); /* echo: halved, 2 */
+    fwh_run();
+    assert_int_equal(take_writes(&off), 2);
+    assert_int_equal(stats().cc_cuts, 1);
+    ack_frame(PEER, 0, PKT_F_ECE); /* packets sent after the cut acknowledged: a round trip, cut again: 1 */
+    fwh_run();
+    assert_int_equal(take_writes(&off), 1);
+    assert_int_equal(stats().cc_cuts, 2);
+    struct pkt_hdr h = {.type = PKT_ACK, .ack = fwh.peer[PEER].rx_next - 1u, .flags = PKT_F_ECE};
+    fwh_send(PEER, &h, NULL); /* an echo within the same window (nothing new acknowledged): no cut */
+    fwh_run();
+    assert_int_equal(stats().cc_cuts, 2);
+}
+
+/* Options off: no credit, no echo (the mark is still counted), the full window. */
+static void off_changes_nothing(void **state)
+{
+    static uint8_t a[64];
+    uint32_t off = 0;
+    (void)state;
+    fwh_prefill(PID);
+    struct pkt_hdr w = {.type = PKT_WRITE, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0x8000, .len = 64,
+                        .flags = PKT_F_LAST | PKT_F_CE};
+    fwh_send_seq(PEER, &w, a);
+    fwh_run();
+    struct pkt_hdr k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.reason, 0);
+    assert_int_equal(k.flags & PKT_F_ECE, 0);
+    assert_int_equal(stats().ce_received, 1);
+    fwh_fill_pattern(lpa, 8 * mtu(), 6);
+    post_write(8 * mtu(), 4);
+    fwh_run();
+    assert_int_equal(take_writes(&off), 8);
+}
+
+/* INIT refuses option bits it does not know. */
+static void init_refuses_unknown_options(void **state)
+{
+    (void)state;
+    struct nic_cmd c = {.op = NIC_CMD_INIT, .a = FWH_EV_PA, .c = FWH_EV_LOG2, .d = ME | NODES << 16, .cache = 0x4};
+    assert_int_equal(fwh_cmd(&c), NIC_ST_BAD_CMD);
+    c.cache = 0x80 | NIC_XOPT_FLOW;
+    assert_int_equal(fwh_cmd(&c), NIC_ST_BAD_CMD);
+    /* nothing changed: the options stay off (the full window) */
+    uint32_t off = 0;
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 4 * mtu(), 7);
+    post_write(4 * mtu(), 5);
+    fwh_run();
+    assert_int_equal(take_writes(&off), 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(sender_obeys_credits, setup_flow),
+        cmocka_unit_test_setup(sender_holds_at_the_limit, setup_flow),
+        cmocka_unit_test_setup(receiver_grants_from_its_pool, setup_flow),
+        cmocka_unit_test_setup(receiver_echoes_a_mark, setup_cc),
+        cmocka_unit_test_setup(sender_window_follows_echoes, setup_cc),
+        cmocka_unit_test_setup(off_changes_nothing, setup_off),
+        cmocka_unit_test_setup(init_refuses_unknown_options, setup_off),
+    };
+    return FWH_RUN_TESTS("cc", tests) ? 1 : 0;
+}

@@ -62,6 +62,10 @@ static struct {
 } cs;
 
 _Static_assert(sizeof cmd_image >= 64u * sizeof(struct nic_vmh_entry), "line image buffer");
+_Static_assert(sizeof(struct lkc_way) == sizeof(struct nic_usage_way) && LKC_KEY_VALID == NIC_USAGE_VALID &&
+                   __builtin_offsetof(struct lkc_way, stamp) == __builtin_offsetof(struct nic_usage_way, stamp) &&
+                   __builtin_offsetof(struct lkc_way, line) == __builtin_offsetof(struct nic_usage_way, line),
+               "NIC_CMD_USAGE sends struct lkc_way as struct nic_usage_way");
 
 void cmd_init(void)
 {
@@ -296,6 +300,18 @@ static void cmd_start(const struct nic_cmd *c)
         cs.ticket = dmaq_barrier_ticket(); /* no DMA using the old translation is still queued */
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
         break;
+    case NIC_CMD_USAGE: { /* the ways as they are (ABI 2.1): LRU stamps for the driver's victim choice */
+        const struct lkc *k = c->cache < NIC_CACHE__COUNT ? &ncp_cache[c->cache] : NULL;
+        uint32_t n = k ? (uint32_t)sizeof(struct lkc_way) << (k->cfg->sets_log2 + k->cfg->ways_log2) : 0;
+        if (!k || c->c < sizeof(struct lkc_way) || !dmaq_room(1)) {
+            cmd_answer(k && c->c >= sizeof(struct lkc_way) ? NIC_ST_NO_RESOURCES : NIC_ST_BAD_CMD);
+            break;
+        }
+        uint32_t len = n < (c->c & ~15u) ? n : c->c & ~15u;
+        dmaq_post(HAL_SRAM_OFF(k->ways), ab, len < 65536u ? len : 65536u, 1, DK_CMD, 0, 0);
+        NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
+        break;
+    }
     case NIC_CMD_STATS:
         if (!dmaq_room(1)) {
             cmd_answer(NIC_ST_NO_RESOURCES);
@@ -307,6 +323,7 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     case NIC_CMD_EQ_OPEN:
     case NIC_CMD_EQ_ARM:
+    case NIC_CMD_EQ_POST:
         cmd_answer(evq_cmd(c));
         break;
     case NIC_CMD_EQ_CLOSE: {

@@ -198,6 +198,15 @@ int32_t evq_cmd(const struct nic_cmd *c)
 
     if (!q || (c->op != NIC_CMD_EQ_OPEN) != q->open)
         return NIC_ST_BAD_CMD;
+    if (c->op == NIC_CMD_EQ_POST) { /* the driver's entry: an upcall */
+        if (q->pid != c->pid || c->key != NIC_EQE_UPCALL)
+            return NIC_ST_BAD_CMD;
+        if (!evq_room())
+            return NIC_ST_NO_RESOURCES;
+        const struct ncp_imm x = {.len = c->b, .buf = c->c, .off = c->d};
+        put(q, NIC_EQE_UPCALL, 0, c->a, &x);
+        return NIC_ST_OK;
+    }
     if (c->op == NIC_CMD_EQ_OPEN) {
         uint64_t pa = (uint64_t)c->b << 32 | c->a;
         if (!c->pid || c->c < 1 || c->c > NIC_EQ_LOG2_MAX || (c->d & ~NIC_EQF_NOTIFY) || pa % 4096u)

@@ -10,7 +10,7 @@
 
 void evq_init(void);
 /* The commands (cmd.c): a nic_status for the answer. */
-int32_t evq_cmd(const struct nic_cmd *c); /* EQ_OPEN, EQ_CLOSE, EQ_ARM */
+int32_t evq_cmd(const struct nic_cmd *c); /* EQ_OPEN, EQ_CLOSE, EQ_ARM, EQ_POST */
 /* 1 if `eq` is an open queue of process pid (EP_OPEN's binding is checked with it). */
 int evq_owned(uint32_t eq, uint16_t pid);
 /* DMA and staging room for a completion and its event queue entry (cqe_post asks first). */

@@ -91,6 +91,12 @@ enum nic_cmd_op {
     NIC_CMD_EQ_ARM = 11,       /* ep = event queue id, pid; a: entries the process consumed. Interrupt
                                 * (NIC_EV_EQ) at the next entry, at once if a != entries written;
                                 * c = NIC_EQ_ARM_COUNT_ONLY: only the count (no interrupt) */
+    NIC_CMD_USAGE = 13,        /* cache; a/b: host PA, c: bytes there: the cache's ways (struct
+                                * nic_usage_way, set by set), as many as fit, for the driver's
+                                * least-recently-used victim choice (seed 001); answered after the DMA */
+    NIC_CMD_EQ_POST = 12,      /* ep = event queue id, pid; key = NIC_EQE_* type the driver may post
+                                * (NIC_EQE_UPCALL), a/b/c/d = the entry's a/b/c/d: the driver's own
+                                * entry (an upcall); NO_RESOURCES: no room now */
 };
 
 struct nic_cmd {
@@ -118,6 +124,18 @@ struct nic_cmd {
  * line can fall between the image and the fill. An NCP of ABI 1.0 ignores the flag and rejects
  * the fill (epoch 0 is stale after the registration's invalidation): only a missed prefill. */
 #define NIC_FILL_CURRENT 0x1u
+
+/* NIC_CMD_USAGE's records: one per way of the cache, sets in order, A ways each (the NCP's own
+ * lookup cache layout, firmware/lib/lkc.h struct lkc_way, checked there). A way holds a line when
+ * key has NIC_USAGE_VALID: pid = key & 0xFFFF, line = its line number; stamp = the cache's clock at
+ * its last hit or fill (compare stamps of one answer as differences: they wrap). */
+struct nic_usage_way {
+    uint32_t tag;
+    uint32_t key;
+    uint32_t stamp;
+    uint32_t line;
+};
+#define NIC_USAGE_VALID 0x10000u
 
 /* INIT transport options (nic_cmd.cache of NIC_CMD_INIT; docs/wire-protocol.md "Flow and congestion
  * control"). */
@@ -318,6 +336,9 @@ enum nic_eqe_type {
     NIC_EQE_IMM = 3,      /* a write with immediate landed: a = imm, b = its length, c = target
                            * buffer id, d = offset (low 32 bits) in it where it began, ep = source
                            * node (the wire does not name the writing process: pid 0) */
+    NIC_EQE_UPCALL = 4,   /* posted by the driver (EQ_POST): it must take back the pinned pages
+                           * [b | c << 32, + d pages) of the process; a = token to answer with
+                           * (nicdrv_upcall_done) within the driver's grace period */
 };
 
 struct nic_eqe {
@@ -408,6 +429,7 @@ NIC_ABI_ASSERT_SIZE(struct nic_event, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_sq_entry, 64);
 NIC_ABI_ASSERT_SIZE(struct nic_cqe, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_eqe, 32);
+NIC_ABI_ASSERT_SIZE(struct nic_usage_way, 16);
 NIC_ABI_ASSERT_SIZE(struct nic_stats, 328);
 
 #endif /* NIC_ABI_H */

@@ -42,6 +42,7 @@ enum nic_err {
     NIC_ETIMEDOUT = -11, /* nic_wait: nothing completed in time */
     NIC_EPEER = -12,     /* remote node id out of range */
     NIC_ENOEQ = -13,     /* nic_eq_*: the process has no event queue open */
+    NIC_ELATE = -14,     /* nic_upcall_done: the upcall's grace period ended (its pages are gone) */
 };
 
 /* Completion statuses (the NCP's enum nic_status, named for users). */
@@ -118,6 +119,9 @@ enum nic_ev_kind {
     NIC_EV_IMM = 2,        /* a peer's write with immediate landed: imm, len, handle, offset, src */
     NIC_EV_OVERFLOW = 3,   /* the queue was full: `lost` entries dropped by the NIC (completions
                             * among them are not lost: they are reported anyway; notifications are) */
+    NIC_EV_UPCALL = 4,     /* the driver must take back the pinned pages [va, +len) of ours: answer
+                            * with nic_upcall_done(token) within its grace period (then they go at
+                            * once), or they go when it ends */
 };
 
 struct nic_ev {
@@ -129,6 +133,8 @@ struct nic_ev {
     uint64_t offset;    /* NIC_EV_IMM: where in it the write began (low 32 bits) */
     uint16_t src_node, src_pid; /* NIC_EV_IMM: the writer's node (its process: 0, not on the wire) */
     uint32_t lost;      /* NIC_EV_OVERFLOW */
+    uint64_t va;        /* NIC_EV_UPCALL: the range (len: its bytes) */
+    uint32_t token;     /* NIC_EV_UPCALL: what nic_upcall_done answers */
 };
 
 /* Open/close the device for process pid. close releases everything still open (endpoint,
@@ -145,6 +151,11 @@ int nic_ep_close(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, int max);
 /* Register [va, va+len) with NIC_ACCESS_* rights. */
 int nic_reg(nic_dev_t *dev, uint64_t va, uint64_t len, uint32_t access, struct nic_mr *mr);
 int nic_dereg(nic_dev_t *dev, uint32_t handle);
+/* REGISTER-WAIT: nic_reg, but when there is no room (NIC_ENORES: the NIC's tables, static build;
+ * NIC_ENOMEM: the driver's tables) it waits for a deregistration (any process's) and tries again,
+ * up to timeout_cycles: then NIC_ETIMEDOUT. Other errors as nic_reg, at once. */
+int nic_reg_wait(nic_dev_t *dev, uint64_t va, uint64_t len, uint32_t access, struct nic_mr *mr,
+                 uint64_t timeout_cycles);
 
 int nic_post_write(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
 int nic_post_read(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
@@ -168,6 +179,9 @@ int nic_eq_poll(nic_dev_t *dev, struct nic_ev *ev, int max);
 /* One event, sleeping until the NIC's interrupt for the queue (no polling) or timeout_cycles:
  * NIC_ETIMEDOUT; NIC_ENOEQ: no queue (or closed meanwhile); NIC_EDEV: the device stopped. */
 int nic_eq_wait(nic_dev_t *dev, struct nic_ev *ev, uint64_t timeout_cycles);
+/* The answer to a NIC_EV_UPCALL: the process is done with the range, the driver may take the pages
+ * now. NIC_ELATE: its grace period had ended (they are gone already). */
+int nic_upcall_done(nic_dev_t *dev, uint32_t token);
 
 /* The library's own checks (stash_dropped, cqe_bogus, eqe_bogus stay 0 unless something is broken:
  * completions it had to drop, impossible by construction; completion / event queue entries naming
@@ -177,6 +191,7 @@ int nic_eq_wait(nic_dev_t *dev, struct nic_ev *ev, uint64_t timeout_cycles);
 struct nic_lib_counters {
     uint64_t stash_dropped, cqe_bogus;
     uint64_t eqe_bogus, cq_reads, eq_reads, eq_sleeps, eq_credits, eq_lost;
+    uint64_t reg_waits; /* nic_reg_wait: attempts refused for want of room, then waited */
 };
 int nic_lib_counters(const nic_dev_t *dev, struct nic_lib_counters *c);
 

@@ -92,6 +92,11 @@ struct nicdrv_config {
                                    buffer's CBH line at registration (FILL, NIC_FILL_CURRENT), so the
                                    first packet to a new buffer misses only its VMH line (true;
                                    false: every line on demand, as the seed) */
+    uint32_t evict_policy;      /* enum nicdrv_evict: the victim at the high-water mark (seed 001) */
+    uint64_t upcall_grace;      /* eviction upcalls (seed 001; 0 = off, the default): before taking
+                                   back a line's pinned pages at the high-water mark the driver posts
+                                   NIC_EQE_UPCALL into the owner's event queue (if it has one) and
+                                   waits up to this many cycles for nicdrv_upcall_done, then evicts */
     uint64_t fill_residency;    /* cycles a VMH line filled for a miss is kept from eviction at the
                                    high-water mark, so the packet waiting for it can use it (issue 18,
                                    item 5: evictions undid fills before they were used); when every
@@ -124,6 +129,13 @@ struct nicdrv_config {
 /* When the pages of a registered buffer are pinned (dynamic build; the static build pins and loads
  * everything at registration whatever the mode). Whatever the mode, a VMH miss on a page not
  * pinned yet pins it (and a page pinned by the driver can be evicted at the high-water mark). */
+enum nicdrv_evict {
+    NICDRV_EVICT_LRF = 0, /* the least recently filled line (the driver's own record; the default) */
+    NICDRV_EVICT_LRU = 1, /* the least recently used on the NIC: NIC_CMD_USAGE (its LRU stamps) before
+                             each eviction; a line the NIC does not hold goes first; for a cache of
+                             more than 256 ways only the first 256 are seen (one page) */
+};
+
 enum nicdrv_pin_mode {
     NICDRV_PIN_ON_MISS = 0, /* when a miss on it is served (seed 000: pin on demand) */
     NICDRV_PIN_AT_REG = 1,  /* nicdrv_mem_reg pins the buffer's pages and fills their VMH lines before
@@ -159,6 +171,13 @@ struct nicdrv_stats {
     uint64_t mmu_refused;               /* ... kept: a queue page, a line younger than fill_residency
                                            (also counted in mmu_young), or the INVALIDATE not answered OK */
     uint64_t mmu_young;
+    uint64_t upcalls;                   /* eviction upcalls posted (cfg.upcall_grace) */
+    uint64_t upcalls_answered;          /* ... answered within the grace period: evicted at once */
+    uint64_t upcalls_ignored;           /* ... not answered: evicted when the grace period ended */
+    uint64_t upcalls_late;              /* answers after the grace period (NICDRV_ETIMEDOUT) */
+    uint64_t upcalls_unposted;          /* victims whose owner had no queue, or no room in it */
+    uint64_t upcall_wait;               /* cycles evictions waited for upcall answers, in all */
+    uint64_t usage_reads;               /* NIC_CMD_USAGE answered (NICDRV_EVICT_LRU) */
     uint32_t procs, bufs, eps; /* live */
 };
 
@@ -253,6 +272,15 @@ int nicdrv_eq_close(nicdrv_t *d, uint32_t pid);
 int nicdrv_eq_wait(nicdrv_t *d, uint32_t pid, uint32_t ci, uint64_t deadline);
 /* EQ_ARM with NIC_EQ_ARM_COUNT_ONLY: the NCP learns that ci entries were consumed (room). */
 int nicdrv_eq_consumed(nicdrv_t *d, uint32_t pid, uint32_t ci);
+/* REGISTER-WAIT (seed 001): a registration refused for want of room (ENORES: the NIC's static
+ * tables; ENOMEM: the host tables) may wait for a deregistration: read nicdrv_room_gen right after
+ * the refusal (its own rollback counts as a removal), then nicdrv_room_wait sleeps until another
+ * registration is removed (NICDRV_OK: try again) or the deadline (NICDRV_ETIMEDOUT). */
+uint64_t nicdrv_room_gen(const nicdrv_t *d);
+int nicdrv_room_wait(nicdrv_t *d, uint64_t seen, uint64_t deadline);
+/* The answer to an upcall (NIC_EQE_UPCALL's token): the pages may go now. NICDRV_ETIMEDOUT: too
+ * late (the grace period ended and they are gone) or no such upcall pending for pid. */
+int nicdrv_upcall_done(nicdrv_t *d, uint32_t pid, uint32_t token);
 /* Process exit: close its endpoints and event queue, deregister everything. */
 int nicdrv_proc_release(nicdrv_t *d, uint32_t pid);
 

@@ -381,6 +381,10 @@ static void eq_read(nic_dev_t *d)
             d->cnt.eq_lost += q.a;
             uev_put(d, &(struct nic_ev){ .kind = NIC_EV_OVERFLOW, .lost = q.a });
             break;
+        case NIC_EQE_UPCALL:
+            uev_put(d, &(struct nic_ev){ .kind = NIC_EV_UPCALL, .token = q.a, .va = (uint64_t)q.c << 32 | q.b,
+                                          .len = q.d * NICDRV_PAGE_SIZE });
+            break;
         case NIC_EQE_IMM:
             uev_put(d, &(struct nic_ev){ .kind = NIC_EV_IMM, .imm = q.a, .len = q.b, .handle = q.c, .offset = q.d,
                                           .src_node = q.ep, .src_pid = q.pid });
@@ -484,6 +488,32 @@ int nic_reg(nic_dev_t *d, uint64_t va, uint64_t len, uint32_t access, struct nic
     mr->va = va;
     mr->len = len;
     return NIC_OK;
+}
+
+int nic_reg_wait(nic_dev_t *d, uint64_t va, uint64_t len, uint32_t access, struct nic_mr *mr, uint64_t timeout_cycles)
+{
+    uint64_t deadline;
+    int rc;
+
+    if (!d || !mr)
+        return NIC_EINVAL;
+    deadline = d->host->now(d->host->ctx) + timeout_cycles;
+    if (deadline < timeout_cycles)
+        deadline = NICDRV_NEVER;
+    for (;;) {
+        rc = nic_reg(d, va, len, access, mr);
+        if (rc != NIC_ENORES && rc != NIC_ENOMEM)
+            return rc;
+        /* read right after the refusal (which rolled its own attempt back: a removal too), with
+         * nothing in between that could block: no other removal can fall between the two */
+        uint64_t seen = nicdrv_room_gen(d->drv);
+        d->cnt.reg_waits++;
+        rc = nicdrv_room_wait(d->drv, seen, deadline);
+        if (rc == NICDRV_ETIMEDOUT)
+            return NIC_ETIMEDOUT;
+        if (rc)
+            return NIC_EDEV;
+    }
 }
 
 int nic_dereg(nic_dev_t *d, uint32_t handle)
@@ -634,6 +664,16 @@ int nic_wait(nic_dev_t *d, nic_ep_t ep, struct nic_wc *wc, uint64_t timeout_cycl
     }
 }
 
+int nic_upcall_done(nic_dev_t *d, uint32_t token)
+{
+    int rc;
+
+    if (!d)
+        return NIC_EINVAL;
+    rc = nicdrv_upcall_done(d->drv, d->pid, token);
+    return rc == NICDRV_ETIMEDOUT ? NIC_ELATE : map_drv(rc);
+}
+
 const char *nic_strerror(int err)
 {
     switch (err) {
@@ -665,6 +705,8 @@ const char *nic_strerror(int err)
         return "no such node";
     case NIC_ENOEQ:
         return "no event queue open";
+    case NIC_ELATE:
+        return "upcall answered after its grace period";
     default:
         return "unknown error";
     }

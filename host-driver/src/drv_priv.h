@@ -80,6 +80,10 @@ struct nicdrv {
     uint8_t *ep_used; /* [max_procs of the NIC] */
     uint8_t *eq_used; /* [max_procs of the NIC]: event queue ids (same range as endpoints) */
     uint64_t *eq_fired; /* [max_procs]: NIC_EV_EQ events seen per queue id (nicdrv_eq_wait) */
+    /* the eviction upcall waiting for its answer (one at a time: evictions run under tbl_lock) */
+    uint32_t upcall_token, upcall_pid;
+    uint64_t room_gen; /* registrations removed so far: REGISTER-WAIT's retry signal */
+    bool upcall_pending, upcall_answered;
     uint64_t stats_pa;
     uint32_t key_k[4]; /* remote key PRF key (from cfg.key_seed or host entropy) */
     uint32_t key_ctr;  /* registrations keyed so far */

@@ -186,17 +186,143 @@ static void unpin_line(nicdrv_t *d, struct drv_line *l)
  * livelock of issue 18, item 5). When every candidate is that young, wait until the oldest one
  * ages (bounded by fill_residency) rather than evict it: forward progress for every waiting packet.
  */
+/*
+ * Eviction upcall (seed 001, cfg.upcall_grace): the owner of the victim line, if it has an event
+ * queue, gets NIC_EQE_UPCALL (token, the line's range) and the grace period to answer
+ * (nicdrv_upcall_done) before its pages are taken back; an answer ends the wait at once. The wait
+ * sleeps under tbl_lock, as the fill_residency wait does: the answer takes no lock.
+ */
+static void upcall(nicdrv_t *d, const struct drv_line *v)
+{
+    uint32_t L = drv_line_entries(d, NIC_CACHE_VMH);
+    uint64_t va = (uint64_t)v->line * L << NICDRV_PAGE_SHIFT, deadline;
+    struct drv_proc *p = find_proc(d, v->pid, false);
+    struct nic_cmd c = { .op = NIC_CMD_EQ_POST, .key = NIC_EQE_UPCALL };
+    int32_t st;
+
+    if (!p || !p->eq_open) {
+        d->st.upcalls_unposted++;
+        return;
+    }
+    c.ep = p->eq;
+    c.pid = (uint16_t)v->pid;
+    c.a = ++d->upcall_token;
+    c.b = (uint32_t)va;
+    c.c = (uint32_t)(va >> 32);
+    c.d = L;
+    if (drv_cmd(d, &c, NULL, 0, &st) || st != NIC_ST_OK) {
+        d->st.upcalls_unposted++; /* no room in its queue now: evicted without notice */
+        return;
+    }
+    d->st.upcalls++;
+    d->upcall_pid = v->pid;
+    d->upcall_answered = false;
+    d->upcall_pending = true;
+    uint64_t t0 = d->host.now(d->host.ctx);
+    deadline = t0 + d->cfg.upcall_grace;
+    for (;;) {
+        uint64_t seen = d->host.ev_count(d->host.ctx, NICDRV_WQ_EQ);
+        if (d->upcall_answered || d->dead || d->host.now(d->host.ctx) >= deadline)
+            break;
+        if (d->host.ev_wait(d->host.ctx, NICDRV_WQ_EQ, seen, deadline) == NICDRV_ECANCELED)
+            break;
+    }
+    d->st.upcall_wait += d->host.now(d->host.ctx) - t0;
+    if (d->upcall_answered)
+        d->st.upcalls_answered++;
+    else
+        d->st.upcalls_ignored++;
+    d->upcall_pending = false;
+}
+
+uint64_t nicdrv_room_gen(const nicdrv_t *d)
+{
+    return d->room_gen;
+}
+
+int nicdrv_room_wait(nicdrv_t *d, uint64_t seen, uint64_t deadline)
+{
+    for (;;) {
+        uint64_t wq = d->host.ev_count(d->host.ctx, NICDRV_WQ_CMD);
+        if (d->room_gen != seen)
+            return NICDRV_OK;
+        if (d->dead)
+            return NICDRV_ESTATE;
+        if (d->host.now(d->host.ctx) >= deadline)
+            return NICDRV_ETIMEDOUT;
+        if (d->host.ev_wait(d->host.ctx, NICDRV_WQ_CMD, wq, deadline) == NICDRV_ECANCELED)
+            return NICDRV_ECANCELED;
+    }
+}
+
+int nicdrv_upcall_done(nicdrv_t *d, uint32_t pid, uint32_t token)
+{
+    if (d->host.syscall)
+        d->host.syscall(d->host.ctx);
+    if (!d->upcall_pending || d->upcall_pid != pid || d->upcall_token != token) {
+        d->st.upcalls_late++;
+        return NICDRV_ETIMEDOUT;
+    }
+    d->upcall_answered = true;
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_EQ);
+    return NICDRV_OK;
+}
+
+/* NICDRV_EVICT_LRU: the NIC's VMH ways (NIC_CMD_USAGE, up to a page of them) into w; their count. */
+static uint32_t vmh_usage(nicdrv_t *d, struct nic_usage_way *w)
+{
+    static const uint8_t zero[NICDRV_PAGE_SIZE];
+    struct nic_cmd c = { .op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .c = NICDRV_PAGE_SIZE };
+    int32_t st;
+
+    if (drv_cmd(d, &c, zero, sizeof zero, &st) || st != NIC_ST_OK ||
+        d->host.phys_read(d->host.ctx, d->slots[c.seq % d->nslots].img_pa, w, NICDRV_PAGE_SIZE))
+        return 0;
+    d->st.usage_reads++;
+    return NICDRV_PAGE_SIZE / sizeof *w;
+}
+
+/* The victim among the pinned lines (not keep): the least recently filled, or with
+ * NICDRV_EVICT_LRU the least recently used on the NIC (a line it does not hold first; ties and a
+ * failed USAGE: the least recently filled). */
+static struct drv_line *victim(nicdrv_t *d, const struct drv_line *keep)
+{
+    static struct nic_usage_way w[NICDRV_PAGE_SIZE / sizeof(struct nic_usage_way)];
+    struct drv_line *v = NULL;
+    uint32_t nw = d->cfg.evict_policy == NICDRV_EVICT_LRU ? vmh_usage(d, w) : 0, newest = 0, vage = 0;
+    bool any = false;
+
+    for (uint32_t i = 0; i < nw; i++) /* the newest stamp: ages are differences from it (wrap-safe) */
+        if ((w[i].key & NIC_USAGE_VALID) && (!any || (int32_t)(w[i].stamp - newest) > 0)) {
+            newest = w[i].stamp;
+            any = true;
+        }
+    for (uint32_t i = 0; i < d->nlines; i++) {
+        struct drv_line *l = &d->lines[i];
+        uint32_t age = UINT32_MAX;
+        if (!l->used || l == keep || !l->npinned)
+            continue;
+        for (uint32_t k = 0; nw && k < nw; k++)
+            if (w[k].key == (l->pid | NIC_USAGE_VALID) && w[k].line == l->line) {
+                age = newest - w[k].stamp;
+                break;
+            }
+        if (!nw)
+            age = 0;
+        if (!v || age > vage || (age == vage && l->filled_at < v->filled_at)) {
+            v = l;
+            vage = age;
+        }
+    }
+    return v;
+}
+
 static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
 {
     while (d->dynamic && d->cfg.pin_hwm_pages && d->st.pinned_pages + need > d->cfg.pin_hwm_pages) {
-        struct drv_line *v = NULL;
+        struct drv_line *v = victim(d, keep);
         uint64_t now = d->host.now(d->host.ctx);
         int rc;
-        for (uint32_t i = 0; i < d->nlines; i++) {
-            struct drv_line *l = &d->lines[i];
-            if (l->used && l != keep && l->npinned && (!v || l->filled_at < v->filled_at))
-                v = l;
-        }
         if (!v)
             return NICDRV_OK; /* one line bigger than the mark: allowed to exceed it */
         if (d->cfg.fill_residency && now < v->filled_at + d->cfg.fill_residency) {
@@ -204,6 +330,8 @@ static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
             d->host.sleep(d->host.ctx, v->filled_at + d->cfg.fill_residency - now);
             continue; /* the tables may have changed meanwhile (only under tbl_lock: not here) */
         }
+        if (d->cfg.upcall_grace)
+            upcall(d, v); /* the owner's grace period; the victim stays the victim (tbl_lock held) */
         rc = invalidate(d, NIC_CACHE_VMH, v->pid, v->line, 1);
         if (rc)
             return rc; /* not answered: the pages stay pinned */
@@ -743,6 +871,8 @@ static int dereg_locked(nicdrv_t *d, struct drv_proc *p, uint32_t id)
     b->dying = false;
     p->nbufs--;
     d->st.bufs--;
+    d->room_gen++; /* a registration waiting for room may try again (nicdrv_room_wait) */
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_CMD);
     if (!d->dynamic && !d->dead) { /* neighbours sharing the lines go back into the full tables */
         rc = static_load(d, NIC_CACHE_CBH, (uint16_t)p->pid, line_of(d, NIC_CACHE_CBH, 0, id));
         for (uint32_t k = 0; !rc && k < count; k++) {
@@ -1201,6 +1331,8 @@ static int release_locked(nicdrv_t *d, struct drv_proc *p)
         }
     p->used = false;
     d->st.procs--;
+    d->room_gen++; /* its slot is free: a registration waiting for room may try again */
+    d->host.ev_signal(d->host.ctx, NICDRV_WQ_CMD);
     return NICDRV_OK;
 }
 

@@ -138,6 +138,9 @@ static void usage(FILE *f)
             "                       at-reg (registration pins and fills every line before it returns),\n"
             "                       overlap (registration returns at once, the driver pins and fills\n"
             "                       in the background; packets ahead of it miss, counted)\n"
+            "  --evict P            the driver's victim at the pin high-water mark: lrf (default: least\n"
+            "                       recently filled, the driver's own record) or lru (least recently used\n"
+            "                       on the NIC: its LRU stamps, NIC_CMD_USAGE, before each eviction)\n"
             "\n"
             "Transport (issue 14; docs/wire-protocol.md \"Flow and congestion control\"):\n"
             "  --flow on|off        receiver credits: no receiver is overrun by a sender (default off)\n"
@@ -515,7 +518,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
         O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS
     };
     static const struct option lo[] = {
@@ -532,7 +535,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "trace-node", 1, 0, O_TN },     { "json", 1, 0, O_JSON },        { "csv", 1, 0, O_CSV },
         { "progress", 0, 0, O_PROG },     { "no-progress", 0, 0, O_NOPROG }, { "quiet", 0, 0, O_QUIET },
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
-        { "prefetch", 1, 0, O_PF },       { "pin-mode", 1, 0, O_PINMODE },
+        { "prefetch", 1, 0, O_PF },       { "pin-mode", 1, 0, O_PINMODE }, { "evict", 1, 0, O_EVICT },
         { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    { "mpi-timeout", 1, 0, O_MPIT },
         NODEDBG_LONG_OPTIONS,
         { "procs", 1, 0, O_PROCS },       { "mem-pressure", 1, 0, O_MEMP },
@@ -729,6 +732,14 @@ static int parse(int argc, char **argv, struct ns_opts *o)
                 o->pin_mode = NICDRV_PIN_OVERLAP;
             else
                 return bad("--pin-mode", a, "on-miss, at-reg or overlap");
+            break;
+        case O_EVICT:
+            if (!strcmp(a, "lrf"))
+                o->evict = NICDRV_EVICT_LRF;
+            else if (!strcmp(a, "lru"))
+                o->evict = NICDRV_EVICT_LRU;
+            else
+                return bad("--evict", a, "lrf or lru");
             break;
         case O_FLOW:
         case O_CC:
@@ -982,6 +993,7 @@ int main(int argc, char **argv)
         dc.mmu_notifier = o->mem_pressure != 0;
         dc.prefetch_lines = o->prefetch;
         dc.pin_mode = o->pin_mode;
+        dc.evict_policy = o->evict;
         dc.xport_opts = (o->flow ? NIC_XOPT_FLOW : 0u) | (o->cc ? NIC_XOPT_CONGESTION : 0u);
         if (S.ev) {
             dc.observe = drv_observe;

@@ -78,6 +78,7 @@ struct ns_opts {
     int prefill;           /* driver installs PCH/CBH lines at EP_OPEN / registration (nicdrv cfg) */
     unsigned prefetch;     /* prefetch on a miss: VMH lines per miss request (nicdrv cfg; 0: one) */
     unsigned pin_mode;     /* enum nicdrv_pin_mode (nicdrv cfg): on-miss, at-reg, overlap */
+    unsigned evict;        /* enum nicdrv_evict (nicdrv cfg): lrf, lru */
     /* transport options (issue 14) and the switch's queue */
     int flow, cc;          /* --flow, --cc on|off: NIC_XOPT_FLOW / NIC_XOPT_CONGESTION in INIT */
     uint32_t ecn_bytes;    /* --ecn-kb: switch marking threshold (default: 16 KiB with --cc on, else 0) */

@@ -476,6 +476,7 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddBoolToObject(x, "prefill", o->prefill);
     cJSON_AddNumberToObject(x, "prefetch", o->prefetch);
     cJSON_AddStringToObject(x, "pin_mode", o->pin_mode == 1 ? "at-reg" : o->pin_mode == 2 ? "overlap" : "on-miss");
+    cJSON_AddStringToObject(x, "evict", o->evict == NICDRV_EVICT_LRU ? "lru" : "lrf");
     cJSON_AddBoolToObject(x, "flow", o->flow);
     cJSON_AddBoolToObject(x, "cc", o->cc);
     report_u64(x, "ecn_bytes", o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u);
@@ -639,6 +640,7 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "pins", n->dstats.pins);
         report_u64(y, "pinned_peak", n->dstats.pinned_peak);
         report_u64(y, "evictions", n->dstats.evictions);
+        report_u64(y, "usage_reads", n->dstats.usage_reads);
         report_u64(y, "static_loads", n->dstats.static_loads);
         report_u64(y, "prefills", n->dstats.prefills);
         report_u64(y, "mmu_releases", n->dstats.mmu_releases);

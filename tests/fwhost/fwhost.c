@@ -189,6 +189,8 @@ static void drain_events(uint32_t *n)
                 fwh_fill_cmd(&c, e.cache, e.pid, key);
                 fwh_cmd_post(&c);
             }
+        } else if (e.type == NIC_EV_EQ && e.a < NIC_SENDQ_SLOTS) {
+            fwh.eq_events[e.a]++; /* an armed event queue got an entry (the driver wakes its process) */
         } else {
             fail_msg("unexpected event type %u", e.type);
         }

@@ -53,6 +53,7 @@ struct fwh {
     uint32_t cq_ci[NIC_SENDQ_SLOTS], sq_pi[NIC_SENDQ_SLOTS];
     uint32_t tx_seen;        /* frames the test has taken (fwh_tx_next) */
     uint64_t next_pa;        /* page allocator */
+    uint32_t eq_events[NIC_SENDQ_SLOTS]; /* NIC_EV_EQ events per event queue id (ABI 2.1) */
     struct fwh_peer peer[16];
 };
 extern struct fwh fwh;

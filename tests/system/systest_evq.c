@@ -28,6 +28,26 @@
  *                queue: it gets exactly one NIC_EV_IMM per write with an immediate (duplicated
  *                frames notwithstanding), with the right immediate, length, buffer and offset, the
  *                write's bytes in place when the event comes, none for the others.
+ *   upcall MODE  2 nodes, node 1's driver with a 2-line pin budget and a 100 us upcall grace period
+ *                (issue 15 item 4, seed 001): node 0 writes 16 KiB into each of 8 lines of node 1's
+ *                buffer, 2 rounds, each write verified at its completion; the target process waits
+ *                on its event queue and gets NIC_EV_UPCALL for each line taken back (its range, in
+ *                its buffer). MODE answer: it answers each (nic_upcall_done, NIC_OK) and the driver
+ *                evicts at once (upcalls_answered = upcalls, none ignored). MODE ignore: it does not
+ *                answer; each eviction waits the whole grace period (the write phase lasts at least
+ *                upcalls x grace), and a late answer is NIC_ELATE.
+ *   regwait      REGISTER-WAIT (seed 001): node 0's driver has room for one process's tables
+ *                (max_procs 1). Process A registers, writes to node 1 and holds its registration
+ *                for 2 ms; process B's nic_reg fails NIC_ENOMEM, its nic_reg_wait with a 1 ms timeout
+ *                returns NIC_ETIMEDOUT, then one with 20 ms returns NIC_OK only after A closed, and B's
+ *                write to node 1 is verified.
+ *   evict POLICY 2 nodes, node 1's driver with a 3-line pin budget (no fill residency) and eviction
+ *                policy POLICY (lrf: least recently filled, the default; lru: least recently used,
+ *                from the NIC's LRU stamps, NIC_CMD_USAGE): node 0 alternates a write to a hot line
+ *                of node 1's buffer with a write to one of 7 cold lines in turn, 28 rounds, every
+ *                write verified. lru: the hot line is filled once and never evicted; lrf: it is
+ *                evicted and filled again and again. Prints the hot line's fills, the evictions and
+ *                the cycles of both (the comparison of docs/api.md).
  *
  * Exit: 0 pass, 1 fail.
  */
@@ -51,7 +71,12 @@
 #define RD_SRC (3u << 19) /* reads come from [RD_SRC, +SLOT) of a target: never written (writes: below) */
 #define WAITC 200000000ull
 
-enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M__N };
+enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M_UPCALL_ANSWER, M_UPCALL_IGNORE, M_REGWAIT, M_EVICT_LRF, M_EVICT_LRU,
+            M__N };
+
+#define UP_GRACE 20000u   /* 100 us */
+#define UP_HWM 128u       /* pinned pages on node 1: two VMH lines of 64 pages */
+#define UP_LINE (64u << 12)
 
 #define IM_N 48u
 struct imm_req {
@@ -75,6 +100,11 @@ struct run {
     int may_close;
     struct imm_req im[IM_N];
     unsigned imm_posted, imm_seen, imm_checked;
+    int up_stop, up_checked;
+    uint64_t up_elapsed;
+    uint64_t a_closed_at; /* regwait: when process A's nic_dev_close returned (0: not yet) */
+    int a_registered, b_done;
+    unsigned hot_fills; /* evict: fills of the hot line on node 1 (the driver's observer) */
 };
 
 struct prog {
@@ -600,6 +630,257 @@ out:
     finish_a(p);
 }
 
+/* The upcall modes' target (node 1): a queue, a buffer of 8 lines, upcalls answered or not. */
+static void prog_up_target(void *arg)
+{
+    struct prog *p = arg;
+    struct run *r = p->r;
+    nicdrv_t *drv = hostsw_driver(r->hs[p->node]);
+    os_t *os = os_of(r, p->node);
+    nic_dev_t *dev = NULL;
+    nic_ep_t ep = 0;
+    char err[200] = "";
+    uint32_t pid, ups = 0, late_token = 0;
+    int answer = r->mode == M_UPCALL_ANSWER, late_done = 0;
+    struct nicdrv_stats ds;
+
+    CHECK_RC(nicdrv_probe(drv, r->img, r->img_len, err, sizeof err), NICDRV_OK);
+    CHECK(os_proc_create(os, 48, &pid) == SIM_OK);
+    CHECK_RC(nic_dev_open(drv, pid, NULL, &dev), NIC_OK);
+    CHECK_RC(nic_eq_open(dev, NULL), NIC_OK);
+    CHECK_RC(nic_ep_open(dev, &ep), NIC_OK);
+    CHECK_RC(nic_reg(dev, VA_T, T_LEN, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ, &r->pub[p->node]), NIC_OK);
+    r->tpid[p->node] = pid;
+    r->published++;
+    while (!r->up_stop) {
+        struct nic_ev ev;
+        int rc = nic_eq_wait(dev, &ev, 200000);
+        if (rc == NIC_ETIMEDOUT) {
+            if (late_token && !late_done) { /* the grace period is long over: too late */
+                CHECK_RC(nic_upcall_done(dev, late_token), NIC_ELATE);
+                late_done = 1;
+            }
+            continue;
+        }
+        CHECK_RC(rc, NIC_OK);
+        CHECK(ev.kind == NIC_EV_UPCALL);
+        CHECK(ev.va >= VA_T && ev.va + ev.len <= VA_T + T_LEN && ev.len == UP_LINE && ev.va % UP_LINE == 0);
+        ups++;
+        if (answer) {
+            coro_sleep(1000); /* 5 us: the process lets go of the range */
+            CHECK_RC(nic_upcall_done(dev, ev.token), NIC_OK);
+        } else if (!late_token) {
+            late_token = ev.token;
+        }
+    }
+    nicdrv_stats(drv, &ds);
+    printf("systest_evq: upcall %s: %u upcalls seen; driver: %" PRIu64 " posted, %" PRIu64 " answered, %" PRIu64
+           " ignored, %" PRIu64 " late, %" PRIu64 " unposted, %" PRIu64 " evictions, waited %" PRIu64
+           " cycles for answers; write phase %" PRIu64 " cycles\n",
+           answer ? "answer" : "ignore", ups, ds.upcalls, ds.upcalls_answered, ds.upcalls_ignored, ds.upcalls_late,
+           ds.upcalls_unposted, ds.evictions, ds.upcall_wait, r->up_elapsed);
+    CHECK(ups >= 8 && ds.upcalls == ups && ds.evictions >= ds.upcalls && ds.upcalls_unposted == 0);
+    if (answer) {
+        CHECK(ds.upcalls_answered == ds.upcalls && ds.upcalls_ignored == 0 && ds.upcalls_late == 0);
+        CHECK(ds.upcall_wait < ds.upcalls * UP_GRACE / 2); /* answered well within the grace period */
+    } else {
+        CHECK(ds.upcalls_ignored == ds.upcalls && ds.upcalls_answered == 0 && late_done && ds.upcalls_late == 1);
+        CHECK(ds.upcall_wait >= ds.upcalls * UP_GRACE); /* each eviction waited the grace period */
+        CHECK(r->up_elapsed >= ds.upcalls * UP_GRACE);
+    }
+    r->up_checked = 1;
+    while (!r->may_close)
+        coro_sleep(2000);
+out:
+    r->up_checked = 1;
+    if (dev)
+        nic_dev_close(dev);
+    nicdrv_remove(drv);
+    if (os_pinned_pages_total(os)) {
+        fprintf(stderr, "systest_evq: node %u: %" PRIu64 " pages still pinned\n", p->node, os_pinned_pages_total(os));
+        r->failed++;
+    }
+    r->done++;
+}
+
+static void a_upcall(struct prog *p)
+{
+    struct run *r = p->r;
+    struct ctx c;
+    nic_ep_t ep[1];
+    static uint8_t buf[16u << 10];
+
+    memset(&c, 0, sizeof c);
+    CHECK(open_proc(p, &c, NULL, ep, 1) == 0);
+    uint64_t t0 = coro_now();
+    for (unsigned round = 0; round < 2; round++)
+        for (unsigned k = 0; k < 8; k++) {
+            const struct nic_mr *m = &r->pub[1];
+            uint64_t roff = (uint64_t)k * UP_LINE + round * sizeof buf, loff = roff + 17;
+            struct nic_wr wr = { .local_va = VA_L + loff, .len = sizeof buf, .remote_offset = roff,
+                                 .wr_id = round * 8 + k, .signaled = 1 };
+            struct nic_ev ev;
+            wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };
+            CHECK_RC(nic_post_write(c.dev, ep[0], &wr), NIC_OK);
+            CHECK_RC(nic_eq_wait(c.dev, &ev, WAITC), NIC_OK);
+            CHECK(ev.kind == NIC_EV_COMPLETION && ev.wc.status == NIC_WC_SUCCESS && ev.wc.wr_id == wr.wr_id);
+            CHECK(os_read(os_of(r, 1), r->tpid[1], VA_T + roff, buf, sizeof buf) == SIM_OK);
+            for (uint32_t i = 0; i < sizeof buf; i++)
+                if (buf[i] != lbyte(loff + i)) {
+                    fprintf(stderr, "systest_evq: upcall: write %u: byte %u not in place\n", round * 8 + k, i);
+                    CHECK(0);
+                }
+        }
+    r->up_elapsed = coro_now() - t0;
+    r->up_stop = 1;
+    while (!r->up_checked)
+        coro_sleep(20000);
+    CHECK_RC(nic_dev_close(c.dev), NIC_OK);
+    c.dev = NULL;
+out:
+    r->up_stop = 1;
+    if (c.dev)
+        nic_dev_close(c.dev);
+    finish_a(p);
+}
+
+/* One 8 KiB write from (dev, ep, local VA_L) to node 1's buffer at roff, verified. */
+static int write_verified(struct run *r, nic_dev_t *dev, nic_ep_t ep, uint32_t pid, uint64_t roff)
+{
+    static uint8_t buf[8192];
+    const struct nic_mr *m = &r->pub[1];
+    struct nic_wr wr = { .local_va = VA_L, .len = sizeof buf, .remote_offset = roff, .wr_id = 1, .signaled = 1 };
+    struct nic_wc wc;
+
+    wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };
+    for (uint32_t i = 0; i < sizeof buf; i++)
+        buf[i] = lbyte(roff + i);
+    if (os_write(os_of(r, 0), pid, VA_L, buf, sizeof buf) || nic_post_write(dev, ep, &wr) ||
+        nic_wait(dev, ep, &wc, WAITC) || wc.status != NIC_WC_SUCCESS)
+        return -1;
+    if (os_read(os_of(r, 1), r->tpid[1], VA_T + roff, buf, sizeof buf))
+        return -1;
+    for (uint32_t i = 0; i < sizeof buf; i++)
+        if (buf[i] != lbyte(roff + i))
+            return -1;
+    return 0;
+}
+
+/* regwait: process B on node 0 waits for room that process A (a_regwait) holds. */
+static void prog_regwait_b(void *arg)
+{
+    struct prog *p = arg;
+    struct run *r = p->r;
+    nicdrv_t *drv = hostsw_driver(r->hs[0]);
+    nic_dev_t *dev = NULL;
+    nic_ep_t ep;
+    struct nic_mr mr;
+    struct nic_lib_counters lc;
+    uint32_t pid;
+
+    while (!r->a_registered)
+        coro_sleep(2000);
+    CHECK(os_proc_create(os_of(r, 0), 48, &pid) == SIM_OK);
+    CHECK_RC(nic_dev_open(drv, pid, NULL, &dev), NIC_OK);
+    CHECK_RC(nic_reg(dev, VA_L, 8192, NIC_ACCESS_LOCAL_READ, &mr), NIC_ENOMEM); /* no room: A holds it */
+    uint64_t t0 = coro_now();
+    CHECK_RC(nic_reg_wait(dev, VA_L, 8192, NIC_ACCESS_LOCAL_READ, &mr, 200000), NIC_ETIMEDOUT);
+    CHECK(coro_now() >= t0 + 200000 && !r->a_closed_at);
+    CHECK_RC(nic_reg_wait(dev, VA_L, 8192, NIC_ACCESS_LOCAL_READ, &mr, 4000000), NIC_OK);
+    CHECK(r->a_closed_at && coro_now() >= r->a_closed_at); /* it got the room A gave back */
+    printf("systest_evq: regwait: B's registration waited %" PRIu64 " cycles after its first refusal, got room %"
+           PRIu64 " cycles after A closed\n", coro_now() - t0, coro_now() - r->a_closed_at);
+    CHECK_RC(nic_lib_counters(dev, &lc), NIC_OK);
+    CHECK(lc.reg_waits >= 2);
+    CHECK_RC(nic_ep_open(dev, &ep), NIC_OK);
+    CHECK(write_verified(r, dev, ep, pid, 65536) == 0);
+    CHECK_RC(nic_dev_close(dev), NIC_OK);
+    dev = NULL;
+out:
+    if (dev)
+        nic_dev_close(dev);
+    r->b_done = 1;
+    r->done++;
+}
+
+static void a_regwait(struct prog *p)
+{
+    struct run *r = p->r;
+    nicdrv_t *drv = hostsw_driver(r->hs[0]);
+    nic_dev_t *dev = NULL;
+    nic_ep_t ep;
+    struct nic_mr mr;
+    char err[200] = "";
+    uint32_t pid;
+
+    CHECK_RC(nicdrv_probe(drv, r->img, r->img_len, err, sizeof err), NICDRV_OK);
+    while (r->published < r->nodes - 1)
+        coro_sleep(2000);
+    CHECK(os_proc_create(os_of(r, 0), 48, &pid) == SIM_OK);
+    CHECK_RC(nic_dev_open(drv, pid, NULL, &dev), NIC_OK);
+    CHECK_RC(nic_ep_open(dev, &ep), NIC_OK);
+    CHECK_RC(nic_reg(dev, VA_L, 8192, NIC_ACCESS_LOCAL_READ, &mr), NIC_OK);
+    r->a_registered = 1;
+    CHECK(write_verified(r, dev, ep, pid, 0) == 0);
+    coro_sleep(400000); /* holds the driver's only process slot for 2 ms */
+    CHECK_RC(nic_dev_close(dev), NIC_OK);
+    dev = NULL;
+    r->a_closed_at = coro_now();
+    while (!r->b_done)
+        coro_sleep(20000);
+out:
+    r->a_registered = 1;
+    if (!r->a_closed_at)
+        r->a_closed_at = coro_now();
+    if (dev)
+        nic_dev_close(dev);
+    while (!r->b_done)
+        coro_sleep(20000);
+    finish_a(p);
+}
+
+#define EV_HOT_LINE ((uint32_t)((VA_T >> 12) / 64u))
+
+static void observe_fill(void *ctx, const char *kind, unsigned cache, uint16_t pid, uint32_t key)
+{
+    struct run *r = ctx;
+    (void)pid;
+    if (cache == NIC_CACHE_VMH && key == EV_HOT_LINE && !strcmp(kind, "fill"))
+        r->hot_fills++;
+}
+
+static void a_evict(struct prog *p)
+{
+    struct run *r = p->r;
+    struct ctx c;
+    nic_ep_t ep[1];
+    struct nicdrv_stats ds;
+    int lru = r->mode == M_EVICT_LRU;
+
+    memset(&c, 0, sizeof c);
+    CHECK(open_proc(p, &c, NULL, ep, 1) == 0);
+    uint64_t t0 = coro_now();
+    for (unsigned i = 0; i < 28; i++) {
+        CHECK(write_verified(r, c.dev, ep[0], c.pid, (uint64_t)(i % 8) * 4096u) == 0);       /* hot: line 0 */
+        CHECK(write_verified(r, c.dev, ep[0], c.pid, (uint64_t)(1 + i % 7) * UP_LINE) == 0); /* cold: 1..7 */
+    }
+    uint64_t t = coro_now() - t0;
+    nicdrv_stats(hostsw_driver(r->hs[1]), &ds);
+    printf("systest_evq: evict %s: hot line filled %u times, %" PRIu64 " evictions, %" PRIu64 " VMH fills, %" PRIu64
+           " usage reads on node 1; 56 writes in %" PRIu64 " cycles\n",
+           lru ? "lru" : "lrf", r->hot_fills, ds.evictions, ds.fills, ds.usage_reads, t);
+    if (lru)
+        CHECK(r->hot_fills == 1 && ds.usage_reads >= ds.evictions && ds.evictions > 0);
+    else
+        CHECK(r->hot_fills > 5 && ds.usage_reads == 0);
+    CHECK_RC(nic_dev_close(c.dev), NIC_OK);
+    c.dev = NULL;
+out:
+    if (c.dev)
+        nic_dev_close(c.dev);
+    finish_a(p);
+}
+
 static void prog_init(void *arg)
 {
     struct prog *p = arg;
@@ -608,6 +889,11 @@ static void prog_init(void *arg)
     case M_SLEEP: a_sleep(p); break;
     case M_OVERFLOW: a_overflow(p); break;
     case M_IMM: a_imm(p); break;
+    case M_UPCALL_ANSWER:
+    case M_UPCALL_IGNORE: a_upcall(p); break;
+    case M_REGWAIT: a_regwait(p); break;
+    case M_EVICT_LRF:
+    case M_EVICT_LRU: a_evict(p); break;
     case M__N: break;
     }
     p->r->done++;
@@ -622,7 +908,7 @@ static bool all_done(cluster_t *c, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm" };
+    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore", "regwait", "evict-lrf", "evict-lru" };
     static struct run r;
     struct cluster_config cc;
     struct prog pr[MAXN];
@@ -633,7 +919,7 @@ int main(int argc, char **argv)
     for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
     if (argc < 3 || argc > 4 || m == M__N) {
-        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm IMAGE [SEED]\n");
+        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|upcall-answer|upcall-ignore|regwait|evict-lrf|evict-lru IMAGE [SEED]\n");
         return 1;
     }
     r.mode = (enum mode)m;
@@ -666,11 +952,34 @@ int main(int argc, char **argv)
         nicdrv_config_default(&dc);
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)r.nodes;
+        if (i == 1 && (r.mode == M_EVICT_LRF || r.mode == M_EVICT_LRU)) {
+            dc.pin_hwm_pages = 3 * 64 + 1; /* three lines and the completion queue */
+            dc.fill_residency = 0;
+            dc.evict_policy = r.mode == M_EVICT_LRU ? NICDRV_EVICT_LRU : NICDRV_EVICT_LRF;
+            dc.observe = observe_fill;
+            dc.observe_ctx = &r;
+        }
+        if (i == 0 && r.mode == M_REGWAIT)
+            dc.max_procs = 1; /* room for one process's tables */
+        if (i == 1 && (r.mode == M_UPCALL_ANSWER || r.mode == M_UPCALL_IGNORE)) {
+            dc.pin_hwm_pages = UP_HWM;
+            dc.upcall_grace = UP_GRACE;
+        }
         r.hs[i] = hostsw_create(r.cl, i, r.costs, &dc);
         pr[i] = (struct prog){ &r, i };
         node_set_reset(cluster_node(r.cl, i), false);
-        void (*fn)(void *) = !i ? prog_init : r.mode == M_IMM ? prog_imm_target : prog_target;
+        void (*fn)(void *) = !i                                                          ? prog_init
+                             : r.mode == M_IMM                                           ? prog_imm_target
+                             : r.mode == M_UPCALL_ANSWER || r.mode == M_UPCALL_IGNORE ? prog_up_target
+                                                                                         : prog_target;
         if (!r.hs[i] || coro_spawn(cluster_sched(r.cl), "prog", fn, &pr[i], NULL))
+            return 1;
+        r.progs++;
+    }
+    if (r.mode == M_REGWAIT) {
+        static struct prog pb;
+        pb = (struct prog){ &r, 0 };
+        if (coro_spawn(cluster_sched(r.cl), "procb", prog_regwait_b, &pb, NULL))
             return 1;
         r.progs++;
     }

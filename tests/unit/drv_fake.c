@@ -486,6 +486,31 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         q->flags = c->d;
         return NIC_ST_OK;
     }
+    case NIC_CMD_USAGE: { /* the VMH lines with their LRU stamps, as the NCP's ways */
+        struct nic_usage_way w[FAKE_LINES];
+        uint32_t n = 0;
+        if (c->cache >= NIC_CACHE__COUNT || c->c < sizeof w[0])
+            return NIC_ST_BAD_CMD;
+        memset(w, 0, sizeof w);
+        for (unsigned i = 0; i < FAKE_LINES; i++) {
+            const struct fake_line *l = &f->lines[c->cache][i];
+            if (l->used)
+                w[i] = (struct nic_usage_way){ .key = l->pid | NIC_USAGE_VALID, .stamp = (uint32_t)l->stamp,
+                                               .line = l->key };
+        }
+        n = c->c / sizeof w[0] < FAKE_LINES ? c->c / sizeof w[0] : FAKE_LINES;
+        f->usage_cmds++;
+        hostmem_dma_write(f->mem, 0, (uint64_t)c->b << 32 | c->a, w, n * sizeof w[0]);
+        return NIC_ST_OK;
+    }
+    case NIC_CMD_EQ_POST: {
+        const uint32_t bcd[3] = { c->b, c->c, c->d };
+        if (!c->ep || c->ep >= MAX_PROCS || !f->eq[c->ep].open || f->eq[c->ep].pid != c->pid ||
+            c->key != NIC_EQE_UPCALL)
+            return NIC_ST_BAD_CMD;
+        eq_put_x(f, c->ep, NIC_EQE_UPCALL, 0, c->a, bcd);
+        return NIC_ST_OK;
+    }
     case NIC_CMD_EQ_CLOSE:
         if (!c->ep || c->ep >= MAX_PROCS || !f->eq[c->ep].open)
             return NIC_ST_BAD_CMD;

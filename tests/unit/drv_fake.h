@@ -103,6 +103,7 @@ struct fake {
     } eq[16];
     uint32_t eq_fires, eq_lost, eq_arms; /* NIC_EV_EQ posted; entries lost; EQ_ARMs taken */
     uint32_t imm_no_eq;                  /* writes with immediate to a process without a notify queue */
+    uint32_t usage_cmds;                 /* NIC_CMD_USAGE answered */
     uint64_t stamp;
     /* what the tests look at */
     uint32_t cmds[16];         /* per op */

@@ -350,6 +350,116 @@ static void fill_refused_for_resources_is_retried(void **state)
  * when it had just been filled for a packet that had not used it yet; two lines taking turns
  * could evict each other forever. A line younger than cfg.fill_residency is kept; the miss
  * thread waits for the oldest line to age, then evicts it. */
+/* Eviction upcall (seed 001, cfg.upcall_grace): the victim's owner, with an event queue, gets
+ * NIC_EQE_UPCALL (token, the line's range) and the grace period before its pages go; unanswered
+ * (the fake's process cannot run meanwhile), the eviction waits the whole period and counts it
+ * ignored; an answer after it is late (ETIMEDOUT); an owner without a queue is evicted without
+ * notice (unposted). */
+static void hwm_upcall_grace(void **state)
+{
+    struct nicdrv_config cfg;
+    struct fake *f;
+    uint32_t pid, pid2, id, id2, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    struct nic_eqe q;
+    const uint64_t eq_va = 0xFFFF8000ull;
+    (void)state;
+
+    nicdrv_config_default(&cfg);
+    cfg.nodes = 2;
+    cfg.pin_hwm_pages = 2 * FAKE_VMH_L + 1; /* two lines and the event queue's page */
+    cfg.fill_residency = 0;
+    cfg.upcall_grace = 30000;
+    f = up(true, &cfg);
+    pid = fake_proc(f);
+    pid2 = fake_proc(f);
+    assert_int_equal(nicdrv_eq_open(f->drv, pid, eq_va, 3, 0), 0);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 2 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id, &key), 0);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid2, VA, 2 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id2, &key), 0);
+    for (unsigned line = 0; line < 2; line++) {
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + line * FAKE_VMH_L, &e), 1);
+        fake_run(f);
+    }
+    uint64_t t0 = f->now;
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid2, VA >> 12, &e), 1);
+    fake_run(f); /* pid's line 0 goes, after its grace period */
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.evictions, 1);
+    assert_int_equal(st.upcalls, 1);
+    assert_int_equal(st.upcalls_ignored, 1);
+    assert_int_equal(st.upcalls_answered, 0);
+    assert_true(st.upcall_wait >= 30000 && f->now >= t0 + 30000);
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_true(os_pinned_pages(f->os, pid) == FAKE_VMH_L + 1); /* line 1 and the queue page */
+    assert_int_equal(os_read(f->os, pid, eq_va, &q, sizeof q), 0);
+    assert_int_equal(q.type, NIC_EQE_UPCALL);
+    assert_int_equal(q.phase & 1u, 1);
+    assert_int_equal((uint64_t)q.c << 32 | q.b, VA);
+    assert_int_equal(q.d, FAKE_VMH_L);
+    assert_int_equal(nicdrv_upcall_done(f->drv, pid, q.a), NICDRV_ETIMEDOUT); /* too late */
+    assert_int_equal(nicdrv_upcall_done(f->drv, pid, q.a + 5), NICDRV_ETIMEDOUT);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.upcalls_late, 2);
+    /* pid2 has no queue: its line goes without notice, without a wait */
+    t0 = f->now;
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1);
+    fake_run(f); /* the least recently filled is pid's line 1 now: another upcall */
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + FAKE_VMH_L, &e), 1);
+    fake_run(f); /* then pid2's line 0: unposted */
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.evictions, 3);
+    assert_int_equal(st.upcalls, 2);
+    assert_int_equal(st.upcalls_unposted, 1);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid2), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
+    fake_destroy(f);
+}
+
+/* NICDRV_EVICT_LRU: the victim is the line the NIC used least recently (its stamps, NIC_CMD_USAGE
+ * before each eviction), not the least recently filled: a line filled first but hit since stays. */
+static void hwm_lru_from_nic_usage(void **state)
+{
+    struct nicdrv_config cfg;
+    struct fake *f;
+    uint32_t pid, id, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    for (unsigned policy = NICDRV_EVICT_LRF; policy <= NICDRV_EVICT_LRU; policy++) {
+        nicdrv_config_default(&cfg);
+        cfg.nodes = 2;
+        cfg.pin_hwm_pages = 2 * FAKE_VMH_L;
+        cfg.fill_residency = 0;
+        cfg.evict_policy = policy;
+        f = up(true, &cfg);
+        pid = fake_proc(f);
+        assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 3 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id, &key), 0);
+        for (unsigned line = 0; line < 2; line++) {
+            assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + line * FAKE_VMH_L, &e), 1);
+            fake_run(f);
+        }
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 0); /* line 0: a hit */
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + 2 * FAKE_VMH_L, &e), 1);
+        fake_run(f);
+        nicdrv_stats(f->drv, &st);
+        assert_int_equal(st.evictions, 1);
+        /* lrf: line 0 (filled first) goes; lru: line 1 (line 0 was used since) */
+        assert_int_equal(fake_vmh_cached(f, (uint16_t)pid, VA), policy == NICDRV_EVICT_LRU);
+        assert_int_equal(fake_vmh_cached(f, (uint16_t)pid, VA + FAKE_VMH_L * 4096ull), policy == NICDRV_EVICT_LRF);
+        assert_int_equal(st.usage_reads, policy == NICDRV_EVICT_LRU ? 1 : 0);
+        assert_int_equal(f->usage_cmds, st.usage_reads);
+        assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+        assert_int_equal(os_pinned_pages_total(f->os), 0);
+        assert_int_equal(f->order_violations, 0);
+        fake_destroy(f);
+    }
+}
+
 static void hwm_keeps_a_young_fill(void **state)
 {
     struct nicdrv_config cfg;
@@ -796,6 +906,8 @@ int main(void)
         cmocka_unit_test(fill_after_invalidation_is_current),
         cmocka_unit_test(fill_refused_for_resources_is_retried),
         cmocka_unit_test(hwm_keeps_a_young_fill),
+        cmocka_unit_test(hwm_upcall_grace),
+        cmocka_unit_test(hwm_lru_from_nic_usage),
         cmocka_unit_test(unbacked_memory_rejected_or_filled_invalid),
         cmocka_unit_test(static_build_preloads_and_fails_when_full),
         cmocka_unit_test(nic_stats_and_calls_before_probe),

@@ -842,6 +842,89 @@ static void eq_write_with_imm(void **state)
     teardown_world(&w);
 }
 
+/* Eviction upcall through the library: the process's queue reports NIC_EV_UPCALL (its range), and
+ * an answer after the grace period is NIC_ELATE. */
+static void eq_upcall_reported(void **state)
+{
+    struct nicdrv_config cfg;
+    struct fake *f = fake_create(true);
+    size_t ilen;
+    const uint8_t *img = fake_image(&ilen);
+    char err[200];
+    nic_dev_t *c;
+    nic_ep_t ep;
+    struct nic_mr mr;
+    struct nic_ev ev;
+    const uint8_t *e;
+    (void)state;
+
+    nicdrv_config_default(&cfg);
+    cfg.nodes = 2;
+    cfg.pin_hwm_pages = 2 * FAKE_VMH_L + 2; /* two lines, the queue page and the completion queue */
+    cfg.fill_residency = 0;
+    cfg.upcall_grace = 10000;
+    assert_non_null(fake_driver(f, &cfg));
+    assert_int_equal(nicdrv_probe(f->drv, img, ilen, err, sizeof err), 0);
+    uint32_t pid = fake_proc(f);
+    assert_int_equal(nic_dev_open(f->drv, pid, NULL, &c), NIC_OK);
+    assert_int_equal(nic_eq_open(c, NULL), NIC_OK);
+    assert_int_equal(nic_ep_open(c, &ep), NIC_OK);
+    assert_int_equal(nic_reg(c, A_VA, 3 * FAKE_VMH_L * 4096ull, NIC_ACCESS_REMOTE_WRITE, &mr), NIC_OK);
+    for (unsigned line = 0; line < 3; line++) { /* the third line's fill takes back the first */
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (A_VA >> 12) + line * FAKE_VMH_L, &e), 1);
+        fake_run(f);
+    }
+    assert_int_equal(nic_eq_poll(c, &ev, 1), 1);
+    assert_int_equal(ev.kind, NIC_EV_UPCALL);
+    assert_int_equal(ev.va, A_VA);
+    assert_int_equal(ev.len, FAKE_VMH_L * 4096u);
+    assert_int_equal(nic_upcall_done(c, ev.token), NIC_ELATE); /* the grace period ended: the pages went */
+    assert_int_equal(nic_eq_poll(c, &ev, 1), 0);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    fake_destroy(f);
+}
+
+/* REGISTER-WAIT (static build: the NIC's tables full): nic_reg_wait waits for a deregistration
+ * and times out with NIC_ETIMEDOUT when none comes; a removal wakes the wait (room_gen) at once;
+ * with room it registers at once; other errors are not waited on. */
+static void reg_wait_for_room(void **state)
+{
+    struct world w;
+    nic_dev_t *c;
+    struct nic_mr mr[FAKE_LINES + 1], m2;
+    struct nic_lib_counters lc;
+    unsigned n;
+    int rc = NIC_OK;
+    (void)state;
+
+    setup_world(&w, false);
+    uint32_t pc = fake_proc(w.f);
+    assert_int_equal(nic_dev_open(w.f->drv, pc, NULL, &c), NIC_OK);
+    for (n = 0; n <= FAKE_LINES && (rc = nic_reg(c, E_VA + n * FAKE_VMH_L * 4096ull, 4096, NIC_ACCESS_REMOTE_WRITE,
+                                                  &mr[n])) == NIC_OK; n++)
+        ;
+    assert_int_equal(rc, NIC_ENORES);
+    assert_true(n > 1);
+    uint64_t t0 = w.f->now;
+    assert_int_equal(nic_reg_wait(c, E_VA + n * FAKE_VMH_L * 4096ull, 4096, NIC_ACCESS_REMOTE_WRITE, &m2, 5000),
+                     NIC_ETIMEDOUT);
+    assert_true(w.f->now >= t0 + 5000);
+    assert_int_equal(nic_lib_counters(c, &lc), NIC_OK);
+    assert_true(lc.reg_waits >= 1);
+    /* a removal is what a waiter waits for */
+    uint64_t seen = nicdrv_room_gen(w.f->drv);
+    assert_int_equal(nic_dereg(c, mr[0].handle), NIC_OK);
+    t0 = w.f->now;
+    assert_int_equal(nicdrv_room_wait(w.f->drv, seen, t0 + 5000), NICDRV_OK);
+    assert_true(w.f->now < t0 + 5000);
+    assert_int_equal(nic_reg_wait(c, E_VA + n * FAKE_VMH_L * 4096ull, 4096, NIC_ACCESS_REMOTE_WRITE, &m2, 5000), NIC_OK);
+    assert_int_equal(nic_reg_wait(c, E_VA, 0, NIC_ACCESS_REMOTE_WRITE, &m2, 5000), NIC_EINVAL); /* not waited on */
+    assert_int_equal(nic_reg_wait(c, E_VA, 4096, NIC_ACCESS_REMOTE_WRITE, NULL, 5000), NIC_EINVAL);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    teardown_world(&w);
+}
+
 /* The event queue's errors at the call. */
 static void eq_errors(void **state)
 {
@@ -919,6 +1002,8 @@ int main(void)
         cmocka_unit_test(eq_overflow_reported),
         cmocka_unit_test(eq_errors),
         cmocka_unit_test(eq_write_with_imm),
+        cmocka_unit_test(eq_upcall_reported),
+        cmocka_unit_test(reg_wait_for_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

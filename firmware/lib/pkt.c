@@ -84,10 +84,16 @@ void pkt_decode(const uint8_t *f, struct pkt_hdr *h)
 enum pkt_err pkt_parse(const uint8_t *f, uint32_t frame_len, uint16_t me, uint16_t nodes, uint32_t mtu,
                        struct pkt_hdr *h)
 {
+    return pkt_parse_src(f, frame_len, me, nodes, mtu, 0, h);
+}
+
+enum pkt_err pkt_parse_src(const uint8_t *f, uint32_t frame_len, uint16_t me, uint16_t nodes, uint32_t mtu, int loop,
+                           struct pkt_hdr *h)
+{
     if (frame_len < PKT_HDR_BYTES)
         return PKT_E_SHORT;
     pkt_decode(f, h);
-    enum pkt_err e = pkt_hdr_check(h->dst, h->src, h->type, h->len, frame_len, me, nodes, mtu);
+    enum pkt_err e = pkt_hdr_check_src(h->dst, h->src, h->type, h->len, frame_len, me, nodes, mtu, loop);
     if (e != PKT_OK)
         return e;
     switch (h->type) {

@@ -140,25 +140,35 @@ void pkt_decode(const uint8_t *frame, struct pkt_hdr *h);
  */
 enum pkt_err pkt_parse(const uint8_t *frame, uint32_t frame_len, uint16_t me, uint16_t nodes, uint32_t mtu,
                        struct pkt_hdr *h);
+/* pkt_parse for a frame from the wire (loop 0: its source may not be `me`) or from the node's
+ * own loopback (loop 1: its source must be `me`; docs/wire-protocol.md "Loopback"). */
+enum pkt_err pkt_parse_src(const uint8_t *frame, uint32_t frame_len, uint16_t me, uint16_t nodes, uint32_t mtu,
+                           int loop, struct pkt_hdr *h);
 
 /*
  * The rules of pkt_parse as inline predicates, so that a fast path that reads the header words in
  * place (firmware/src/rx.c, rx_fast) decides with the same code: the header's addressing, type and
  * length, then a WRITE's fields.
  */
-static inline __attribute__((always_inline)) enum pkt_err pkt_hdr_check(uint32_t dst, uint32_t src, uint32_t type,
-                                                                         uint32_t len, uint32_t frame_len, uint16_t me,
-                                                                         uint16_t nodes, uint32_t mtu)
+static inline __attribute__((always_inline)) enum pkt_err
+pkt_hdr_check_src(uint32_t dst, uint32_t src, uint32_t type, uint32_t len, uint32_t frame_len, uint16_t me,
+                  uint16_t nodes, uint32_t mtu, int loop)
 {
     if (dst != me)
         return PKT_E_DST;
-    if (src == me || src >= nodes)
+    if ((src == me) != !!loop || src >= nodes) /* a switch does not send a frame back to its sender */
         return PKT_E_SRC;
     if (type == 0 || type >= PKT__TYPES)
         return PKT_E_TYPE;
     if (len != frame_len - PKT_HDR_BYTES || len > mtu)
         return PKT_E_LEN;
     return PKT_OK;
+}
+static inline __attribute__((always_inline)) enum pkt_err pkt_hdr_check(uint32_t dst, uint32_t src, uint32_t type,
+                                                                         uint32_t len, uint32_t frame_len, uint16_t me,
+                                                                         uint16_t nodes, uint32_t mtu)
+{
+    return pkt_hdr_check_src(dst, src, type, len, frame_len, me, nodes, mtu, 0);
 }
 static inline __attribute__((always_inline)) int pkt_write_ok(uint32_t len, uint32_t flags, uint32_t buf, uint64_t off,
                                                               uint32_t xlen)

@@ -23,7 +23,7 @@ static enum sqe_rule first_failed(const struct nic_sq_entry *e, const struct sqe
         return SQE_R_LADDR;
     if (roff >> SQE_VA_BITS)
         return SQE_R_ROFF;
-    if (e->rnode >= lim->nodes || e->rnode >= lim->peers || e->rnode == lim->me)
+    if (e->rnode >= lim->nodes || e->rnode >= lim->peers) /* rnode == me: loopback */
         return SQE_R_RNODE;
     if (e->rbuf > PKT_MAX_BUF_ID)
         return SQE_R_RBUF;

@@ -27,7 +27,7 @@
 
 /* The node's view that the rules need. */
 struct sqe_limits {
-    uint16_t me;    /* this node's id: not a remote node */
+    uint16_t me;    /* this node's id (a request to it is a loopback: allowed) */
     uint16_t nodes; /* node ids are below this */
     uint32_t peers; /* the caller's peer table holds nodes below this (NCP_MAX_PEERS) */
 };
@@ -40,7 +40,7 @@ enum sqe_rule {
     SQE_R_LEN,       /* 1 <= len <= NIC_MAX_XFER */
     SQE_R_LADDR,     /* laddr < 2^44 and laddr + len < 2^44 */
     SQE_R_ROFF,      /* roff < 2^44 */
-    SQE_R_RNODE,     /* rnode < nodes, rnode < peers, rnode != me */
+    SQE_R_RNODE,     /* rnode < nodes, rnode < peers (rnode == me: loopback) */
     SQE_R_RBUF,      /* rbuf <= PKT_MAX_BUF_ID (24-bit on the wire) */
     SQE_R_RESERVED,  /* reserved0 and every reserved1 word are zero */
     SQE__RULES

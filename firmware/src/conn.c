@@ -59,6 +59,7 @@ void ncp_secure(const uint32_t k[4])
     uint16_t me = ncp.me;
 
     memcpy(secret, k, sizeof secret);
+    ncp.w_loop = pkt_w_nodes(me, me); /* tx.c: a frame to ourselves goes to rx.c's loopback */
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
         struct ncp_peer *pp = &conn_peer[p];
         uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me);

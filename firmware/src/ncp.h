@@ -242,6 +242,7 @@ enum { RX_ERR_DMA = 1, RX_ERR_OOO = 2 };
 /* ---- global state ---- */
 struct ncp {
     uint16_t me, nodes;
+    uint32_t w_loop; /* header word PKT_W_NODES of a frame to this node itself (loopback; conn_init) */
     uint8_t inited, shutdown;
     uint32_t now;
     struct ncp_fp fp[FP__N];

@@ -43,10 +43,18 @@ static struct {
 #define RX_N (1u << NCP_RX_LOG2)
 static volatile uint32_t rx_ring[RX_N][NIC_RXDESC_WORDS] __attribute__((section(".pktbuf"), aligned(16)));
 static uint8_t rx_buf[RX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
-struct rx_meta rx_meta[RX_N];
+struct rx_meta rx_meta[RX_N + NCP_LOOP_N];
 static uint32_t rx_next;          /* next RX entry to process */
 static uint32_t rx_tail;          /* entries returned to the MAC */
-static uint8_t rx_busy[RX_N];     /* a DMA pending on the entry's buffer */
+static uint8_t rx_busy[RX_N + NCP_LOOP_N]; /* a DMA pending on the entry's buffer */
+/* Loopback (rx_loop_push): frames to this node itself, handled in place in their TX frame (tx.c
+ * frees it, tx_loop_release, when its entry RX_N + k is done), in order. */
+static const uint8_t *loop_f[NCP_LOOP_N];
+static uint16_t loop_len[NCP_LOOP_N];
+static uint8_t loop_id[NCP_LOOP_N]; /* the TX frame */
+static uint8_t loop_q[32];          /* entries in arrival order (free-running indices) */
+static uint32_t loop_head, loop_tail, loop_free = (uint32_t)((1ull << NCP_LOOP_N) - 1u);
+_Static_assert(NCP_LOOP_N <= 32, "loop_free, loop_q");
 static uint32_t resume_peers[NCP_PEER_WORDS]; /* peers told MISS since the last fill (they wait for RESUME) */
 
 void rx_init(void)
@@ -152,7 +160,8 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
 {
     struct pkt_hdr *const hp = &rx_hdr;
     NCP_PROF_START();
-    enum pkt_err e = pkt_parse(f, len, ncp.me, ncp.nodes, NCP_MTU, hp);
+    /* from the wire, any source but this node; from the loopback (ridx >= RX_N), only this node */
+    enum pkt_err e = pkt_parse_src(f, len, ncp.me, ncp.nodes, NCP_MTU, ridx >= RX_N, hp);
 
     NCP_PROF(6);
     if (e == PKT_OK && hp->src >= NCP_MAX_PEERS)
@@ -337,6 +346,35 @@ static void release(void)
     }
 }
 
+int rx_loop_push(const uint8_t *frame, uint32_t len, uint32_t id)
+{
+    if (!loop_free)
+        return 0;
+    uint32_t k = tx_frame_lowest(loop_free);
+    loop_free &= ~(1u << k);
+    loop_f[k] = frame;
+    loop_len[k] = (uint16_t)len;
+    loop_id[k] = (uint8_t)id;
+    loop_q[loop_tail++ % 32u] = (uint8_t)k;
+    hal_raise_events(HAL_EV_RX); /* rx_poll handles it */
+    return 1;
+}
+
+/* The loopback frames queued so far (not those their handling queues: the next pass's). */
+static __attribute__((noinline)) void loop_poll(void)
+{
+    for (uint32_t end = loop_tail; loop_head != end;) {
+        uint32_t k = loop_q[loop_head++ % 32u], i = RX_N + k;
+        rx_busy[i] = (uint8_t)on_frame(loop_f[k], loop_len[k], i);
+        if (!rx_busy[i]) {
+            loop_free |= 1u << k;
+            tx_loop_release(loop_id[k]);
+        }
+    }
+    if (loop_head != loop_tail)
+        hal_raise_events(HAL_EV_RX);
+}
+
 void rx_poll(void)
 {
     uint32_t head = hal_mac_rx_head();
@@ -354,6 +392,8 @@ void rx_poll(void)
     if (rx_next != head)
         hal_raise_events(HAL_EV_RX); /* budget: the rest in the next pass */
     release();
+    if (loop_head != loop_tail)
+        loop_poll();
 }
 
 /*
@@ -406,7 +446,13 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
 
     __asm__("" : "+r"(pp)); /* kept in a register, not recomputed (a multiply) per access */
     NCP_PROF_START();
-    NCP_ASSERT(NCP_MOD_RX, 1, ridx < RX_N && rx_busy[ridx] && pp->rx_dma_pending > 0);
+    NCP_ASSERT(NCP_MOD_RX, 1, ridx < RX_N + NCP_LOOP_N && rx_busy[ridx] && pp->rx_dma_pending > 0);
+    if (__builtin_expect(ridx >= RX_N, 0)) {
+        if (ridx >= RX_N + NCP_LOOP_N)
+            return; /* (the assertion's: not reached) */
+        loop_free |= 1u << (ridx - RX_N); /* a loopback entry: free at once (not in ring order) */
+        tx_loop_release(loop_id[ridx - RX_N]);
+    }
     rx_busy[ridx] = 0;
     pp->rx_dma_pending--;
     if (__builtin_expect(kind == DK_RXIMM, 0)) /* the last segment of a write with immediate: its data */

@@ -14,10 +14,16 @@ struct rx_meta {
     uint32_t op, len, seq;
     uint32_t cyc; /* fast-path cycles of the packet's handling up to its DMA queued */
 };
-extern struct rx_meta rx_meta[1u << NCP_RX_LOG2];
+/* Loopback buffers (docs/wire-protocol.md "Loopback"): RX entries RX_N .. RX_N + NCP_LOOP_N - 1. */
+#define NCP_LOOP_N (NCP_TX_N + NCP_CTL_N) /* one per TX frame: a loopback frame never waits for an entry */
+extern struct rx_meta rx_meta[(1u << NCP_RX_LOG2) + NCP_LOOP_N];
 
 void rx_init(void);
 void rx_poll(void);
+/* A frame to this node itself (tx.c: TX frame `id`), handled in place by the next rx_poll as a
+ * received frame whose source must be this node; the frame is given back with tx_loop_release
+ * once handled (its data in host memory). 0 when every loopback entry is taken. */
+int rx_loop_push(const uint8_t *frame, uint32_t len, uint32_t id);
 void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err);
 /* A fill arrived: the peers told MISS since the last fill get a RESUME (rx_send_resumes). */
 void rx_on_fill(void);

@@ -11,6 +11,7 @@
 #include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
+#include "rx.h"
 #include "tx.h"
 
 /* This module's counters (gathered by tx_counters for STATS). */
@@ -18,6 +19,7 @@ static struct {
     uint32_t nacks_sent;
     uint32_t tx_packets;
     uint32_t ctl_drops;
+    uint32_t loop_frames; /* frames to this node itself, handed to rx.c (rx_loop_push) */
 } tx_cnt;
 
 uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES] __attribute__((section(".pktbuf"), aligned(16)));
@@ -57,13 +59,41 @@ static int frame_alloc(uint32_t *pool, uint32_t n)
     return i;
 }
 
-/* Frees the frames the MAC has finished (one register read, only when frames are out). */
+/* Frees the frames the MAC has finished (one register read, only when frames are out); the
+ * loopback entries it passes (txs.nloop of them outstanding) are not the MAC's: rx.c frees their
+ * frames (tx_loop_release). */
+static __attribute__((noinline)) void tx_collect_loop(uint16_t done)
+{
+    while (txs.done != txs.sub) {
+        uint32_t slot = txs.done % TXQ_N;
+        uint8_t id = txs.q[slot];
+        if (txs.qloop[slot]) {
+            txs.qloop[slot] = 0;
+            txs.nloop--;
+            txs.done++;
+            continue;
+        }
+        if (txs.mac_done == done)
+            break;
+        txs.mac_done++;
+        if (id < NCP_TX_N)
+            txs.free |= 1u << id;
+        else
+            txs.ctl_free |= 1u << (id - NCP_TX_N);
+        txs.done++;
+    }
+}
+
 void tx_collect(void)
 {
     if (txs.done == txs.sub)
         return;
     uint16_t done = hal_mac_tx_done();
 
+    if (__builtin_expect(txs.nloop != 0, 0)) {
+        tx_collect_loop(done);
+        return;
+    }
     while (txs.mac_done != done && txs.done != txs.sub) {
         uint8_t id = txs.q[txs.done++ % TXQ_N];
         if (id < NCP_TX_N)
@@ -75,8 +105,59 @@ void tx_collect(void)
 }
 
 /*
+ * Loopback (docs/wire-protocol.md "Loopback"): a frame to this node itself does not go to the MAC
+ * (a switch does not send a frame back out of the port it came in on); rx.c handles it in place as
+ * a received frame and gives it back (tx_loop_release). 0 when no loopback entry is free (rx.c has
+ * one per frame: not expected): the frame then waits at the head of MAC order.
+ */
+static int tx_loop(uint8_t id)
+{
+    const uint8_t *f = id < NCP_TX_N ? tx_frame[id] : ctl_frame[id - NCP_TX_N];
+    uint32_t len = id < NCP_TX_N ? txs.len[id] : PKT_HDR_BYTES;
+
+    if (!rx_loop_push(f, len, id))
+        return 0;
+    txs.qloop[txs.sub % TXQ_N] = 1;
+    txs.nloop++;
+    ncp_sat_inc(&tx_cnt.loop_frames);
+    hal_raise_events(HAL_EV_TX); /* tx_collect passes it as the MAC's HAL_EV_TX would (none comes) */
+    return 1;
+}
+
+static int is_loop(uint8_t id)
+{
+    const uint32_t *hw = (const uint32_t *)(const void *)(id < NCP_TX_N ? tx_frame[id] : ctl_frame[id - NCP_TX_N]);
+    return hw[PKT_W_NODES] == ncp.w_loop;
+}
+
+/* tx_feed_inline with loopback frames: where it goes once it meets one. */
+static __attribute__((noinline)) void tx_feed_loop(void)
+{
+    while (txs.sub != txs.ready) {
+        uint8_t id = txs.q[txs.sub % TXQ_N];
+        if (id < NCP_TX_N && !txs.data_ready[id])
+            break;
+        if (is_loop(id)) {
+            if (!tx_loop(id))
+                break;
+        } else {
+            if (!txs.credit && !(txs.credit = hal_mac_tx_free()))
+                break;
+            txs.credit--;
+            hal_mac_tx_submit(id < NCP_TX_N ? tx_frame[id] : ctl_frame[id - NCP_TX_N],
+                              id < NCP_TX_N ? txs.len[id] : PKT_HDR_BYTES);
+            ncp_sat_inc(&tx_cnt.tx_packets);
+        }
+        if (id < NCP_TX_N)
+            txs.data_ready[id] = 0;
+        txs.sub++;
+    }
+}
+
+/*
  * Feeds the MAC the next ready frames in order. MAC submission slots are counted in software:
  * txs.credit is a lower bound of the MAC's free slots (only we take them), re-read when used up.
+ * A loopback frame (its header addressed to this node) hands the rest to tx_feed_loop.
  */
 static inline __attribute__((always_inline)) void tx_feed_inline(void)
 {
@@ -85,6 +166,13 @@ static inline __attribute__((always_inline)) void tx_feed_inline(void)
         if (id < NCP_TX_N) {
             if (!txs.data_ready[id])
                 break; /* its data is still coming in: frames leave in window order */
+            if (__builtin_expect(((const uint32_t *)(const void *)tx_frame[id])[PKT_W_NODES] == ncp.w_loop, 0)) {
+                tx_feed_loop();
+                return;
+            }
+        } else if (__builtin_expect(is_loop(id), 0)) {
+            tx_feed_loop();
+            return;
         }
         if (!txs.credit && !(txs.credit = hal_mac_tx_free()))
             break;
@@ -102,13 +190,22 @@ static inline __attribute__((always_inline)) void tx_feed_inline(void)
 
 static void tx_feed(void)
 {
-    tx_feed_inline();
+    tx_feed_loop(); /* the general feed (tx_dma_done inlines the fast one) */
 }
 
 void tx_ready(uint32_t f)
 {
     txs.data_ready[f] = 1;
     tx_feed();
+}
+
+void tx_loop_release(uint32_t id)
+{
+    if (id < NCP_TX_N)
+        txs.free |= 1u << id;
+    else
+        txs.ctl_free |= 1u << (id - NCP_TX_N);
+    hal_raise_events(HAL_EV_TX); /* tx_reap: a frame may wait for a loopback entry; builders for a frame */
 }
 
 void tx_reap(void)
@@ -199,4 +296,5 @@ void tx_counters(struct nic_stats *s, struct ncp_counters *k)
     ncp_sat_add(&s->nacks_sent, tx_cnt.nacks_sent);
     ncp_sat_add(&s->tx_packets, tx_cnt.tx_packets);
     ncp_sat_add(&k->ctl_drops, tx_cnt.ctl_drops);
+    ncp_sat_add(&s->loop_frames, tx_cnt.loop_frames);
 }

@@ -18,6 +18,8 @@ struct tx_state {
     uint16_t mac_done;             /* the MAC's count of frames sent, as last seen */
     uint32_t credit;               /* MAC submission slots known free: a lower bound (tx_feed) */
     uint8_t q[TXQ_N];              /* frame ids in MAC order */
+    uint8_t qloop[TXQ_N];          /* the entry went to rx.c's loopback, not the MAC (tx_collect) */
+    uint32_t nloop;                /* such entries not yet passed by tx_collect */
     uint8_t data_ready[NCP_TX_N];  /* data DMA'd in: may go to the MAC */
     uint16_t len[NCP_TX_N];        /* frame bytes */
     uint32_t cyc[NCP_TX_N];        /* fast-path cycles of the frame's build (0: not a sample) */
@@ -53,6 +55,8 @@ static inline void tx_frame_queue(uint32_t f, uint32_t len)
 }
 
 void tx_init(void);
+/* rx.c is done with loopback frame id (rx_loop_push): back to its pool. */
+void tx_loop_release(uint32_t id);
 void tx_collect(void); /* frees the frames the MAC finished */
 void tx_reap(void);    /* tx_collect, then feed the MAC */
 void tx_ready(uint32_t f); /* frame f has no payload to wait for: it may go */

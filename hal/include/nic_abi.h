@@ -415,7 +415,9 @@ struct nic_stats {
     uint32_t eq_lost;            /* entries lost: the queue had no room (reported by NIC_EQE_OVERFLOW) */
     uint32_t eq_irqs;            /* NIC_EV_EQ events raised for armed queues */
     uint32_t imm_no_eq;          /* writes with immediate whose target process has no NIC_EQF_NOTIFY queue */
-    uint32_t reserved[6];
+    uint32_t loop_frames;        /* (ABI 2.1, in a reserved word; issue 15) frames to this node itself:
+                                  * handled by its own RX path, not sent (loopback) */
+    uint32_t reserved[5];
 };
 
 /* Layout checks: both sides compile this header, so a mismatch fails the build on either. */

@@ -116,6 +116,13 @@ struct nicdrv_config {
      * answered). Called synchronously in the calling thread; must not call the driver. */
     void (*observe)(void *ctx, const char *kind, unsigned cache, uint16_t pid, uint32_t key);
     void *observe_ctx;
+    /* MMU notifier (issue 15, seed 004): the host subscribes nicdrv_mmu_release to its OS's
+     * invalidate-before-move hook (sim/hostsw: os_set_mmu_release), so the OS may move or reclaim
+     * pages the driver pinned for the NIC. Default off (pinned pages are never moved). */
+    bool mmu_notifier;
+    /* Test only: the notifier unpins without invalidating the NIC's line first (the bug the
+     * mechanism prevents; the unpinned-DMA oracle must catch it). Default false. */
+    bool mmu_skip_invalidate;
 };
 
 #define NICDRV_MAX_MISS_THREADS 16
@@ -160,6 +167,11 @@ struct nicdrv_stats {
                                            pinned yet (its packets arrived before their pages were pinned) */
     uint64_t eq_arms, eq_wakeups;       /* EQ_ARMs sent by nicdrv_eq_wait; NIC_EV_EQ events taken */
     uint64_t eq_counts;                 /* consumer counts sent by nicdrv_eq_consumed */
+    uint64_t mmu_releases;              /* pages the OS asked back (nicdrv_mmu_release) */
+    uint64_t mmu_invalidations;         /* ... whose VMH line was invalidated (NCP answered) and unpinned */
+    uint64_t mmu_refused;               /* ... kept: a queue page, a line younger than fill_residency
+                                           (also counted in mmu_young), or the INVALIDATE not answered OK */
+    uint64_t mmu_young;
     uint64_t upcalls;                   /* eviction upcalls posted (cfg.upcall_grace) */
     uint64_t upcalls_answered;          /* ... answered within the grace period: evicted at once */
     uint64_t upcalls_ignored;           /* ... not answered: evicted when the grace period ended */
@@ -223,6 +235,17 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m);
  * processing would stall it); a registration that leaves work signals NICDRV_WQ_PIN. Each step
  * holds tbl_lock for one line (a miss or a deregistration waits at most that long). */
 int nicdrv_pin_step(nicdrv_t *d);
+/* MMU notifier, invalidate-before-unpin (seed 004): the OS is about to move or reclaim page va of
+ * pid. If a VMH line the driver filled holds a pin on it, the line is invalidated on the NIC, and
+ * once the NCP has answered OK (no DMA through the old translation is left) the line's pages are
+ * unpinned: the OS may then move the page; the NIC misses on it next time and the driver pins and
+ * fills it again at its new address. NICDRV_OK when the driver holds no pin on the page any more;
+ * NICDRV_EBUSY for a completion or event queue page (the NCP writes it without a translation: it
+ * stays pinned), a line filled less than cfg.fill_residency ago (its packet may not have used it
+ * yet: forward progress, as for evictions; the OS tries another time) or an INVALIDATE not
+ * answered OK (nothing is unpinned). May block (tbl_lock, the
+ * command): call it from a kernel thread (a coroutine). */
+int nicdrv_mmu_release(nicdrv_t *d, uint32_t pid, uint64_t va);
 
 /* ---- process context (the library's system calls; each charges host->syscall) ---- */
 /* Endpoint for pid, completion queue = the page at cq_va in pid's memory (pinned here).

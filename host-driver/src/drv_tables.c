@@ -691,6 +691,45 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
     return rc;
 }
 
+/* ---- MMU notifier (seed 004) ---- */
+
+static bool queue_page(const struct drv_proc *p, uint64_t va);
+
+int nicdrv_mmu_release(nicdrv_t *d, uint32_t pid, uint64_t va)
+{
+    uint32_t L = drv_line_entries(d, NIC_CACHE_VMH);
+    uint64_t vpn = va >> NICDRV_PAGE_SHIFT;
+    int rc = NICDRV_OK;
+
+    if (!nicdrv_probed(d) || !d->dynamic)
+        return NICDRV_ESTATE;
+    drv_lock(d, &d->tbl_lock);
+    d->st.mmu_releases++;
+    struct drv_line *l = find_line(d, (uint16_t)pid, (uint32_t)(vpn / L), false);
+    if (l && l->used && l->pinned[vpn % L] && d->cfg.fill_residency &&
+        d->host.now(d->host.ctx) < l->filled_at + d->cfg.fill_residency) {
+        /* filled for a packet that may not have used it yet: taking it now could undo every fill
+         * before its use (a livelock, as for evictions): the OS tries again later */
+        rc = NICDRV_EBUSY;
+        d->st.mmu_young++;
+    } else if (l && l->used && l->pinned[vpn % L]) {
+        if (!d->cfg.mmu_skip_invalidate)
+            rc = invalidate(d, NIC_CACHE_VMH, (uint16_t)pid, l->line, 1);
+        if (!rc) {
+            unpin_line(d, l); /* the whole line: it is not on the NIC any more */
+            d->st.mmu_invalidations++;
+        }
+    } else {
+        struct drv_proc *p = find_proc(d, pid, false);
+        if (p && queue_page(p, va & ~(uint64_t)(NICDRV_PAGE_SIZE - 1)))
+            rc = NICDRV_EBUSY; /* written by the NCP without a translation: stays pinned */
+    }
+    if (rc)
+        d->st.mmu_refused++;
+    drv_unlock(d, &d->tbl_lock);
+    return rc;
+}
+
 /* ---- registration ---- */
 
 /*

@@ -48,6 +48,8 @@ struct os {
     sim_cycle_t next_pressure;
     os_notify_fn notify;
     void *notify_ctx;
+    os_mmu_release_fn release;
+    void *release_ctx;
     os_policy_fn policy;
     void *policy_ctx;
     struct os_counters ctr;
@@ -486,7 +488,7 @@ static void notify(os_t *os, enum os_mm_event ev, uint32_t pid, uint64_t vpn, ui
         os->notify(os->notify_ctx, ev, pid, vpn << PG_SHIFT, old_pfn << PG_SHIFT, new_pfn << PG_SHIFT);
 }
 
-static int movable_page(os_t *os, uint32_t pid, uint64_t va, struct proc **pp, struct pte **pe)
+static int movable_page(os_t *os, uint32_t pid, uint64_t va, struct proc **pp, struct pte **pe, enum os_mm_event ev)
 {
     struct proc *p = proc_of(os, pid);
     struct pte *e;
@@ -498,6 +500,18 @@ static int movable_page(os_t *os, uint32_t pid, uint64_t va, struct proc **pp, s
     e = pt_find(p, va >> PG_SHIFT);
     if (!e || e->state != PTE_PRESENT)
         return SIM_EFAULT;
+    if (hostmem_pin_total(os->mem, e->pfn) && os->release) {
+        /* invalidate-before-move: the subscriber releases the page (it may block meanwhile, so
+         * everything is looked up again) */
+        inc(&os->ctr.mmu_asks);
+        os->release(os->release_ctx, ev, pid, va & ~(uint64_t)(PG - 1));
+        p = proc_of(os, pid);
+        e = p ? pt_find(p, va >> PG_SHIFT) : NULL;
+        if (!e || e->state != PTE_PRESENT)
+            return p ? SIM_EFAULT : SIM_ENOENT;
+        if (!hostmem_pin_total(os->mem, e->pfn))
+            inc(&os->ctr.mmu_released);
+    }
     if (hostmem_pin_total(os->mem, e->pfn)) {
         inc(&os->ctr.refused_pinned);
         return SIM_EPINNED;
@@ -512,7 +526,7 @@ int os_migrate(os_t *os, uint32_t pid, uint64_t va)
     struct proc *p;
     struct pte *e;
     uint64_t npfn, opfn;
-    int err = movable_page(os, pid, va, &p, &e);
+    int err = movable_page(os, pid, va, &p, &e, OS_MM_MIGRATE);
 
     if (err)
         return err;
@@ -533,7 +547,7 @@ int os_reclaim(os_t *os, uint32_t pid, uint64_t va)
     struct proc *p;
     struct pte *e;
     uint64_t opfn;
-    int err = movable_page(os, pid, va, &p, &e);
+    int err = movable_page(os, pid, va, &p, &e, OS_MM_RECLAIM);
 
     if (err)
         return err;
@@ -594,6 +608,12 @@ void os_set_notifier(os_t *os, os_notify_fn fn, void *ctx)
     os->notify_ctx = ctx;
 }
 
+void os_set_mmu_release(os_t *os, os_mmu_release_fn fn, void *ctx)
+{
+    os->release = fn;
+    os->release_ctx = ctx;
+}
+
 void os_set_policy(os_t *os, os_policy_fn fn, void *ctx)
 {
     os->policy = fn;
@@ -615,7 +635,8 @@ int os_pressure_default(os_t *os)
         uint32_t pid;
         uint64_t vpn;
 
-        if (!hostmem_frame_exists(os->mem, pfn) || hostmem_pin_total(os->mem, pfn))
+        if (!hostmem_frame_exists(os->mem, pfn) ||
+            (hostmem_pin_total(os->mem, pfn) && !(os->cfg.pressure_pinned && os->release)))
             continue;
         if (hostmem_get_owner(os->mem, pfn, &pid, &vpn) || pid == HOSTMEM_NO_PID || !proc_of(os, pid))
             continue;

@@ -23,7 +23,8 @@
  *    pressure_pages victims among unpinned resident pages (seeded) and migrates each with
  *    probability pressure_migrate (else reclaims it). A policy hook can replace the default
  *    victim choice. The harness drives it with os_pressure_next_event / os_pressure_step.
- *  - An optional notifier is told of every migrate/reclaim/unmap (like MMU notifiers, seed 004).
+ *  - An optional notifier is told of every migrate/reclaim/unmap (after the fact), and an optional
+ *    MMU release hook (os_set_mmu_release) is asked before a pinned page is moved (seed 004).
  *
  * Contract: single-threaded; create/destroy; the hostmem instance and the cost model (optional,
  * may be NULL: pinning then costs 0) outlive the OS. All pools are bounded by os_config.
@@ -51,6 +52,8 @@ struct os_config {
     uint32_t pressure_pages;     /* victims per pressure event (default 1) */
     double pressure_migrate;     /* probability that a victim is migrated rather than reclaimed (0.5) */
     uint64_t seed;               /* pressure victim choice */
+    bool pressure_pinned;        /* with an MMU release hook (os_set_mmu_release): pressure may pick
+                                  * pinned pages too; the hook is asked to release them first */
 };
 
 struct os_counters {
@@ -61,6 +64,8 @@ struct os_counters {
     uint64_t migrations, reclaims, unmaps;
     uint64_t refused_pinned; /* migrate/reclaim/unmap refused because pinned */
     uint64_t pressure_events;
+    uint64_t mmu_asks;     /* pinned pages the MMU release hook was asked to release */
+    uint64_t mmu_released; /* ... that it released (then moved) */
 };
 
 enum os_mm_event { OS_MM_MIGRATE = 1, OS_MM_RECLAIM = 2, OS_MM_UNMAP = 3 };
@@ -121,6 +126,17 @@ int os_reclaim(os_t *os, uint32_t pid, uint64_t va);
 int os_unmap(os_t *os, uint32_t pid, uint64_t va, size_t len);
 
 void os_set_notifier(os_t *os, os_notify_fn fn, void *ctx);
+/*
+ * MMU notifier, invalidate-before-move (seed 004; Linux's invalidate_range_start): with a hook set,
+ * os_migrate / os_reclaim of a pinned page first call fn(ctx, ev, pid, va) (ev: OS_MM_MIGRATE or
+ * OS_MM_RECLAIM), whose subscriber (a device driver) stops using the page and drops its pins (a NIC
+ * driver: invalidates the NIC's cached translation and waits for the NIC's answer, then unpins);
+ * the page is moved only if no pin is left afterwards (else SIM_EPINNED, refused_pinned). fn may
+ * block (a coroutine): callers that move pages must then run in one (os_pressure_step from a
+ * coroutine). NULL fn: pinned pages are never moved.
+ */
+typedef void (*os_mmu_release_fn)(void *ctx, enum os_mm_event ev, uint32_t pid, uint64_t va);
+void os_set_mmu_release(os_t *os, os_mmu_release_fn fn, void *ctx);
 void os_set_policy(os_t *os, os_policy_fn fn, void *ctx); /* NULL = default */
 /* Default victim choice, usable from a policy: one seeded random unpinned resident page, moved
  * as configured. Returns 1 if a page was moved, 0 if no candidate exists. */

@@ -241,6 +241,15 @@ static void pin_thread(void *arg)
     }
 }
 
+/* The OS's invalidate-before-move hook (os_set_mmu_release): the driver releases the page (runs in
+ * the coroutine that moves pages: the OS's pressure thread). */
+static void h_mmu_release(void *ctx, enum os_mm_event ev, uint32_t pid, uint64_t va)
+{
+    struct hostsw *h = ctx;
+    (void)ev;
+    (void)nicdrv_mmu_release(h->drv, pid, va); /* refused: the page stays pinned, the OS skips it */
+}
+
 hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const struct nicdrv_config *cfg)
 {
     struct hostsw *h;
@@ -302,6 +311,8 @@ hostsw_t *hostsw_create(cluster_t *cl, unsigned node, costs_t *costs, const stru
         return NULL;
     }
     pcie_set_host_notify(node_pcie(h->node), on_host_notify, h);
+    if (c.mmu_notifier)
+        os_set_mmu_release(node_os(h->node), h_mmu_release, h);
     return h;
 }
 
@@ -311,6 +322,7 @@ void hostsw_destroy(hostsw_t *h)
         return;
     coro_sched_shutdown(cluster_sched(h->cl)); /* our coroutines must not outlive h */
     pcie_set_host_notify(node_pcie(h->node), NULL, NULL);
+    os_set_mmu_release(node_os(h->node), NULL, NULL);
     if (nicdrv_probed(h->drv))
         fprintf(stderr, "hostsw: node driver destroyed while probed (call nicdrv_remove from a coroutine)\n");
     else

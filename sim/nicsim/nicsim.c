@@ -85,6 +85,10 @@ static void usage(FILE *f)
             "Cluster and workload:\n"
             "  --nodes N            nodes on the switch, 2..%u (default 4); the firmware's own limit\n"
             "                       (max_peers, NCP_MAX_PEERS) applies: a larger cluster stops with an error\n"
+            "  --procs P            user processes per node (default 1), each its own pid, endpoint and\n"
+            "                       registrations, sharing the node's NIC and its caches; the workload's\n"
+            "                       ranks are nodes x P, rank r on node r %% nodes (at most the NIC's user\n"
+            "                       endpoints: its max_procs - 1)\n"
             "  --workload W         one of the list below (default fft)\n"
             "  --size-min B         pingpong: smallest message (default 8)\n"
             "  --size-max B         pingpong: largest message; stream/incast/missratio: the message size\n"
@@ -123,6 +127,9 @@ static void usage(FILE *f)
             "  --host-cost K=V,...  cost model overrides (docs/models.md: irq_ns, wake_min_ns, ...)\n"
             "  --pin-hwm PAGES      driver high-water mark on pinned pages (default 4096)\n"
             "  --miss-threads N     driver miss threads per node (default 1, the seed's single thread)\n"
+            "  --mem-pressure CYC   OS memory pressure: every CYC cycles each host migrates or reclaims 2\n"
+            "                       pages, pinned ones too (the driver's MMU notifier invalidates the NIC's\n"
+            "                       line and unpins first; default off)\n"
             "  --prefill on|off     driver installs a process's PCH line at endpoint open and a buffer's\n"
             "                       CBH line at registration (default on; off: on demand, as the seed)\n"
             "  --prefetch N         prefetch on a miss: a VMH miss asks the driver for up to N lines, to\n"
@@ -352,9 +359,17 @@ static void node_prog(void *arg)
 {
     struct ns_node *n = arg;
     struct ns_world *w = n->w;
+    struct ns_node *first = &w->node[n->nid]; /* the node's first process: its driver's owner */
     char err[200] = "";
     int rc;
 
+    if (n->lp) { /* another process of the node: after the first one's probe */
+        while (!first->probe)
+            coro_sleep(1000);
+        if (first->probe < 0)
+            goto out;
+        goto open;
+    }
     rc = nicdrv_probe(n->drv, S.img, S.img_len, err, sizeof err);
     if (rc) {
         unsigned peers = nicdrv_fw_info(n->drv)->max_peers;
@@ -380,6 +395,17 @@ static void node_prog(void *arg)
             goto out;
         }
     }
+    {   /* every process needs an endpoint of its own: endpoint 0 is the driver's */
+        unsigned eps = nicdrv_fw_info(n->drv)->max_procs ? nicdrv_fw_info(n->drv)->max_procs - 1u : 0;
+        if (w->o->procs > eps) {
+            S.mismatch = 1; /* a set-up error: exit 3 */
+            ns_fail(n, "--procs %u: the NIC serves at most %u user endpoints per node (its max_procs %u less the "
+                       "driver's endpoint 0)", w->o->procs, eps, nicdrv_fw_info(n->drv)->max_procs);
+            goto out;
+        }
+    }
+    n->probe = 1;
+open:
     if (os_proc_create(n->os, 48, &n->pid) != SIM_OK) {
         ns_fail(n, "cannot create the user process");
         goto out;
@@ -391,6 +417,8 @@ static void node_prog(void *arg)
     n->ok = 1;
     w->wl->run(n);
     ns_barrier(n); /* every node finished: nothing in flight any more */
+    if (n->lp)
+        goto close;
     if ((rc = nicdrv_nic_stats(n->drv, &n->stats)))
         ns_fail(n, "NIC statistics: %s", nicdrv_strerror(rc));
     {   /* the MAC's counters, through BAR0 as a driver would read them */
@@ -402,18 +430,44 @@ static void node_prog(void *arg)
             if (bus->rd32(bus->ctx, NICDRV_BAR_REGS, NIC_MAC_OFFSET + reg[k], dst[k]))
                 ns_fail(n, "cannot read the MAC's counters");
     }
+close:
     ns_barrier(n);
     if ((rc = nic_dev_close(n->dev)))
         ns_fail(n, "close: %s", nic_strerror(rc));
     n->dev = NULL;
-    nicdrv_stats(n->drv, &n->dstats);
+    if (w->o->procs == 1)
+        nicdrv_stats(n->drv, &n->dstats);
     ns_barrier(n); /* nobody removes its NIC while a peer may still talk to it */
+    if (n->lp)
+        goto done;
+    if (w->o->procs > 1)
+        nicdrv_stats(n->drv, &n->dstats); /* after every process of the node closed */
 out:
+    if (n->lp) {
+        first->probe = first->probe ? first->probe : -1;
+        goto done;
+    }
+    if (!n->probe)
+        n->probe = -1; /* the node's other processes give up */
     nicdrv_remove(n->drv);
     n->pinned_after_close = os_pinned_pages_total(n->os);
     if (n->pinned_after_close)
         ns_fail(n, "%" PRIu64 " pages still pinned after close and remove", n->pinned_after_close);
+done:
     ns_done(n);
+}
+
+/* --mem-pressure: the node's OS moves and reclaims pages every period, from a kernel thread (the
+ * driver's MMU notifier blocks in it while the NIC answers the INVALIDATE). Runs until the run
+ * stops (after the programs end nothing is pinned: the hook is then never asked). */
+static void kswapd(void *arg)
+{
+    struct ns_node *n = arg;
+    for (;;) {
+        sim_cycle_t t = os_pressure_next_event(n->os), now = coro_now();
+        coro_sleep(t > now ? t - now : 1);
+        os_pressure_step(n->os, coro_now());
+    }
 }
 
 /* After a failure every program skips to its end-of-run steps (counters, close, remove), so
@@ -446,7 +500,7 @@ static bool stop_fn(cluster_t *c, void *ctx)
      * programs skip to their end (their commands to the halted NIC time out, so the drivers
      * release their locks and can be removed), and what fails on the way is counted as
      * suppressed, not printed. */
-    return w->done == w->o->nodes || (w->failed && cluster_now(c) > w->fail_at + NS_FAIL_GRACE) || report_signal;
+    return w->done == w->o->ranks || (w->failed && cluster_now(c) > w->fail_at + NS_FAIL_GRACE) || report_signal;
 }
 
 static void note_fn(void *ctx, char *buf, size_t n)
@@ -472,7 +526,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
-        O_EVALALL, O_PINHASH, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD
+        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -491,6 +545,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "prefetch", 1, 0, O_PF },       { "pin-mode", 1, 0, O_PINMODE }, { "evict", 1, 0, O_EVICT },
         { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    { "mpi-timeout", 1, 0, O_MPIT },
         NODEDBG_LONG_OPTIONS,
+        { "procs", 1, 0, O_PROCS },       { "mem-pressure", 1, 0, O_MEMP },
         { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
         { "flow", 1, 0, O_FLOW },         { "cc", 1, 0, O_CC },            { "ecn-kb", 1, 0, O_ECN },
         { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },  { "sr", 1, 0, O_SR },
@@ -504,6 +559,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     memset(o, 0, sizeof *o);
     nodedbg_opts_default(&o->dbg);
     o->nodes = 4;
+    o->procs = 1;
     o->workload = "fft";
     o->nack = 1;
     o->link_bpc = 50;
@@ -527,6 +583,15 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             if (parse_u64(a, &v) || v < 2 || v > NS_MAX_NODES)
                 return bad("--nodes", a, "2..256");
             o->nodes = (unsigned)v;
+            break;
+        case O_PROCS:
+            if (parse_u64(a, &v) || v < 1 || v > 64)
+                return bad("--procs", a, "1..64 (and at most the NIC's user endpoints)");
+            o->procs = (unsigned)v;
+            break;
+        case O_MEMP:
+            if (parse_u64(a, &o->mem_pressure) || o->mem_pressure < 1000)
+                return bad("--mem-pressure", a, "a period in cycles, >= 1000");
             break;
         case O_WL: {
             unsigned i;
@@ -761,6 +826,12 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     if (!smin && smax && !pp)
         o->size_min = smax;
     o->iters = (unsigned)(iters ? iters : st ? 200 : mr ? 40 : 20);
+    o->ranks = o->nodes * o->procs;
+    if (o->ranks > NS_MAX_RANKS) {
+        fprintf(stderr, "nicsim: --nodes %u x --procs %u = %u processes; at most %u\n", o->nodes, o->procs, o->ranks,
+                NS_MAX_RANKS);
+        return EXIT_SETUP;
+    }
     if (o->trace_node >= (int)o->nodes) {
         fprintf(stderr, "nicsim: --trace-node %d but only %u nodes\n", o->trace_node, o->nodes);
         return EXIT_SETUP;
@@ -824,6 +895,12 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "nicsim: %u ranks for %u nodes: every rank needs at least one node (run mpirun -np K "
                             "with K <= --nodes)\n", nranks, o->nodes);
+        return finish(EXIT_SETUP);
+    }
+    if (nranks > 1 && o->procs > 1) {
+        if (rank == 0)
+            fprintf(stderr, "nicsim: --procs %u under %u MPI ranks: not supported (run --procs with one rank)\n",
+                    o->procs, nranks);
         return finish(EXIT_SETUP);
     }
     if (rank != 0) /* rank 0 speaks for the run: summary, reports, progress */
@@ -902,6 +979,12 @@ int main(int argc, char **argv)
     cc.node.eval_all = o->eval_all != 0;
     cc.node.pin_hash = o->pin_hash != 0;
     cc.quanta = true; /* the same semantics for one rank and many */
+    if (o->mem_pressure) { /* seed 004: the OS takes pages back through the driver's MMU notifier */
+        cc.node.os.pressure_period = o->mem_pressure;
+        cc.node.os.pressure_pages = 2;
+        cc.node.os.pressure_pinned = true;
+        cc.node.os.seed = o->seed;
+    }
     cc.dist = S.dist;
     w->cl = cluster_create(&cc, w->costs);
     if (!w->cl) {
@@ -936,6 +1019,8 @@ int main(int argc, char **argv)
         struct ns_node *n = &w->node[i];
         n->w = w;
         n->id = i;
+        n->nid = i;
+        n->lp = 0;
         if (!cluster_is_local(w->cl, i))
             continue; /* another rank's */
         nicdrv_config_default(&dc);
@@ -945,6 +1030,7 @@ int main(int argc, char **argv)
             dc.pin_hwm_pages = o->pin_hwm;
         dc.miss_threads = o->miss_threads;
         dc.prefill = o->prefill != 0;
+        dc.mmu_notifier = o->mem_pressure != 0;
         dc.prefetch_lines = o->prefetch;
         dc.pin_mode = o->pin_mode;
         dc.evict_policy = o->evict;
@@ -967,8 +1053,22 @@ int main(int argc, char **argv)
         }
         n->drv = hostsw_driver(n->hs);
         node_set_reset(cluster_node(w->cl, i), false);
-        if (coro_spawn(cluster_sched(w->cl), "user", node_prog, n, NULL))
+        if (coro_spawn(cluster_sched(w->cl), "user", node_prog, n, NULL) ||
+            (o->mem_pressure && coro_spawn(cluster_sched(w->cl), "kswapd", kswapd, n, NULL)))
             return EXIT_SETUP;
+        for (unsigned lp = 1; lp < o->procs; lp++) { /* the node's other processes: ranks lp x nodes + i */
+            struct ns_node *q = &w->node[lp * o->nodes + i];
+            q->w = w;
+            q->id = lp * o->nodes + i;
+            q->nid = i;
+            q->lp = lp;
+            q->os = n->os;
+            q->costs = n->costs;
+            q->hs = n->hs;
+            q->drv = n->drv;
+            if (coro_spawn(cluster_sched(w->cl), "user", node_prog, q, NULL))
+                return EXIT_SETUP;
+        }
     }
     int prog = o->progress < 0 ? isatty(2) : o->progress;
     if (prog)
@@ -1001,6 +1101,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "nicsim: %" PRIu64 " frames captured to %s\n", nf, o->pcap);
         }
         S.pcap = NULL;
+    }
+    for (unsigned r = o->nodes; r < o->ranks; r++) { /* the report's per-node operations: every process's */
+        struct ns_node *f = &w->node[r % o->nodes];
+        f->posted += w->node[r].posted, f->completed += w->node[r].completed, f->errors += w->node[r].errors;
     }
     S.rc = S.mismatch ? EXIT_SETUP : w->failed ? EXIT_FAIL : rc ? EXIT_TIMEOUT : EXIT_PASS;
     if (report_signal && !S.mismatch) { /* stopped from outside: the report says so, marked partial */
@@ -1076,7 +1180,7 @@ int main(int argc, char **argv)
     costs_destroy(w->costs);
     free(w->lat);
     free(w->out.p);
-    for (unsigned i = 0; i < o->nodes; i++)
+    for (unsigned i = 0; i < o->ranks; i++)
         free(w->node[i].msg_post), free(w->node[i].msg_done);
     free(S.img);
     return finish(S.rc);

@@ -11,8 +11,8 @@
  *   wl_micro.c   pingpong, stream, missratio
  *   wl_apps.c    the SPLASH-2-like page-granularity patterns fft, radix, lu, ocean, water
  *
- * Every node runs one user program (a coroutine): probe its driver, open the device and its
- * endpoint, let the workload register and publish buffers, barrier, run, barrier, collect the
+ * Every node runs --procs user programs (coroutines; one by default), each a rank of the workload:
+ * the node's first probes its driver; each opens the device and its endpoint, let the workload register and publish buffers, barrier, run, barrier, collect the
  * NCP's counters, close. The directory and barrier are out of band (simulator memory, no
  * simulated link), like an MPI bootstrap; the data path is only the NIC.
  *
@@ -43,7 +43,8 @@
 #include "nodedbg.h"
 
 #define NS_MAX_NODES 256 /* the simulator's and switch's limit; the firmware's is its max_peers */
-#define NS_MAX_BUFS 64 /* published buffers per node */
+#define NS_MAX_BUFS 64 /* published buffers per process */
+#define NS_MAX_RANKS 1024 /* processes in the run (--nodes x --procs) */
 #define NS_PAGE 4096u
 #define NS_LAT_MAX (1u << 24) /* latency samples kept (beyond: counted, not kept) */
 /* The simulated host's memory (hostmem_config_default: 65536 frames, 256 MiB) minus what the
@@ -56,6 +57,8 @@ enum { NS_EXIT_PASS = 0, NS_EXIT_FAIL = 1, NS_EXIT_TIMEOUT = 2, NS_EXIT_SETUP = 
 
 struct ns_opts {
     unsigned nodes;
+    unsigned procs;   /* --procs: user processes per node (each its own pid, endpoint, registrations) */
+    unsigned ranks;   /* nodes x procs: the workload's participants; rank r runs on node r % nodes */
     const char *workload;
     /* firmware */
     const char *fw;       /* explicit image (the next three are then only checked, when given) */
@@ -71,6 +74,7 @@ struct ns_opts {
     const char *host_cost; /* costs_set_list string */
     uint64_t pin_hwm;      /* driver pin high-water mark, pages (0 = driver default) */
     unsigned miss_threads; /* driver miss threads per node */
+    uint64_t mem_pressure; /* --mem-pressure: OS pressure period, cycles (0: off); the driver's MMU notifier on */
     int prefill;           /* driver installs PCH/CBH lines at EP_OPEN / registration (nicdrv cfg) */
     unsigned prefetch;     /* prefetch on a miss: VMH lines per miss request (nicdrv cfg; 0: one) */
     unsigned pin_mode;     /* enum nicdrv_pin_mode (nicdrv cfg): on-miss, at-reg, overlap */
@@ -125,9 +129,14 @@ struct ns_lat_stats {
 
 struct ns_world;
 
+/* One process of the run (a rank: the workloads' participant), on node `nid`. The node's own state
+ * (driver, counters, halt) is kept in its first process, rank nid (lp 0): the report reads
+ * w->node[0 .. nodes-1]. */
 struct ns_node {
     struct ns_world *w;
-    unsigned id;
+    unsigned id;                  /* rank */
+    unsigned nid, lp;             /* its node, and its index among the node's processes */
+    int probe;                    /* lp 0: 1 the driver probed, -1 failed (the node's other processes wait) */
     costs_t *costs; /* this node's host cost draws and miss-penalty samples */
     hostsw_t *hs;
     nicdrv_t *drv;
@@ -166,9 +175,9 @@ struct ns_world {
     cluster_t *cl;
     costs_t *costs;
     uint64_t clock_hz;
-    struct ns_node node[NS_MAX_NODES];
-    /* out-of-band directory: node -> slot -> buffer (every rank's copy, updated at boundaries) */
-    struct nic_mr dir[NS_MAX_NODES][NS_MAX_BUFS];
+    struct ns_node node[NS_MAX_RANKS]; /* by rank; ranks 0 .. nodes-1 are each node's first process */
+    /* out-of-band directory: rank -> slot -> buffer (every rank's copy, updated at boundaries) */
+    struct nic_mr dir[NS_MAX_RANKS][NS_MAX_BUFS];
     /* barrier: arrivals counted at boundaries */
     unsigned bar_count;
     uint64_t bar_gen;

@@ -250,7 +250,7 @@ static int unpack(void *ctx, sim_cycle_t t, const uint8_t *const *blocks, const 
                 uint16_t node = 0;
                 get(&rd, &type, 1);
                 get(&rd, &node, 2);
-                if (node >= w->o->nodes)
+                if (node >= w->o->ranks) /* a rank (R_HALT: a node, below) */
                     rd.bad = 1;
                 switch (type) {
                 case R_PUB: {
@@ -315,11 +315,11 @@ static int unpack(void *ctx, sim_cycle_t t, const uint8_t *const *blocks, const 
                     get(&rd, &lva, 8);
                     get(&rd, &rva, 8);
                     get(&rd, &len, 8);
-                    if (rd.bad || b >= w->o->nodes || len > rd.n - rd.off) {
+                    if (rd.bad || b >= w->o->ranks || len > rd.n - rd.off) {
                         rd.bad = 1;
                         break;
                     }
-                    if (pass == 1 && cluster_is_local(w->cl, b))
+                    if (pass == 1 && cluster_is_local(w->cl, b % w->o->nodes)) /* rank b's node */
                         check_verify(w, node, b, at, lva, rva, len, rd.p + rd.off);
                     rd.off += len;
                     break;
@@ -359,7 +359,7 @@ static int unpack(void *ctx, sim_cycle_t t, const uint8_t *const *blocks, const 
     }
     if (arrivals) {
         w->bar_count += arrivals;
-        if (w->bar_count >= w->o->nodes) {
+        if (w->bar_count >= w->o->ranks) {
             w->bar_count = 0;
             w->bar_gen++;
             coro_event_signal(&w->bar_ev, t);

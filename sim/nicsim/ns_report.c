@@ -282,8 +282,11 @@ void ns_summary(FILE *f, const struct ns_report *r)
     char fw[96];
     ns_fw_desc(fw, sizeof fw, r->info, r->img_path);
     sum_nodes(w, &t);
-    fprintf(f, "\nnicsim: %s on %u nodes; firmware %s; link %.1f Gb/s; faults drop %.3g dup %.3g corrupt %.3g delay %.3g; seed %" PRIu64 "\n",
-            o->workload, o->nodes, fw, (double)o->link_bpc * 0.2, o->drop, o->duplicate, o->corrupt, o->delay, o->seed);
+    char procs[32] = "";
+    if (o->procs > 1)
+        snprintf(procs, sizeof procs, " x %u processes", o->procs);
+    fprintf(f, "\nnicsim: %s on %u nodes%s; firmware %s; link %.1f Gb/s; faults drop %.3g dup %.3g corrupt %.3g delay %.3g; seed %" PRIu64 "\n",
+            o->workload, o->nodes, procs, fw, (double)o->link_bpc * 0.2, o->drop, o->duplicate, o->corrupt, o->delay, o->seed);
     fprintf(f, "  result      %s%s%s\n", ns_verdict(r->rc), w->failed || r->rc > 128 ? ": " : "",
             w->failed || r->rc > 128 ? w->fail_msg : "");
     fprintf(f, "  moved       %" PRIu64 " operations, %" PRIu64 " bytes; %" PRIu64 " bytes verified, %" PRIu64 " mismatches\n",
@@ -434,6 +437,8 @@ static cJSON *build_json(const struct ns_report *r)
 
     x = cJSON_AddObjectToObject(root, "config");
     cJSON_AddNumberToObject(x, "nodes", o->nodes);
+    cJSON_AddNumberToObject(x, "procs", o->procs);
+    cJSON_AddNumberToObject(x, "mem_pressure_cycles", (double)o->mem_pressure);
     cJSON_AddStringToObject(x, "workload", o->workload);
     cJSON_AddStringToObject(x, "firmware", fw);
     cJSON_AddStringToObject(x, "image", r->img_path);
@@ -614,6 +619,7 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "drops_bad", s->drops_bad);
         report_u64(y, "dup_packets", s->dup_packets);
         report_u64(y, "protection_errors", s->protection_errors);
+        report_u64(y, "loop_frames", s->loop_frames);
         report_u64(y, "ce_received", s->ce_received);
         report_u64(y, "cc_cuts", s->cc_cuts);
         y = cJSON_AddObjectToObject(q, "mac");
@@ -640,6 +646,9 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "usage_reads", n->dstats.usage_reads);
         report_u64(y, "static_loads", n->dstats.static_loads);
         report_u64(y, "prefills", n->dstats.prefills);
+        report_u64(y, "mmu_releases", n->dstats.mmu_releases);
+        report_u64(y, "mmu_invalidations", n->dstats.mmu_invalidations);
+        report_u64(y, "mmu_refused", n->dstats.mmu_refused);
         report_u64(y, "prefetch_fills", n->dstats.prefetch_fills);
         report_u64(y, "pin_early_misses", n->dstats.pin_early);
         report_u64(y, "bg_pinned_lines", n->dstats.bg_lines);
@@ -686,7 +695,7 @@ int ns_write_csv(FILE *f, const char *path, const struct ns_report *r)
     /* every option that shaped the run first, then the figures (one unit per column, in its name) */
     fprintf(f, "workload,nodes,lookup,C,L,A,nack,image,op,bidir,window,iters,warmup,size_min,size_max,link_gbps,"
                "link_latency_cycles,drop,duplicate,corrupt,delay,seed,miss_ratio,ws_pages,phases,compute_ns,host_cost,"
-               "pin_hwm,miss_threads,prefill,max_cycles,no_skip,"
+               "pin_hwm,miss_threads,prefill,max_cycles,no_skip,procs,mem_pressure_cycles,"
                "size,ops,bytes,time_ns,lat_p50_ns,lat_p99_ns,lat_mean_ns,"
                "lat_min_us,lat_max_us,lat_typical_us,lat_avg_us,lat_stdev_us,lat_p99_us,lat_p99_9_us,"
                "bw_MBps,bw_peak_MBps,bw_avg_MBps,msg_rate_peak_Mps,msg_rate_avg_Mps,"
@@ -709,7 +718,8 @@ int ns_write_csv(FILE *f, const char *path, const struct ns_report *r)
                 (double)o->link_bpc * 0.2, o->link_latency, o->drop, o->duplicate, o->corrupt, o->delay, o->seed,
                 o->miss_ratio, o->ws_pages, o->phases, o->compute_ns);
         csv_str(f, o->host_cost);
-        fprintf(f, "%" PRIu64 ",%u,%d,%" PRIu64 ",%d,", o->pin_hwm, o->miss_threads, o->prefill, o->max_cycles, o->no_skip);
+        fprintf(f, "%" PRIu64 ",%u,%d,%" PRIu64 ",%d,%u,%" PRIu64 ",", o->pin_hwm, o->miss_threads, o->prefill,
+                o->max_cycles, o->no_skip, o->procs, o->mem_pressure);
         fprintf(f, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.0f,%.0f,%.0f,%.0f,", p ? p->size : o->size_max,
                 whole ? w->ops : p->ops, whole ? w->bytes : p->bytes, time_ns(w),
                 whole ? ns_cyc_to_ns(w, pctl(r->lat, r->nl, 50)) : p->lat_p50_ns,

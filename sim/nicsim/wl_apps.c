@@ -17,6 +17,9 @@
  *   water   small, mostly local sharing: ws/8 messages of 256 B per phase to the next two
  *           nodes, ten times the compute of the others
  *
+ * With --procs P the participants are the nodes x P processes (ranks, nicsim.h): "node" above reads
+ * "process", each with its own working set and buffers, the node's P processes sharing its NIC.
+ *
  * Execution time = from the barrier after set-up to the barrier after the last phase; the time
  * after the first phase's barrier is reported too (workload.steady_ns: without the first phase,
  * where the cold misses are). Every
@@ -49,7 +52,7 @@ static uint64_t mix(uint64_t x)
 
 static unsigned gen_fft(const struct ns_opts *o, unsigned me, unsigned phase, struct xfer *x, unsigned max)
 {
-    unsigned n = o->nodes, k = 0;
+    unsigned n = o->ranks, k = 0;
     uint64_t b = o->ws_pages / n; /* pages per block */
     (void)phase;
     for (unsigned d = 1; d < n; d++) {
@@ -66,7 +69,7 @@ static unsigned gen_radix(const struct ns_opts *o, unsigned me, unsigned phase, 
 {
     /* a permutation of all destination chunks by a seeded bijection on [0, total): an affine map
      * with an odd multiplier on a power-of-two domain, restricted by cycle-walking */
-    uint64_t per = o->ws_pages * (NS_PAGE / RADIX_CHUNK), total = per * o->nodes, dom = 1;
+    uint64_t per = o->ws_pages * (NS_PAGE / RADIX_CHUNK), total = per * o->ranks, dom = 1;
     uint64_t a = (mix(o->seed * 131 + phase) | 1u), c = mix(o->seed * 7 + phase + 1);
     unsigned k = 0;
     while (dom < total)
@@ -90,11 +93,11 @@ static unsigned gen_lu(const struct ns_opts *o, unsigned me, unsigned phase, str
     uint64_t b = o->ws_pages / 16 ? o->ws_pages / 16 : 1, nb = o->ws_pages / b;
     uint64_t blk = phase % nb;
     unsigned k = 0;
-    if (phase % o->nodes != me)
+    if (phase % o->ranks != me)
         return 0;
-    for (unsigned d = 1; d < o->nodes; d++)
+    for (unsigned d = 1; d < o->ranks; d++)
         for (uint64_t p = 0; p < b && k < max; p++)
-            x[k++] = (struct xfer){ (uint16_t)((me + d) % o->nodes), (uint32_t)((blk * b + p) * NS_PAGE),
+            x[k++] = (struct xfer){ (uint16_t)((me + d) % o->ranks), (uint32_t)((blk * b + p) * NS_PAGE),
                                     (uint32_t)((blk * b + p) * NS_PAGE), NS_PAGE };
     return k;
 }
@@ -102,7 +105,7 @@ static unsigned gen_lu(const struct ns_opts *o, unsigned me, unsigned phase, str
 static unsigned gen_ocean(const struct ns_opts *o, unsigned me, unsigned phase, struct xfer *x, unsigned max)
 {
     uint64_t b = o->ws_pages / 16 ? o->ws_pages / 16 : 1;
-    unsigned l = (me + o->nodes - 1) % o->nodes, r = (me + 1) % o->nodes, k = 0;
+    unsigned l = (me + o->ranks - 1) % o->ranks, r = (me + 1) % o->ranks, k = 0;
     (void)phase;
     for (uint64_t p = 0; p < b && k + 1 < max; p++) {
         /* my first rows -> left neighbour's right ghost; my last rows -> right neighbour's left ghost */
@@ -118,8 +121,8 @@ static unsigned gen_water(const struct ns_opts *o, unsigned me, unsigned phase, 
 {
     uint64_t m = o->ws_pages / 8 ? o->ws_pages / 8 : 1;
     unsigned k = 0;
-    for (unsigned d = 1; d <= 2 && d < o->nodes; d++) {
-        unsigned to = (me + d) % o->nodes;
+    for (unsigned d = 1; d <= 2 && d < o->ranks; d++) {
+        unsigned to = (me + d) % o->ranks;
         for (uint64_t i = 0; i < m && k < max; i++) {
             /* the receiver's destination area is split by sender distance (1 or 2): disjoint */
             uint64_t slot = (d - 1) * m + i;
@@ -135,7 +138,7 @@ static void app_run(struct ns_node *n, gen_fn gen, unsigned compute_factor)
     struct ns_world *w = n->w;
     const struct ns_opts *o = w->o;
     uint64_t bytes = o->ws_pages * NS_PAGE;
-    unsigned max = (unsigned)(o->ws_pages * (NS_PAGE / RADIX_CHUNK) + o->ws_pages * o->nodes + 16);
+    unsigned max = (unsigned)(o->ws_pages * (NS_PAGE / RADIX_CHUNK) + o->ws_pages * o->ranks + 16);
     struct xfer *x = calloc(max, sizeof *x);
     sim_cycle_t *t_post = calloc(max, sizeof *t_post);
     int bad = !x || !t_post;
@@ -147,7 +150,7 @@ static void app_run(struct ns_node *n, gen_fn gen, unsigned compute_factor)
         ns_fail(n, "set-up failed");
     if (n->id == 0 && !bad) /* the progress line's total: the patterns are pure functions */
         for (unsigned ph = 0; ph < o->phases; ph++)
-            for (unsigned me = 0; me < o->nodes; me++)
+            for (unsigned me = 0; me < o->ranks; me++)
                 w->ops_expected += gen(o, me, ph, x, max);
     ns_barrier(n);
     if (n->id == 0)
@@ -199,17 +202,20 @@ static int app_check(const struct ns_opts *o, char *err, size_t n)
     struct hostmem_config hm;
     uint64_t most;
     hostmem_config_default(&hm);
-    most = hm.max_frames > 2 * NS_HOST_RESERVE_PAGES ? (hm.max_frames - NS_HOST_RESERVE_PAGES) / 2 : 16;
-    most -= most % o->nodes;
+    most = hm.max_frames > 2 * NS_HOST_RESERVE_PAGES ? (hm.max_frames - NS_HOST_RESERVE_PAGES * o->procs) / (2 * o->procs) : 16;
+    most -= most % o->ranks;
     if (o->ws_pages < 16 || o->ws_pages > most) {
         snprintf(err, n,
                  "--ws-pages %" PRIu64 " does not fit: a node's host has %u pages (%u MiB) for the source and "
-                 "destination (2 x --ws-pages) and %u more for the driver and rings; use 16..%" PRIu64,
-                 o->ws_pages, (unsigned)hm.max_frames, (unsigned)(hm.max_frames / 256), NS_HOST_RESERVE_PAGES, most);
+                 "destination (2 x --ws-pages) of each of its %u processes and %u more each for the driver and "
+                 "rings; use 16..%" PRIu64,
+                 o->ws_pages, (unsigned)hm.max_frames, (unsigned)(hm.max_frames / 256), o->procs, NS_HOST_RESERVE_PAGES,
+                 most);
         return -1;
     }
-    if (o->ws_pages % o->nodes) {
-        snprintf(err, n, "--ws-pages (%" PRIu64 ") must be a multiple of --nodes (%u)", o->ws_pages, o->nodes);
+    if (o->ws_pages % o->ranks) {
+        snprintf(err, n, "--ws-pages (%" PRIu64 ") must be a multiple of --nodes x --procs (%u)",
+                 o->ws_pages, o->ranks);
         return -1;
     }
     if (o->phases < 1 || o->window < 1 || o->window > 256) {

@@ -276,14 +276,15 @@ static void stream_run(struct ns_node *n)
     const struct ns_opts *o = w->o;
     uint64_t s = o->size_max, ring = 2u * o->window;
     uint64_t chunk = (s + NS_PAGE - 1) / NS_PAGE * NS_PAGE;
-    int active = n->id == 0 || (o->bidir && n->id == 1);
+    /* node 0's processes stream to node 1's (process k to process k: ranks k x nodes and k x nodes + 1) */
+    int active = n->nid == 0 || (o->bidir && n->nid == 1);
     int write = !o->op_read;
-    unsigned peer = n->id ^ 1u;
+    unsigned peer = n->lp * o->nodes + (n->nid ^ 1u);
     uint64_t posted = 0, done = 0;
     sim_cycle_t *t_post = NULL; /* per ring chunk: when its request was posted; NEVER = free */
     int bad = 0;
 
-    if (n->id <= 1)
+    if (n->nid <= 1)
         bad = ns_reg(n, 0, VA_SRC, ring * chunk, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE) ||
               ns_reg(n, 1, VA_DST, ring * chunk, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ);
     t_post = malloc(ring * sizeof *t_post);

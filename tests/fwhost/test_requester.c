@@ -336,7 +336,7 @@ static void malformed_entries_complete_with_errors(void **state)
     }
     e[0].op = 7;
     e[1].len = 0;
-    e[2].rnode = ME;
+    e[2].rbuf = PKT_MAX_BUF_ID + 1; /* (rnode = ME is a loopback since issue 15: not malformed) */
     e[3].rnode = NODES;
     e[4].reserved1[2] = 1;
     e[5].flags = 0x80;
@@ -835,10 +835,62 @@ static void second_close_while_draining_is_busy(void **state)
     assert_int_equal(q.wr_id_lo, 801);
 }
 
+
+/* Loopback (issue 15): a write and a read to another process of this node go through the NCP's
+ * own receive path: the bytes land, no frame reaches the MAC, and a wrong key is refused as from a
+ * remote peer (nothing written), the next request completing. */
+static void loopback_write_read_and_wrong_key(void **state)
+{
+    enum { TEP = 2, TPID = 7, TBUF = 6, TKEY = 0x7711u, TLEN = 16384 };
+    const uint64_t tva = 0x0F0020000000ull;
+    uint8_t before[TLEN];
+    (void)state;
+
+    fwh_ep_open(TEP, TPID);
+    fwh_reg_proc(TPID, TEP);
+    uint64_t tpa = fwh_map(TPID, tva, TLEN, ALL_RIGHTS);
+    fwh_reg_buf(TPID, TBUF, tva, TLEN, TKEY, ALL_RIGHTS);
+    fwh_fill_pattern(lpa, 10000, 3);
+    fwh_fill_pattern(tpa, TLEN, 4);
+    struct nic_sq_entry e = fwh_write_wr(ME, LVA, LBUF, 10000, TPID, TBUF, 100, TKEY, 1);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0); /* nothing went to the MAC */
+    expect_cqe(NIC_ST_OK, 0, 10000);
+    assert_memory_equal(fh_host(tpa + 100, 10000), fh_host(lpa, 10000), 10000);
+    /* read it back elsewhere in the local buffer */
+    e = fwh_write_wr(ME, LVA + 20000, LBUF, 10000, TPID, TBUF, 100, TKEY, 2);
+    e.op = NIC_OP_RDMA_READ;
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0);
+    expect_cqe(NIC_ST_OK, 1, 10000);
+    assert_memory_equal(fh_host(lpa + 20000, 10000), fh_host(lpa, 10000), 10000);
+    /* a wrong key: refused, nothing written */
+    memcpy(before, fh_host(tpa, TLEN), TLEN);
+    e = fwh_write_wr(ME, LVA, LBUF, 4096, TPID, TBUF, 0, TKEY ^ 1u, 3);
+    fwh_post(EP, &e);
+    fwh_run();
+    expect_cqe(NIC_ST_KEY, 2, 0);
+    assert_memory_equal(fh_host(tpa, TLEN), before, TLEN);
+    e = fwh_write_wr(ME, LVA, LBUF, 64, TPID, TBUF, 0, TKEY, 4);
+    fwh_post(EP, &e);
+    fwh_run();
+    expect_cqe(NIC_ST_OK, 3, 64);
+    assert_memory_equal(fh_host(tpa, 64), fh_host(lpa, 64), 64);
+    assert_int_equal(fwh_tx_pending(), 0);
+    struct nic_stats s = stats();
+    assert_int_equal(s.tx_packets, 0);
+    assert_true(s.loop_frames >= 3 + 3 + 1 + 1); /* the data packets at least, and their answers */
+    assert_int_equal(s.protection_errors, 1);
+    assert_int_equal(s.refused_ops, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(write_acked_completes, scen_setup),
+        cmocka_unit_test_setup(loopback_write_read_and_wrong_key, scen_setup),
         cmocka_unit_test_setup(unsignalled_write_is_silent, scen_setup),
         cmocka_unit_test_setup(send_miss_parks_fill_resumes, scen_setup),
         cmocka_unit_test_setup(protection_nack_fails_op_resends_void, scen_setup),

@@ -311,6 +311,119 @@ static void os_pin_is_all_or_nothing_when_frames_run_out(void **state)
     hostmem_destroy(mem);
 }
 
+
+/* MMU release hook (seed 004): asked before a pinned page moves; the page moves only if the hook
+ * dropped every pin; pressure_pinned lets the pressure pick pinned pages, only with a hook. */
+struct rel {
+    os_t *os;
+    int asks, drop;
+    uint32_t pid;
+    uint64_t va;
+};
+static void rel_hook(void *ctx, enum os_mm_event ev, uint32_t pid, uint64_t va)
+{
+    struct rel *r = ctx;
+    assert_true(ev == OS_MM_MIGRATE || ev == OS_MM_RECLAIM);
+    r->asks++;
+    r->pid = pid;
+    r->va = va;
+    if (r->drop) /* the driver: invalidate, then unpin */
+        assert_int_equal(os_unpin(r->os, pid, 0, va, 4096, NULL), SIM_OK);
+}
+
+static void os_mmu_release_before_moving_a_pinned_page(void **w)
+{
+    struct hostmem_config hc;
+    struct os_config oc;
+    hostmem_t *mem;
+    os_t *os;
+    uint32_t pid;
+    uint64_t pa0, pa1, v = 42, r8 = 0;
+    struct rel r = { 0 };
+
+    (void)w;
+    hostmem_config_default(&hc);
+    hc.max_frames = 64;
+    hc.fail_loudly = false;
+    mem = hostmem_create(&hc);
+    os_config_default(&oc);
+    os = os_create(&oc, mem, NULL);
+    assert_non_null(os);
+    r.os = os;
+    assert_int_equal(os_proc_create(os, 32, &pid), SIM_OK);
+    assert_int_equal(os_write(os, pid, 0x5123, &v, sizeof v), SIM_OK);
+    assert_int_equal(os_pin(os, pid, 0, 0x5000, 4096, NULL), SIM_OK);
+    os_translate(os, pid, 0x5000, &pa0);
+    /* no hook: pinned pages never move */
+    assert_int_equal(os_migrate(os, pid, 0x5000), SIM_EPINNED);
+    /* a hook that keeps its pin: asked, still refused */
+    os_set_mmu_release(os, rel_hook, &r);
+    assert_int_equal(os_migrate(os, pid, 0x5123), SIM_EPINNED);
+    assert_int_equal(r.asks, 1);
+    assert_int_equal(r.pid, pid);
+    assert_int_equal(r.va, 0x5000);
+    assert_int_equal(os_counters(os)->mmu_asks, 1);
+    assert_int_equal(os_counters(os)->mmu_released, 0);
+    /* a hook that drops it: the page moves, its contents with it */
+    r.drop = 1;
+    assert_int_equal(os_migrate(os, pid, 0x5000), SIM_OK);
+    assert_int_equal(os_counters(os)->mmu_released, 1);
+    os_translate(os, pid, 0x5000, &pa1);
+    assert_true(pa1 != pa0);
+    assert_int_equal(os_read(os, pid, 0x5123, &r8, sizeof r8), SIM_OK);
+    assert_int_equal(r8, 42);
+    /* reclaim too; unpinned pages do not ask */
+    assert_int_equal(os_pin(os, pid, 0, 0x5000, 4096, NULL), SIM_OK);
+    assert_int_equal(os_reclaim(os, pid, 0x5000), SIM_OK);
+    assert_int_equal(r.asks, 3);
+    assert_int_equal(os_write(os, pid, 0x9000, &v, sizeof v), SIM_OK);
+    assert_int_equal(os_migrate(os, pid, 0x9000), SIM_OK);
+    assert_int_equal(r.asks, 3);
+    assert_int_equal(os_pinned_pages_total(os), 0);
+    assert_int_equal(os_proc_destroy(os, pid), SIM_OK);
+    os_destroy(os);
+    hostmem_destroy(mem);
+}
+
+static void os_pressure_pinned_asks_the_hook(void **w)
+{
+    struct hostmem_config hc;
+    struct os_config oc;
+    hostmem_t *mem;
+    os_t *os;
+    uint32_t pid;
+    struct rel r = { 0 };
+
+    (void)w;
+    hostmem_config_default(&hc);
+    hc.max_frames = 64;
+    hc.fail_loudly = false;
+    mem = hostmem_create(&hc);
+    os_config_default(&oc);
+    oc.pressure_period = 100;
+    oc.pressure_pages = 1;
+    oc.pressure_pinned = true;
+    os = os_create(&oc, mem, NULL);
+    r.os = os;
+    r.drop = 1;
+    assert_int_equal(os_proc_create(os, 32, &pid), SIM_OK);
+    assert_int_equal(os_pin(os, pid, 0, 0x10000, 8 * 4096, NULL), SIM_OK); /* every page pinned */
+    for (sim_cycle_t t = 100; t <= 1000; t += 100)
+        assert_int_equal(os_pressure_step(os, t), 0); /* no hook: nothing movable */
+    os_set_mmu_release(os, rel_hook, &r);
+    int moved = 0;
+    for (sim_cycle_t t = 1100; t <= 2000; t += 100)
+        moved += os_pressure_step(os, t);
+    assert_true(moved > 0);
+    assert_int_equal(r.asks, (int)os_counters(os)->mmu_asks);
+    assert_true(os_counters(os)->mmu_released > 0);
+    for (uint64_t i = 0; i < 8; i++) /* unpin what is still pinned (the hook dropped the others) */
+        (void)os_unpin(os, pid, 0, 0x10000 + i * 4096, 4096, NULL);
+    assert_int_equal(os_proc_destroy(os, pid), SIM_OK);
+    os_destroy(os);
+    hostmem_destroy(mem);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +437,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(os_oracle_names_pid_va_pa_of_an_unpinned_dma, setup, teardown),
         cmocka_unit_test_setup_teardown(os_memory_pressure_moves_only_unpinned_pages, setup, teardown),
         cmocka_unit_test(os_pin_is_all_or_nothing_when_frames_run_out),
+        cmocka_unit_test(os_mmu_release_before_moving_a_pinned_page),
+        cmocka_unit_test(os_pressure_pinned_asks_the_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,11 @@ expect 3 "multiple of --nodes" --workload fft --nodes 3 --ws-pages 256
 expect 3 "fwvar-c2048-l8-a8" --cache 2048,8,8
 expect 3 "static" --lookup static --cache 16384,64,4
 expect 3 "not found" --fw /nonexistent.img
+expect 3 "multiple of --nodes x --procs" --workload fft --nodes 2 --procs 3 --ws-pages 256
+expect 3 "--mem-pressure" --mem-pressure 5
+expect 3 "--procs" --procs 0
+expect 3 "--procs" --procs 65
+expect 3 "at most 15 user endpoints" --procs 16 --nodes 2 --workload stream --iters 1 --quiet
 expect 0 "reglimit" --help
 for w in pingpong stream missratio fft radix lu ocean water reglimit; do
     expect 0 "$w" --help

@@ -8,7 +8,8 @@
  * read-only "constant" buffer, the others with random remote rights, lengths up to 300 KiB,
  * starts misaligned) plus a private scratch buffer for fences; (node, pid, handle, rkey) are
  * published out of band (shared memory of this program). Each process then posts random writes
- * and reads to random buffers of processes on other nodes: length 1 B .. 256 KiB (log-uniform,
+ * and reads to random buffers of processes on other nodes (--loopback: of any other process, its
+ * own node's too, through the NIC's loopback): length 1 B .. 256 KiB (log-uniform,
  * plus page edges), both offsets random (misaligned), signalled or not, up to --window in flight.
  *
  * Oracle:
@@ -90,6 +91,7 @@ static const char *const fclass_name[F__N] = { "false_success", "mismatch", "giv
 struct cfg {
     uint64_t seed;
     unsigned nodes, procs, ops, window;
+    int loopback; /* --loopback: targets on the initiator's own node too (issue 15) */
     int hwm;                                 /* -1: random 128..384 per node */
     double drop, corrupt, duplicate, delay;  /* < 0: random 1..5 % */
     double signal;                           /* probability that an op is signalled */
@@ -702,6 +704,10 @@ static int launch(struct proc *p, struct op *o)
 static struct proc *peer_of(struct proc *p)
 {
     struct soak *s = p->s;
+    if (s->c.loopback) { /* any other process, on this node too (the NIC's loopback) */
+        unsigned me = p->node * s->c.procs + p->idx, k = rnd(&p->rng, s->c.nodes * s->c.procs - 1);
+        return &s->p[k >= me ? k + 1 : k];
+    }
     unsigned other = rnd(&p->rng, s->c.nodes - 1), node = other >= p->node ? other + 1 : other;
     return &s->p[node * s->c.procs + rnd(&p->rng, s->c.procs)];
 }
@@ -1211,6 +1217,16 @@ static int run(struct soak *s)
     printf(" | wall %.1f s sim %" PRIu64 " cycles -> %s\n",
            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, (uint64_t)cluster_now(s->cl),
            nfail ? "FAIL" : "PASS");
+    if (s->c.loopback) { /* the loopback was exercised: frames each NIC handled for itself */
+        uint64_t loop = 0;
+        for (unsigned i = 0; i < s->c.nodes; i++)
+            loop += s->n[i].have_stats ? s->n[i].ncp.loop_frames : 0;
+        printf("soak: --loopback: %" PRIu64 " loopback frames\n", loop);
+        if (!loop && !nfail) {
+            fail(s, F_ERROR, "--loopback, but no frame went through a NIC's loopback");
+            nfail++;
+        }
+    }
     if (ops + s->status_count[6] == 0 && !nfail) {
         fail(s, F_ERROR, "no operation completed");
         nfail++;
@@ -1236,7 +1252,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: soak [--seed N] [--nodes N] [--procs N] [--ops N] [--window N] [--signal P] [--hwm PAGES]\n"
             "            [--drop P] [--corrupt P] [--duplicate P] [--delay P] [--pressure CYCLES] [--stall CYCLES]\n"
-            "            [--max-cycles N] [--image PATH] [--inject] [--verbose]\n"
+            "            [--max-cycles N] [--image PATH] [--inject] [--loopback] [--verbose]\n"
             "  --ops is the total over all processes; faults not given are drawn per seed in 1..5 %%,\n"
             "  --hwm not given is drawn per node in 128..384 pages. Exit 0 pass, 1 fail, 2 usage.\n");
 }
@@ -1285,6 +1301,8 @@ int main(int argc, char **argv)
             s->c.max_cycles = strtoull(v, NULL, 0);
         else if (OPT("--image"))
             s->c.image = v;
+        else if (!strcmp(a, "--loopback"))
+            s->c.loopback = 1;
         else if (!strcmp(a, "--inject"))
             s->c.inject = 1;
         else if (!strcmp(a, "--verbose"))

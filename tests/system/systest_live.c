@@ -17,7 +17,7 @@
  *                   with an error completion in bounded time, while another process's writes to the
  *                   same node complete and the failing processes' next operations succeed
  *   loopstorm       one process on each node posts a stream of malformed loopback requests (remote
- *                   node = its own node) while another writes 64 KiB blocks from node 0 to node 1 on a
+ *                   node = its own node, buffer id > 0xFFFFFF) while another writes 64 KiB blocks from node 0 to node 1 on a
  *                   clean link: the storms' requests all fail BAD_DESC, the writes all succeed, no
  *                   retransmission timeout on either node, and the writer's mean latency during the
  *                   storms is under 1.5x its latency alone (measured in the same run)
@@ -132,14 +132,15 @@ static int xfer(nic_dev_t *dev, nic_ep_t ep, int write, uint64_t lva, uint32_t l
     return wc.status;
 }
 
-/* A stream of malformed requests: RDMA writes to this node itself (rnode == own node), as fast as
- * the send queue takes them, until the writer is done; every completion must be BAD_DESC. */
+/* A stream of malformed requests: loopback RDMA writes (rnode == own node: allowed since issue 15)
+ * naming a buffer id beyond the wire's 24 bits (rbuf > 0xFFFFFF), as fast as the send queue takes
+ * them, until the writer is done; every completion must be BAD_DESC. */
 static void storm(struct world *w, nic_dev_t *dev, nic_ep_t ep, uint16_t node, uint32_t pid, uint64_t va,
                   const struct nic_mr *lmr)
 {
     struct nic_wr wr = { .local_va = va, .len = 65536, .signaled = 1 };
     struct nic_wc wc[16];
-    wr.remote = (struct nic_remote){ node, (uint16_t)pid, lmr->handle, lmr->rkey };
+    wr.remote = (struct nic_remote){ node, (uint16_t)pid, 0x1000000u | lmr->handle, lmr->rkey };
     while (!w->storm_go && !w->writer_done)
         coro_sleep(1000);
     while (!w->writer_done) {

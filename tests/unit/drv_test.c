@@ -830,6 +830,69 @@ static void overlap_pins_in_background_counts_early(void **state)
     fake_destroy(f);
 }
 
+
+/* MMU notifier (issue 15, seed 004): nicdrv_mmu_release invalidates the line holding the page,
+ * waits for the answer, then unpins; refuses a queue page and a line younger than fill_residency;
+ * a page it holds no pin on costs nothing. */
+static void mmu_release_invalidates_before_unpin(void **state)
+{
+    struct nicdrv_config cfg;
+    struct fake *f;
+    uint32_t pid, id, key, cqn;
+    uint16_t ep;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    const uint64_t cq_va = 0x7000000ull;
+    (void)state;
+
+    nicdrv_config_default(&cfg);
+    cfg.nodes = 2;
+    cfg.fill_residency = 50000;
+    cfg.mmu_notifier = true;
+    f = up(true, &cfg);
+    pid = fake_proc(f);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 2 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id, &key), 0);
+    assert_int_equal(nicdrv_ep_open(f->drv, pid, cq_va, &ep, &cqn), 0);
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1);
+    fake_run(f);
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA));
+    uint64_t pinned = os_pinned_pages(f->os, pid);
+    assert_true(pinned >= FAKE_VMH_L);
+    /* young: kept (its packet may not have used it yet) */
+    f->trace_len = 0;
+    assert_int_equal(nicdrv_mmu_release(f->drv, pid, VA + 4096 + 17), NICDRV_EBUSY);
+    assert_int_equal(f->trace_len, 0);
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA));
+    /* aged: invalidated, answered, then every page of the line unpinned */
+    f->now += 50000;
+    assert_int_equal(nicdrv_mmu_release(f->drv, pid, VA + 4096 + 17), NICDRV_OK);
+    f->trace[f->trace_len] = 0;
+    assert_non_null(strstr(f->trace, "IU"));
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_int_equal(os_pinned_pages(f->os, pid), pinned - FAKE_VMH_L);
+    /* a page of ours no line holds, and the completion queue page (the NCP writes it untranslated) */
+    f->trace_len = 0;
+    assert_int_equal(nicdrv_mmu_release(f->drv, pid, VA + FAKE_VMH_L * 4096ull), NICDRV_OK);
+    assert_int_equal(nicdrv_mmu_release(f->drv, pid, cq_va), NICDRV_EBUSY);
+    assert_int_equal(f->trace_len, 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), pinned - FAKE_VMH_L);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.mmu_releases, 4);
+    assert_int_equal(st.mmu_invalidations, 1);
+    assert_int_equal(st.mmu_refused, 2);
+    assert_int_equal(st.mmu_young, 1);
+    /* the next use misses and the line is pinned and filled again */
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, VA >> 12, &e), 1);
+    fake_run(f);
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_int_equal(os_pinned_pages(f->os, pid), pinned);
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    fake_destroy(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -854,6 +917,7 @@ int main(void)
         cmocka_unit_test(prefetch_off_is_one_line),
         cmocka_unit_test(pin_at_registration_fills_every_line),
         cmocka_unit_test(overlap_pins_in_background_counts_early),
+        cmocka_unit_test(mmu_release_invalidates_before_unpin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

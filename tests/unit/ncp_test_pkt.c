@@ -79,7 +79,13 @@ static void pkt_rejects_wrong_nodes_and_types(void **state)
     h.src = 0x0102; /* from ourselves */
     pkt_encode(frame, &h);
     assert_int_equal(pkt_parse(frame, PKT_HDR_BYTES + 8, 0x0102, 0x200, 4096, &d), PKT_E_SRC);
+    /* ... unless from the node's own loopback, which carries nothing else */
+    assert_int_equal(pkt_parse_src(frame, PKT_HDR_BYTES + 8, 0x0102, 0x200, 4096, 1, &d), PKT_OK);
+    assert_int_equal(d.src, 0x0102);
     h = write_hdr(8);
+    pkt_encode(frame, &h);
+    assert_int_equal(pkt_parse_src(frame, PKT_HDR_BYTES + 8, 0x0102, 0x200, 4096, 1, &d), PKT_E_SRC);
+    assert_int_equal(pkt_parse_src(frame, PKT_HDR_BYTES + 8, 0x0102, 0x200, 4096, 0, &d), PKT_OK);
     for (unsigned t = 0; t < 256; t++) {
         h.type = (uint8_t)t;
         h.len = pkt_is_sequenced((uint8_t)t) && t != PKT_READ_REQ ? 8 : 0;

@@ -8,7 +8,7 @@ set_source_files_properties(${NIC_SOURCE_DIR}/firmware/src/testapi.c ${NIC_SOURC
   ${NIC_SOURCE_DIR}/tests/fw/ncp_rdma.c ${NIC_SOURCE_DIR}/tests/fw/ncp_bench_fast.c
   ${NIC_SOURCE_DIR}/tests/fw/ncp_dma_errors.c ${NIC_SOURCE_DIR}/tests/fw/ncp_read_timeout.c
   ${NIC_SOURCE_DIR}/tests/fw/ncp_stale.c ${NIC_SOURCE_DIR}/tests/fw/ncp_void.c
-  ${NIC_SOURCE_DIR}/tests/fw/tinyprintf.c
+  ${NIC_SOURCE_DIR}/tests/fw/ncp_crash.c ${NIC_SOURCE_DIR}/tests/fw/tinyprintf.c
   PROPERTIES COMPILE_OPTIONS -Os)
 # ... and their printf is tests/fw/tinyprintf.c (to the console, without newlib's stdio): a source
 # of each image, so that it comes before newlib on the link line.
@@ -42,5 +42,5 @@ foreach(t dma_errors read_timeout stale void)
 endforeach()
 
 # A real NCP that crashes mid-run on node 1 (issue 17: nicsim explains a halted NCP).
-ncp_image(fw_ncp_crash ${NIC_SOURCE_DIR}/tests/fw/ncp_crash.c)
+ncp_image(fw_ncp_crash ${NIC_SOURCE_DIR}/tests/fw/ncp_crash.c ${FW_TINYPRINTF})
 target_link_libraries(fw_ncp_crash PRIVATE ncp_testapi)

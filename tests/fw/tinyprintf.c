@@ -13,6 +13,22 @@
 
 #include "ncp_rt.h"
 
+/* v / 10, returning v % 10: long division in 16-bit digits with 32-bit operations, so that the
+ * images do not link libgcc's 64-bit division (__udivdi3, __umoddi3: about 2 KiB of instruction
+ * memory) for printing a long long */
+static unsigned div10(unsigned long long *v)
+{
+    unsigned long long q = 0;
+    uint32_t r = 0;
+    for (int sh = 48; sh >= 0; sh -= 16) {
+        uint32_t cur = r << 16 | (uint32_t)(*v >> sh & 0xFFFFu);
+        q |= (unsigned long long)(cur / 10u) << sh;
+        r = cur % 10u;
+    }
+    *v = q;
+    return r;
+}
+
 static int emit_pad(char c, int n)
 {
     for (int i = 0; i < n; i++)
@@ -59,8 +75,8 @@ int vprintf(const char *f, va_list ap)
             v = lng >= 2 ? va_arg(ap, unsigned long long) : lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
         dec:
             do
-                *--s = (char)('0' + v % 10u);
-            while (v /= 10u);
+                *--s = (char)('0' + div10(&v));
+            while (v);
             break;
         case 'p':
             v = (uintptr_t)va_arg(ap, void *);

@@ -65,6 +65,7 @@ static struct {
     int probed[2];
     struct proc p[NP];
     int ready[NP], phase_done[NP];
+    int go4; /* A's phases 1-3 are done: phase 4 starts (phase_done[PA]: A's phase 4 is done too) */
     unsigned done, nodes_done;
     unsigned failed;
     uint64_t ops, bytes, loop_ops, refused;
@@ -252,7 +253,7 @@ static void phases_a(struct proc *a)
         memcpy(b->sh0 + 777, a->src + 3, len);
         W.ops++, W.loop_ops++, W.bytes += len;
     }
-    W.phase_done[PA] = 1; /* B and C start phase 4 */
+    W.go4 = 1; /* B and C start phase 4 (A's phase_done: after its phase 4, below) */
     /* 4: mixed: loopback to B and remote to C, alternating */
     {
         const struct nic_mr *m[2] = { &b->t0, &c->t0 };
@@ -260,6 +261,7 @@ static void phases_a(struct proc *a)
         writer(a, m, sh, 2, MIXED_OPS, 1000);
     }
 out:
+    W.go4 = 1; /* (also when A stopped early: B and C do not wait for it forever) */
     free(tmp);
     free(before);
 }
@@ -298,7 +300,7 @@ static void prog_proc(void *arg)
     if (p->k == PA) {
         phases_a(p);
     } else {
-        wait_flag(&W.phase_done[PA]);
+        wait_flag(&W.go4);
         if (p->k == PB) { /* loopback into A's buffer 1 */
             const struct nic_mr *m[1] = { &W.p[PA].t1 };
             uint8_t *sh[1] = { W.p[PA].sh1 };

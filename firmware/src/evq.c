@@ -31,6 +31,7 @@
 #include "evq.h"
 #include "ncp.h"
 #include "requester.h"
+#include "rx.h"
 
 struct ncp_eq {
     uint8_t open, log2, flags, armed, fire;
@@ -49,7 +50,8 @@ struct ncp_imm {
     uint16_t pid, src;
     uint32_t imm, len, buf, off;
 };
-static struct ncp_imm imm_rx[1u << NCP_RX_LOG2];
+/* per RX entry, the ring's and the loopback's (rx.h: RX entries RX_N .. RX_N + NCP_LOOP_N - 1) */
+static struct ncp_imm imm_rx[(1u << NCP_RX_LOG2) + NCP_LOOP_N];
 #define IMM_HELD 8u
 static struct ncp_imm imm_held[IMM_HELD];
 static uint32_t imm_head, imm_n;
@@ -131,7 +133,8 @@ void evq_on_cqe(uint8_t id, uint8_t epi, uint32_t n)
 
 void evq_imm_note(uint32_t ridx, uint16_t pid, uint16_t src, uint16_t imm, uint32_t len, uint32_t buf, uint32_t off)
 {
-    imm_rx[ridx % (1u << NCP_RX_LOG2)] = (struct ncp_imm){pid, src, imm, len, buf, off};
+    NCP_ASSERT(NCP_MOD_RX, 20, ridx < sizeof imm_rx / sizeof imm_rx[0]);
+    imm_rx[ridx] = (struct ncp_imm){pid, src, imm, len, buf, off};
 }
 
 /* The process's notification queue; NULL (counted) if it has none. */
@@ -146,7 +149,7 @@ static struct ncp_eq *notify_q(uint16_t pid)
 
 void evq_imm_done(uint32_t ridx, uint8_t bad)
 {
-    const struct ncp_imm *x = &imm_rx[ridx % (1u << NCP_RX_LOG2)];
+    const struct ncp_imm *x = &imm_rx[ridx];
     struct ncp_eq *q;
 
     if (bad)

@@ -70,12 +70,23 @@ static void drop_bad(enum pkt_err e)
 }
 
 /* The packet missed a translation: drop it, and tell the sender unless seed-faithful. */
-void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
+__attribute__((cold)) void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
 {
     ncp_sat_inc(&rx_cnt.drops_miss);
     if (NCP_NACK) {
+        struct xport_peer *x = &conn_peer[peer].x;
         tx_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
         pset_add(resume_peers, peer); /* told to wait: RESUME at the next fill */
+        /* Go-back-N: this MISS is the one NACK for `expected` (the packet it refused). The sender
+         * resends from it when the hold ends (RESUME or NCP_MISS_HOLD); a gap NACK as well, for a
+         * packet behind it arriving later, would make it go back a second time while the first
+         * resend is on the wire: two copies of each packet in flight, which flow control's credit
+         * pool (one ring entry per sequence number granted) does not cover (MAC RX ring overrun,
+         * mac.rx_nobuf, in an incast with misses). */
+        if (!x->sr && h->seq == x->expected) {
+            x->nacked = x->expected;
+            x->nack_valid = 1;
+        }
     }
 }
 

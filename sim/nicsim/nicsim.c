@@ -880,7 +880,7 @@ int main(int argc, char **argv)
     struct ns_world *w = &S.w;
     struct cluster_config cc;
     const struct ns_workload *wl = NULL;
-    char err[200];
+    char err[512]; /* a workload's reason, with the numbers to use (over 200 characters) */
     int rc;
 
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -101,6 +101,23 @@ def main():
     check(reqs[16] * 4 <= reqs[0], "prefetch on: miss requests %d vs %d off (at least 4x fewer)" % (reqs[16], reqs[0]))
     check("## Seed mechanisms: prefetch on a miss, pinning modes (issue 14)" in md, "results.md has the section")
 
+    # caches under pressure (issue 16): the tiny grid's dynamic run reaches pressure.csv and results.md
+    # with its JSON's lookups and misses, and every byte was verified
+    with open(os.path.join(out, "runs", "pr-water-C1K-L8-A2.json")) as f:
+        dp = json.load(f)
+    lk = sum(n["lookup"]["vmh"]["lookups"] for n in dp["nodes"])
+    ms = sum(n["lookup"]["vmh"]["misses"] for n in dp["nodes"])
+    check(dp["result"] == "PASS" and dp["config"]["procs"] == 2 and dp["verify"]["mismatches"] == 0
+          and dp["verify"]["bytes_checked"] > 0 and lk > 0 and ms > 0, "pr-water-C1K-L8-A2 passed, verified, missed")
+    check(dp.get("tool_version") and dp.get("firmware"), "the report carries tool and firmware versions")
+    with open(os.path.join(out, "tables", "pressure.csv")) as f:
+        prr = {r["config"]: r for r in csv.DictReader(f) if r["pattern"] == "water"}
+    r = prr.get("C1K-L8-A2")
+    check(r is not None and int(r["lookups"]) == lk and int(r["misses"]) == ms and "static" in prr,
+          "pressure.csv rows match the JSON: %r" % r)
+    check("## Caches under pressure: Table III grid (issue 16)" in md and "| water | C1K-L8-A2 |" in md,
+          "results.md has the pressure section and its row")
+
     # splice_linkrate: insert, then replace in place, keeping everything else
     loader = importlib.machinery.SourceFileLoader("scripts_eval", ev)
     spec = importlib.util.spec_from_loader("scripts_eval", loader)

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""nicsim.eval_pressure: scripts/eval's "caches under pressure" logic (issue 16 item 1) without a
+simulation: the plan (default set and --full's 36 points, the scaling), the rows built from run
+reports (miss % split cold / non-cold x send / receive), the four seed observations' verdicts on
+synthetic grids that do and do not show them, Fig. 7's best configuration, the "Where we fall
+short" bullets and the splice of the section into docs/results.md.
+
+usage: check_eval_pressure.py SCRIPTS_EVAL
+"""
+import importlib.machinery
+import importlib.util
+import sys
+
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+        print("FAIL: " + what)
+
+
+def load(ev):
+    loader = importlib.machinery.SourceFileLoader("scripts_eval", ev)
+    spec = importlib.util.spec_from_loader("scripts_eval", loader)
+    m = importlib.util.module_from_spec(spec)
+    loader.exec_module(m)
+    return m
+
+
+def report(vmh, time_ns, steady_ns, result="PASS", verified=4096, mismatches=0):
+    """A nicsim JSON report with two nodes, each with the given VMH counters."""
+    node = {"lookup": {"vmh": vmh}}
+    return {"result": result, "workload": {"time_ns": time_ns, "steady_ns": steady_ns},
+            "verify": {"bytes_checked": verified, "mismatches": mismatches}, "tool_version": "t1",
+            "firmware": "fw1", "config": {"procs": 4, "ws_pages": 512}, "nodes": [node, node]}
+
+
+def grid_rows(m, miss_of, time_of=None, pats=("fft",)):
+    """Pressure rows over the whole scaled grid, miss % from miss_of(C, L, A), time from time_of."""
+    rows = []
+    for p in pats:
+        rows.append({"pattern": p, "config": "static", "cla": "static", "result": "PASS", "time_ns": 1000.0,
+                     "steady_ns": 500.0, "miss": 0.0})
+        for c in m.PRESSURE_C:
+            for l in m.SEED_L:
+                for a in m.SEED_A:
+                    rows.append({"pattern": p, "config": m.cla_name((c, l, a)), "cla": (c, l, a), "result": "PASS",
+                                 "time_ns": time_of(c, l, a) if time_of else 1000.0 + miss_of(c, l, a),
+                                 "steady_ns": 500.0, "miss": miss_of(c, l, a)})
+    return rows
+
+
+def main():
+    m = load(sys.argv[1])
+
+    # the plan: static first, then the default configurations; --full adds the rest of the 36
+    runs = [r for r in m.plan("default") if r.group == "pressure"]
+    cfgs = []
+    for r in runs:
+        if r.meta["config"] not in cfgs:
+            cfgs.append(r.meta["config"])
+    check(cfgs[0] == "static" and cfgs[1] == m.cla_name(m.PRESSURE_CENTER) and runs[len(m.PATTERNS)].meta["config"] == cfgs[1], "static first, then the centre: %r" % cfgs[:2])
+    check(len(runs) == 5 * (1 + len(m.PRESSURE_DEFAULT)), "default: 5 patterns x (static + %d): %d runs" %
+          (len(m.PRESSURE_DEFAULT), len(runs)))
+    full = {tuple(r.meta["cla"]) for r in m.plan("full") if r.group == "pressure" and r.meta["cla"] != "static"}
+    check(len(full) == 36 and {c for c, _, _ in full} == {1024, 2048, 4096}, "--full: the 36 scaled points")
+    r0 = runs[len(m.PATTERNS)]
+    a = r0.args
+    check(a[a.index("--procs") + 1] == str(m.PRESSURE_PROCS) and a[a.index("--ws-pages") + 1] == str(m.PRESSURE_WS)
+          and a[a.index("--cache") + 1] == "2048,64,4", "a pressure run's options: %r" % a)
+    pages = 2 * m.PRESSURE_PROCS * m.PRESSURE_WS
+    check(pages > max(m.PRESSURE_C) // 2 and pages >= min(m.PRESSURE_C) * 4,
+          "working set per node %d pages exceeds the caches' reach %r" % (pages, m.PRESSURE_C))
+    check(m.DOC_GROUPS.get("pressure") == m.PRESSURE_HEADING, "--only pressure --docs splices its section")
+
+    # rows from reports: percentages of both nodes' lookups
+    vmh = {"lookups": 100, "misses": 10, "cold_send": 4, "cold_recv": 3, "noncold_send": 2, "noncold_recv": 1}
+    R = m.Run("pr-fft-C2K-L64-A4", "pressure", [], {"pattern": "fft", "config": "C2K-L64-A4", "cla": (2048, 64, 4)})
+    S = m.Run("pr-fft-static", "pressure", [], {"pattern": "fft", "config": "static", "cla": "static"})
+    res = {R.name: report(vmh, 2000, 900), S.name: report(dict(vmh, misses=0, cold_send=0, cold_recv=0,
+                                                                noncold_send=0, noncold_recv=0), 1000, 600)}
+    rows = m.pressure_rows([R, S], res)
+    x = [r for r in rows if r["run"] == R.name][0]
+    check(x["lookups"] == 200 and abs(x["cold_send"] - 4.0) < 1e-9 and abs(x["noncold_recv"] - 1.0) < 1e-9
+          and abs(x["miss"] - 10.0) < 1e-9 and x["pages_per_node"] == 4096, "row from the report: %r" % x)
+    best = m.pressure_best(rows)
+    check(best == [("fft", "C2K-L64-A4", 2.0, 1.5)], "Fig. 7 best vs static: %r" % best)
+    short = m.pressure_short([R, S], res)
+    check(any("more than 3 %" in b and "fft C2K-L64-A4 +100.0%" in b for b in short),
+          "short: best config over +3 %%: %r" % short)
+    check(any("1 of the 36" in b for b in short), "short: the grid's coverage: %r" % short)
+    md = "\n".join(m.pressure_md([R, S], res, {}))
+    check(m.PRESSURE_HEADING in md and "| fft | C2K-L64-A4 | 2 | 2.000 | 1.500 | 10.00 | 4.00 | 3.00 | 2.00 | 1.00 |"
+          in md, "results.md row:\n" + md)
+    bad = dict(res)
+    bad[R.name] = report(vmh, 2000, 900, mismatches=3)
+    check("**except pr-fft-C2K-L64-A4**" in "\n".join(m.pressure_md([R, S], bad, {})), "a mismatch is named")
+
+    # the observations on synthetic grids: the seed's shape ...
+    def seed_like(c, l, a):
+        cold = 100.0 / l                      # line size: the strongest
+        cap = (4096.0 / c) * (l / 128.0) * 2  # size matters more at large lines
+        conf = (8.0 / a) * (1024.0 / c) * 0.5  # associativity mostly at small sizes
+        return cold + cap + conf
+    look = lambda c, l, a: 1000.0 + 10 * seed_like(c, l, a) + (0 if a < 8 else 5)  # A8 costs lookup time
+    obs = {n: v for n, v, _ in m.pressure_observations(grid_rows(m, seed_like, look, ("fft", "lu")))}
+    check(list(obs.values()) == ["reproduced"] * 4, "seed-like grid: all four reproduced: %r" % obs)
+
+    # ... and the opposite: associativity dominates, size matters only at small lines, A8 fastest
+    def anti(c, l, a):
+        return 50.0 / a + (4096.0 / c) * (16.0 / l) * 0.1 + (2048.0 / c) * a * 0.5 + 1.0 / l
+    obs2 = {n: v for n, v, _ in m.pressure_observations(grid_rows(m, anti, lambda c, l, a: 2000.0 - 100 * a))}
+    check(obs2["line size is the strongest parameter"] == "not reproduced", "anti: line size: %r" % obs2)
+    check(obs2["cache size matters more at large lines"] == "not reproduced", "anti: size at large lines: %r" % obs2)
+    check(obs2["associativity matters mostly at small cache sizes"] == "not reproduced", "anti: assoc: %r" % obs2)
+    check(obs2["A=4 is the best compromise once lookup cost is counted"] == "not reproduced", "anti: A4: %r" % obs2)
+    obs3 = {n: v for n, v, _ in m.pressure_observations(grid_rows(m, seed_like)[:1])}
+    check(set(obs3.values()) == {"not measured"}, "no dynamic rows: not measured: %r" % obs3)
+    # half the patterns: partly
+    mixed = grid_rows(m, seed_like, look, ("fft",)) + grid_rows(m, anti, lambda c, l, a: 2000.0 - 100 * a, ("lu",))
+    obs4 = {n: v for n, v, _ in m.pressure_observations(mixed)}
+    check(obs4["line size is the strongest parameter"] == "partly", "one of two patterns: partly: %r" % obs4)
+
+    # splice: the section and its bullets replaced in place
+    old = ("# Results\n\n" + m.PRESSURE_HEADING + "\n\nold\n\n## Where we fall short\n\n* Scale: y\n* " +
+           m.PRESSURE_BULLET + " old\n")
+    new = m.PRESSURE_HEADING + "\n\nnew\n\n## Where we fall short\n\n* " + m.PRESSURE_BULLET + " new\n"
+    got = m.splice_linkrate(old, new, m.PRESSURE_HEADING, m.DOC_BULLETS["pressure"])
+    check(got == old.replace("old\n\n", "new\n\n").replace(" old\n", " new\n"), "splice:\n" + got)
+
+    print("eval_pressure: %s" % ("FAIL (%d)" % len(fails) if fails else "PASS"))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

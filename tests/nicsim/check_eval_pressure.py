@@ -122,6 +122,32 @@ def main():
     obs4 = {n: v for n, v, _ in m.pressure_observations(mixed)}
     check(obs4["line size is the strongest parameter"] == "partly", "one of two patterns: partly: %r" % obs4)
 
+    # miss cost against the size (item 6): cost = latency(miss) - latency(base), pinning = miss - at-reg,
+    # retransmission = timeout - miss; the seed's "grows with the size" verdict both ways
+    def mr(lat_us, retx=0):
+        n = {"lookup": {"vmh": {"misses": 5}}, "driver": {"pins": 7, "evictions": 0, "usage_reads": 0},
+             "transport": {"retransmits": retx, "nacks": 0, "timeouts": 0}}
+        return {"result": "PASS", "workload": {"time_ns": 1, "points": [{"latency_ns": {"mean": lat_us * 1e3},
+                                                                           "ops": 10}]},
+                "miss_penalty_ns": {"count": 5, "delay_p50": 20e3, "processing_p50": 40e3}, "nodes": [n, n]}
+
+    def mc_runs(lat):
+        rs, rres = [], {}
+        for (kind, size), v in lat.items():
+            r = m.Run("mc-%s-%d" % (kind, size), "misscost", [], {"kind": kind, "size": size})
+            rs.append(r)
+            rres[r.name] = mr(v, retx=3 if kind == "timeout" else 0)
+        return rs, rres
+    rs, rres = mc_runs({("base", 4096): 30.0, ("miss", 4096): 100.0, ("timeout", 4096): 170.0, ("at-reg", 4096): 80.0,
+                        ("base", 65536): 100.0, ("miss", 65536): 250.0})
+    md = "\n".join(m.misscost_md(rs, rres, {}))
+    check("| 4 KiB | 30.0 | 70.0 | 20.0 | 40.0 | 20.0 | 140.0 | 70.0 | 6 |" in md, "misscost row:\n" + md)
+    check("| 64 KiB | 100.0 | 150.0 | 20.0 | 40.0 | - | - | - | - |" in md and "70.0 -> 150.0 us (reproduced" in md,
+          "misscost grows: reproduced:\n" + md)
+    rs, rres = mc_runs({("base", 4096): 30.0, ("miss", 4096): 100.0, ("base", 65536): 100.0, ("miss", 65536): 120.0})
+    check("(not monotonic: not reproduced)" in "\n".join(m.misscost_md(rs, rres, {})), "misscost shrinks: not reproduced")
+    check(m.DOC_GROUPS.get("misscost") == m.MISSCOST_HEADING, "--only misscost --docs splices its section")
+
     # splice: the section and its bullets replaced in place
     old = ("# Results\n\n" + m.PRESSURE_HEADING + "\n\nold\n\n## Where we fall short\n\n* Scale: y\n* " +
            m.PRESSURE_BULLET + " old\n")

@@ -148,6 +148,22 @@ def main():
     check("(not monotonic: not reproduced)" in "\n".join(m.misscost_md(rs, rres, {})), "misscost shrinks: not reproduced")
     check(m.DOC_GROUPS.get("misscost") == m.MISSCOST_HEADING, "--only misscost --docs splices its section")
 
+    # Fig. 6 speed-up: time on the smallest cluster / time on N, per (pattern, config)
+    su, sres = [], {}
+    for n, t_ns in ((2, 8000.0), (4, 5000.0), (8, 4000.0)):
+        r = m.Run("su-fft-static-n%d" % n, "speedup", [], {"pattern": "fft", "config": "static", "cla": "static",
+                                                           "nodes": n})
+        su.append(r)
+        sres[r.name] = {"result": "PASS", "workload": {"time_ns": t_ns}}
+    r = m.Run("su-fft-static-n16", "speedup", [], {"pattern": "fft", "config": "static", "cla": "static", "nodes": 16})
+    su.append(r)
+    sres[r.name] = {"result": "FAIL", "workload": {"time_ns": 1.0}}
+    md = "\n".join(m.speedup_md(su, sres, {}))
+    check("| fft | static | 8 / 1.00 | 5 / 1.60 | 4 / 2.00 |" in md and "N=16" not in md,
+          "speed-up row (the failed 16-node run left out):\n" + md)
+    check(len([r for r in m.plan("default") if r.group == "speedup"]) == 5 * 4 * len(m.SPEEDUP_CONFIGS),
+          "speed-up plan: 5 patterns x 4 node counts x configs")
+
     # splice: the section and its bullets replaced in place
     old = ("# Results\n\n" + m.PRESSURE_HEADING + "\n\nold\n\n## Where we fall short\n\n* Scale: y\n* " +
            m.PRESSURE_BULLET + " old\n")

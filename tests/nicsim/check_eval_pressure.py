@@ -167,6 +167,23 @@ def main():
     check(len([r for r in m.plan("default") if r.group == "speedup"]) == 5 * 4 * len(m.SPEEDUP_CONFIGS),
           "speed-up plan: 5 patterns x 4 node counts x configs")
 
+    # the 64 GB extrapolation (item 5): static bytes per page, the dynamic line over C, the 64 GB row
+    mem = {"static": {"lookup": 131072, "code": 1}, "dynamic C16K L64 A4": {"lookup": 16384 * 4 + 1000, "code": 5},
+           "dynamic c1024-l64-a4": {"lookup": 1024 * 4 + 1000}, "dynamic c2048-l16-a4": {"lookup": 999999}}
+    rl = [m.Run("reglimit-%s" % k, "reglimit", [], {"lookup": k}) for k in ("static", "dynamic")]
+    rres = {"reglimit-static": {"result": "PASS", "workload": {"registered_pages": 32768,
+                                                                "registration_error": "no room on the NIC"}},
+            "reglimit-dynamic": {"result": "PASS", "workload": {"registered_pages": 262144, "registration_error": None}}}
+    mm = m.mem64_model(mem, rl, rres)
+    check(mm is not None and abs(mm["static_per_page"] - 4.0) < 1e-9 and abs(mm["slope"] - 4.0) < 1e-9
+          and abs(mm["icpt"] - 1000) < 1e-6, "mem64 model: %r" % mm)
+    md = "\n".join(m.mem64_md(mem, rl, rres))
+    # 64 GB = 16M pages: static 4 B each = 67.11 MB; the scaled cache 1000 + 4 x 16M/32 = 2.10 MB
+    check("| 64 GB | 16777216 | 67.11 MB | 67 KB | 2.10 MB | model |" in md and "| 128 MiB | 32768 |" in md
+          and "static measured, dynamic measured" in md and "reproduced: the dynamic figure is within" in md,
+          "mem64 rows:\n" + md)
+    check(m.mem64_model({}, rl, rres) is None, "mem64 without the builds' memory: none")
+
     # splice: the section and its bullets replaced in place
     old = ("# Results\n\n" + m.PRESSURE_HEADING + "\n\nold\n\n## Where we fall short\n\n* Scale: y\n* " +
            m.PRESSURE_BULLET + " old\n")

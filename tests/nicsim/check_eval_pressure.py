@@ -8,6 +8,8 @@ short" bullets and the splice of the section into docs/results.md.
 usage: check_eval_pressure.py SCRIPTS_EVAL
 """
 import importlib.machinery
+import os
+import tempfile
 import importlib.util
 import sys
 
@@ -96,6 +98,18 @@ def main():
     bad = dict(res)
     bad[R.name] = report(vmh, 2000, 900, mismatches=3)
     check("**except pr-fft-C2K-L64-A4**" in "\n".join(m.pressure_md([R, S], bad, {})), "a mismatch is named")
+
+    # the plot data: every pattern file has every configuration's row (NaN where it did not pass), so bars line up
+    R2 = m.Run("pr-lu-C1K-L8-A2", "pressure", [], {"pattern": "lu", "config": "C1K-L8-A2", "cla": (1024, 8, 2)})
+    res2 = dict(res)
+    res2[R2.name] = report(vmh, 3000, 1000)
+    with tempfile.TemporaryDirectory() as td:
+        figs = m.pressure_plots(td, m.pressure_rows([R, S, R2], res2))
+        with open(os.path.join(td, "pr_fft.dat")) as f:
+            fl = f.read().splitlines()
+        check(fl == ['0 "C1K-L8-A2" NaN NaN NaN NaN NaN NaN', '1 "C2K-L64-A4" 4 3 2 1 2 1.5'], "pr_fft.dat: %r" % fl)
+        check(set(figs) == {"pr_fig5", "pr_fig6", "pr_fig7"} and all(
+            os.path.getsize(os.path.join(td, f)) > 1000 for f in figs.values()), "pressure plots drawn: %r" % figs)
 
     # the observations on synthetic grids: the seed's shape ...
     def seed_like(c, l, a):

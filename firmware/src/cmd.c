@@ -192,6 +192,7 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
             ncp_sat_inc(&cmd_cnt.doorbell_bad);
     } else {
         ncp_sat_inc(&cmd_cnt.doorbell_bad);
+        ncp_work.db_fifo = 1; /* from the doorbell FIFO, which may have dropped others (epc.c) */
     }
 }
 

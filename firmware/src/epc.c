@@ -52,8 +52,14 @@ static uint32_t dbrec[NCP_EPC_N] __attribute__((aligned(8)));
 static uint64_t tab_pa[EPC_PAGES];
 static uint32_t pend[NCP_EP_IDS / 32u]; /* rung, not cached: a fill is due */
 static uint32_t swp[NCP_EP_IDS / 32u];  /* doorbells were lost: its record is read again */
+static uint32_t open_ids[NCP_EP_IDS / 32u]; /* host endpoints open (EP_OPEN .. EP_CLOSE) */
 static uint32_t db_dropped;              /* the doorbell block's drop counter, last seen */
 static uint32_t use_clock;               /* counts rings and fills (LRU order) */
+#define EPC_HINTS 8u
+static struct {
+    uint32_t id, data;
+} hints[EPC_HINTS];                      /* the latest doorbells of uncached endpoints: checked at the fill */
+static uint32_t nhints;
 static struct {
     uint32_t fills, evictions, refused;
 } cnt;
@@ -72,6 +78,9 @@ void epc_init(void)
     memset(tab_pa, 0, sizeof tab_pa);
     memset(pend, 0, sizeof pend);
     memset(swp, 0, sizeof swp);
+    memset(open_ids, 0, sizeof open_ids);
+    memset(hints, 0, sizeof hints);
+    nhints = 0;
     use_clock = db_dropped = 0;
 }
 
@@ -107,6 +116,11 @@ static void bit_clr(uint32_t *m, uint32_t id)
     m[id >> 5] &= ~(1u << (id & 31u));
 }
 
+static uint32_t bit_get(const uint32_t *m, uint32_t id)
+{
+    return m[id >> 5] >> (id & 31u) & 1u;
+}
+
 int32_t epc_table(uint32_t k, uint64_t pa)
 {
     if (k >= EPC_PAGES || !pa || (pa & (NCP_PAGE - 1u)))
@@ -118,10 +132,11 @@ int32_t epc_table(uint32_t k, uint64_t pa)
 
 int32_t epc_open(uint32_t id)
 {
-    if (id < NCP_EPS || id >= NCP_EP_IDS || !ctx_pa(id) || slot_of(id) >= 0)
+    if (id < NCP_EPS || id >= NCP_EP_IDS || !ctx_pa(id) || slot_of(id) >= 0 || bit_get(open_ids, id))
         return NIC_ST_BAD_CMD;
     bit_clr(pend, id);
     bit_clr(swp, id);
+    open_ids[id >> 5] |= 1u << (id & 31u);
     return NIC_ST_OK;
 }
 
@@ -133,6 +148,7 @@ int32_t epc_close(uint32_t id)
         return -1;
     bit_clr(pend, id);
     bit_clr(swp, id);
+    bit_clr(open_ids, id); /* its doorbells are refused from now on */
     if ((s = slot_of(id)) < 0)
         return 0; /* not cached: every request of it retired (evicted idle), nothing in flight */
     if (es[s].st != ES_LIVE || es[s].fetch || es[s].dbr)
@@ -199,11 +215,24 @@ static void rung(uint32_t s, uint32_t data)
     fetch(s);
 }
 
+/* A doorbell's count for slot s: beyond the queue, refused at once; else the highest one is kept
+ * to be checked against the owner's record. Returns 1 if the record is worth reading. */
+static int hint(uint32_t s, uint32_t data)
+{
+    if (data - slot_ep(s)->sq_done > NCP_SQ_N) {
+        refuse();
+        return 0;
+    }
+    if (seq_lt(es[s].hint, data))
+        es[s].hint = data;
+    return 1;
+}
+
 void epc_on_doorbell(uint32_t id, uint32_t off, uint32_t data)
 {
     int s;
 
-    if (off != NIC_DB_SQ_PI || id >= NCP_EP_IDS || !ctx_pa(id) || ncp.shutdown) {
+    if (off != NIC_DB_SQ_PI || id >= NCP_EP_IDS || !bit_get(open_ids, id) || ncp.shutdown) {
         refuse();
         return;
     }
@@ -211,16 +240,14 @@ void epc_on_doorbell(uint32_t id, uint32_t off, uint32_t data)
         /* The value is only a hint: the count comes from the record in the owner's memory, so a
          * ring from anyone else executes nothing the owner did not post (and one naming more than
          * the record holds is refused and counted when the record is read). */
-        if (data - slot_ep((uint32_t)s)->sq_done > NCP_SQ_N) {
-            refuse();
-            return;
+        if (hint((uint32_t)s, data)) {
+            es[s].used = ++use_clock;
+            refresh((uint32_t)s);
         }
-        if (seq_lt(es[s].hint, data))
-            es[s].hint = data;
-        es[s].used = ++use_clock;
-        refresh((uint32_t)s);
         return;
     }
+    hints[nhints % EPC_HINTS].id = id; /* checked when it is filled */
+    hints[nhints++ % EPC_HINTS].data = data;
     pend[id >> 5] |= 1u << (id & 31u); /* the fill reads its count from the record */
     ncp_work.epc = 1;
 }
@@ -233,9 +260,8 @@ void epc_check_lost(void)
     if (dropped == db_dropped)
         return;
     db_dropped = dropped;
-    for (uint32_t id = NCP_EPS; id < NCP_EP_IDS; id++)
-        if (ctx_pa(id))
-            swp[id >> 5] |= 1u << (id & 31u);
+    for (uint32_t w = 0; w < NCP_EP_IDS / 32u; w++) /* the open ones */
+        swp[w] |= open_ids[w];
     ncp_work.epc = 1;
 }
 
@@ -249,7 +275,7 @@ static int victim(void)
         const struct ncp_ep *ep = slot_ep(s);
         if (slot_free(s))
             return (int)s;
-        if (es[s].st != ES_LIVE || es[s].fetch || es[s].dbr || ep->state != EP_IDLE || ep->cur >= 0 ||
+        if (es[s].st != ES_LIVE || es[s].fetch || es[s].dbr || es[s].again || ep->state != EP_IDLE || ep->cur >= 0 ||
             ep->closing || ep->sq_done != ep->sq_pi || es[s].rung != ep->sq_pi ||
             (ncp_work.ops_waiting >> (NCP_EPS + s) & 1u))
             continue;
@@ -335,8 +361,13 @@ void epc_dma_done(uint32_t a, uint32_t b, int err)
         ep->cq_n = c->cq_n;
         ep->sq_pi = ep->sq_ci = ep->sq_done = c->sq_n;
         x->sq_pa = (uint64_t)c->sq_hi << 32 | c->sq_lo;
-        x->rung = c->sq_n;
+        x->rung = x->hint = c->sq_n;
         x->st = ES_DBREC;
+        for (uint32_t i = 0; i < EPC_HINTS; i++) /* the doorbells that asked for it */
+            if (hints[i].id == epc_id[s]) {
+                hint(s, hints[i].data);
+                hints[i].id = 0;
+            }
         ncp_sat_inc(&cnt.fills);
         post(&dbrec[s], x->sq_pa + NIC_EPC_DBREC, 4, 0, DK_EPC, s | EK_DBREC << 8, 0);
         return;

@@ -63,11 +63,13 @@ void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
             epc_on_doorbell(epi, off, data); /* a host endpoint (epc.c) */
         else
             ncp_sat_inc(&req_cnt.doorbell_bad);
+        ncp_work.db_fifo = 1; /* host pages' doorbells come through the FIFO */
         return;
     }
     if ( ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
         seq_lt(data, ep->sq_pi) || ncp.shutdown) {
         ncp_sat_inc(&req_cnt.doorbell_bad); /* never trusted beyond this process's own queue */
+        ncp_work.db_fifo = 1;                /* perhaps from the FIFO, which may have dropped others */
         return;
     }
     ep->sq_pi = data;

@@ -33,7 +33,7 @@
 #define VA_SRC 0x10000000ull /* EPP chunks: what each endpoint writes */
 #define VA_SCR 0x20000000ull /* EPP chunks: where it reads back */
 #define VA_T 0x30000000ull   /* T's buffer: one chunk per endpoint of node 0 */
-#define WAITC 400000000ull
+#define WAITC 40000000ull /* 200 ms */
 
 struct proc {
     unsigned k;

@@ -398,7 +398,7 @@ static void cmd_step(void)
             return;
         case CMD_WAIT_DRAIN:
             if (cs.cur.op == NIC_CMD_EP_CLOSE && !cs.armed) {
-                if (!ops_ep_retired((uint8_t)cs.cur.ep))
+                if (!ops_ep_retired((uint8_t)close_ep)) /* (a host endpoint's: its cache slot) */
                     return; /* FLUSHED completions wait for staging slots: ops_poll posts them */
                 cs.ticket = dmaq_barrier_ticket(); /* they, and every receive DMA, land first */
                 cs.armed = 1;

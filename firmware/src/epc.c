@@ -8,9 +8,9 @@
  * process's memory. NCP_EPC_N slots (ep_tab[NCP_EPS + s]) cache them:
  *
  *   FREE  -> (a doorbell of an uncached id; a slot free or evicted) FILL: the context is DMA'd in
- *   FILL  -> (context valid) DBREC: the doorbell record (producer count) of its send queue page
- *            is DMA'd in; (context not valid: a closed endpoint) FREE, the doorbell refused
- *   DBREC -> LIVE: an endpoint as the resident ones (requester.c serves it, ops.c retires it);
+ *   FILL  -> (context valid) LIVE, its doorbell record (producer count, in its send queue page)
+ *            read next; (context not valid: a closed endpoint) FREE, the doorbell refused
+ *   LIVE: an endpoint as the resident ones (requester.c serves it, ops.c retires it);
  *            entries [sq_pi, rung) are fetched by DMA into the slot's staging image before the
  *            requester sees them (sq_pi counts the fetched ones)
  *   LIVE  -> (idle: every request retired, nothing to fetch; the least recently rung) WB: cq_n and
@@ -32,8 +32,8 @@
 #include "ncp.h"
 #include "requester.h"
 
-enum { ES_FREE, ES_FILL, ES_DBREC, ES_LIVE, ES_WB };
-enum { EK_CTX = 1, EK_DBREC, EK_FETCH, EK_WB, EK_REFRESH };
+enum { ES_FREE, ES_FILL, ES_LIVE, ES_WB };
+enum { EK_CTX = 1, EK_FETCH, EK_WB, EK_REFRESH };
 
 struct epc_slot {
     uint64_t sq_pa; /* the send queue page */
@@ -60,6 +60,7 @@ static struct {
     uint32_t id, data;
 } hints[EPC_HINTS];                      /* the latest doorbells of uncached endpoints: checked at the fill */
 static uint32_t nhints;
+static uint32_t poll_w; /* the word of pending ids epc_poll starts at */
 static struct {
     uint32_t fills, evictions, refused;
 } cnt;
@@ -80,7 +81,7 @@ void epc_init(void)
     memset(swp, 0, sizeof swp);
     memset(open_ids, 0, sizeof open_ids);
     memset(hints, 0, sizeof hints);
-    nhints = 0;
+    nhints = poll_w = 0;
     use_clock = db_dropped = 0;
 }
 
@@ -151,8 +152,8 @@ int32_t epc_close(uint32_t id)
     bit_clr(open_ids, id); /* its doorbells are refused from now on */
     if ((s = slot_of(id)) < 0)
         return 0; /* not cached: every request of it retired (evicted idle), nothing in flight */
-    if (es[s].st != ES_LIVE || es[s].fetch || es[s].dbr)
-        return -2;
+    if (es[s].st != ES_LIVE || es[s].fetch || es[s].dbr || es[s].again)
+        return -2; /* a record or entries being read: what the owner posted must be flushed too */
     if (!slot_ep((uint32_t)s)->closing && es[s].rung != slot_ep((uint32_t)s)->sq_pi)
         return -2; /* entries rung and not fetched yet: the flush must see them */
     return (int32_t)(NCP_EPS + (uint32_t)s);
@@ -287,7 +288,8 @@ static int victim(void)
     return v;
 }
 
-/* One pending id: 1 done (its bit goes), 0 later. */
+/* One pending id: 1 done (its bit goes), 0 later (a fill or write-back of it in flight), -1 not
+ * now (no slot can be had, or no DMA room: nothing else pending can be served either). */
 static int take(uint32_t id, int counted)
 {
     int s = slot_of(id);
@@ -299,7 +301,7 @@ static int take(uint32_t id, int counted)
         return 1;
     }
     if ((s = victim()) < 0 || !dmaq_room(1))
-        return 0;
+        return -1;
     if (!slot_free((uint32_t)s)) { /* evict: its counts back into its context, then free */
         struct ncp_ep *ep = slot_ep((uint32_t)s);
         uint64_t pa = ctx_pa(epc_id[s]);
@@ -309,7 +311,7 @@ static int take(uint32_t id, int counted)
         es[s].st = ES_WB;
         ncp_sat_inc(&cnt.evictions);
         post(&img[s].cq_n, pa + offsetof(struct nic_ep_ctx, cq_n), 8, 1, DK_EPC, (uint32_t)s | EK_WB << 8, 0);
-        return 0; /* the fill when the slot is free */
+        return -1; /* the fill when the slot is free (EK_WB: ncp_work.epc); one eviction at a time */
     }
     epc_id[s] = (uint16_t)id;
     es[s] = (struct epc_slot){.st = ES_FILL, .counted = (uint8_t)counted, .used = ++use_clock};
@@ -327,16 +329,26 @@ void epc_poll(void)
             if (!es[s].fetch && es[s].rung != slot_ep(s)->sq_pi)
                 fetch(s);
         }
-    for (uint32_t w = NCP_EPS / 32u; w < NCP_EP_IDS / 32u; w++)
+    /* pending ids, round robin by word from where the last pass stopped, a few per pass (each
+     * costs a look at every slot): the event loop's other work goes on meanwhile */
+    for (uint32_t k = 0, budget = 4; k <= NCP_EP_IDS / 32u; k++) {
+        uint32_t w = (poll_w + k) % (NCP_EP_IDS / 32u);
         for (uint32_t m = pend[w] | swp[w]; m; m &= m - 1) {
             uint32_t b = ncp_lowest_bit(m), id = w * 32u + b;
-            if (take(id, (int)(pend[w] >> b & 1u))) {
+            int r = take(id, (int)(pend[w] >> b & 1u));
+            if (r > 0) {
                 pend[w] &= ~(1u << b);
                 swp[w] &= ~(1u << b);
-            } else {
+            }
+            if (r <= 0 || !--budget) {
                 ncp_work.epc = 1;
+                if (r < 0 || !budget) {
+                    poll_w = w;
+                    return;
+                }
             }
         }
+    }
 }
 
 void epc_dma_done(uint32_t a, uint32_t b, int err)
@@ -362,16 +374,15 @@ void epc_dma_done(uint32_t a, uint32_t b, int err)
         ep->sq_pi = ep->sq_ci = ep->sq_done = c->sq_n;
         x->sq_pa = (uint64_t)c->sq_hi << 32 | c->sq_lo;
         x->rung = x->hint = c->sq_n;
-        x->st = ES_DBREC;
+        x->st = ES_LIVE; /* its record next (refresh: when the DMA queue has room) */
         for (uint32_t i = 0; i < EPC_HINTS; i++) /* the doorbells that asked for it */
             if (hints[i].id == epc_id[s]) {
                 hint(s, hints[i].data);
                 hints[i].id = 0;
             }
         ncp_sat_inc(&cnt.fills);
-        post(&dbrec[s], x->sq_pa + NIC_EPC_DBREC, 4, 0, DK_EPC, s | EK_DBREC << 8, 0);
+        refresh(s);
         return;
-    case EK_DBREC:
     case EK_REFRESH:
         x->st = ES_LIVE;
         x->dbr = 0;

@@ -387,7 +387,8 @@ struct nic_eqe {
 };
 
 /* ---- Doorbell pages (BAR4, NIC_BAR_DOORBELL_PAGE bytes each, page = endpoint; page 0 = the
- * driver). The values come from the map (linker/memmap.toml, hal/regmap/nic.toml layout dbpage):
+ * driver; ABI 2.2: pages max_procs.. are host endpoints', whose send queue is in host memory: only
+ * NIC_DB_SQ_PI is used there, its value a hint, the count read from the doorbell record). The values come from the map (linker/memmap.toml, hal/regmap/nic.toml layout dbpage):
  * these are the ABI's names for them. ---- */
 
 #define NIC_DB_PAGE NIC_BAR_DOORBELL_PAGE  /* bytes per doorbell page: page p at BAR4 + p * NIC_DB_PAGE */

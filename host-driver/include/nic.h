@@ -3,8 +3,9 @@
  * on different nodes (docs/api.md has every call with an example).
  *
  * Model: a process opens the device (nic_dev_open: its handle to the driver, like opening
- * /dev/nic), opens endpoints (up to NIC_MAX_EPS; each a doorbell page, a send queue in NIC memory,
- * a completion queue in its own memory pinned by the driver), registers memory (a handle and a
+ * /dev/nic), opens endpoints (up to NIC_MAX_EPS; each a doorbell page, a send queue in NIC memory
+ * or, for the NIC's host endpoints (up to 496 beyond its 15 resident ones, issue 15), in a page of
+ * its own memory, a completion queue in its own memory pinned by the driver), registers memory (a handle and a
  * remote key to give to peers), posts work requests and polls or waits for completions: per
  * endpoint (nic_poll, nic_wait), or for all its endpoints at once through its event queue
  * (nic_eq_open, nic_eq_poll, nic_eq_wait: one queue, a blocking wait woken by the NIC's

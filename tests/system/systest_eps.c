@@ -303,8 +303,11 @@ static void prog_proc(void *arg)
     wait_until(&W.prot_done);
     wait_until(&W.t_checked); /* the target checked its buffer */
 out:
-    if (p->dev && nic_dev_close(p->dev))
-        FAIL("proc %u: close", p->k);
+    if (p->dev) {
+        int rc = nic_dev_close(p->dev);
+        if (rc)
+            FAIL("proc %u: close: %s", p->k, nic_strerror(rc));
+    }
     if (W.failed)
         W.prot_done = W.t_ready = W.t_checked = 1;
     W.done++;
@@ -324,8 +327,12 @@ static void prog_node(void *arg)
     W.probed[n] = 1;
     while (W.done < W.nproc + 1)
         coro_sleep(2000);
-    if (nicdrv_nic_stats(drv, &W.nst[n]))
-        FAIL("node %u: stats", n);
+    if (nicdrv_nic_stats(drv, &W.nst[n])) {
+        const struct nicdrv_bus *bus = nicdrv_bus_of(drv);
+        uint32_t fs = 0;
+        bus->rd32(bus->ctx, NICDRV_BAR_REGS, NIC_HOSTIF_OFFSET + NIC_HOSTIF_FW_STATE, &fs);
+        FAIL("node %u: stats (fw_state 0x%x)", n, fs);
+    }
     W.nodes_done++;
     while (W.nodes_done < 2 + n)
         coro_sleep(2000);

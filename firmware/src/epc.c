@@ -360,8 +360,7 @@ void epc_dma_done(uint32_t a, uint32_t b, int err)
 
     switch (a >> 8) {
     case EK_CTX:
-        if (err || !(c->flags & NIC_EPC_VALID) || c->cq_log2 < 1 || c->cq_log2 > 16 ||
-            (c->eq && !evq_owned(c->eq, c->pid))) {
+        if (err || !(c->flags & NIC_EPC_VALID) || c->cq_log2 < 1 || c->cq_log2 > 16) {
             if (x->counted)
                 refuse(); /* a doorbell on a closed endpoint */
             x->st = ES_FREE;
@@ -369,7 +368,7 @@ void epc_dma_done(uint32_t a, uint32_t b, int err)
             return;
         }
         ep_open((uint8_t)(NCP_EPS + s), c->pid, (uint64_t)c->cq_hi << 32 | c->cq_lo, c->cq_log2);
-        ep->eq = c->eq;
+        ep->eq = c->eq && evq_owned(c->eq, c->pid) ? c->eq : 0; /* its queue closed since: none (as EQ_CLOSE does) */
         ep->cq_n = c->cq_n;
         ep->sq_pi = ep->sq_ci = ep->sq_done = c->sq_n;
         x->sq_pa = (uint64_t)c->sq_hi << 32 | c->sq_lo;

@@ -16,6 +16,7 @@
 #include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "evq.h"
 #include "ncp.h"
 #include "ops.h"
@@ -79,6 +80,10 @@ void cmd_init(void)
     i->caps = (NCP_LOOKUP_STATIC ? 0u : NIC_CAP_DYNAMIC_LOOKUP) | (NCP_NACK ? NIC_CAP_NACK : 0u);
     i->mtu = NCP_MTU;
     i->max_procs = NCP_EPS;
+    if (epc_table) { /* ABI 2.2: host endpoints max_procs..max_eps-1 (epc.c, when linked) */
+        i->max_eps = NCP_EP_IDS;
+        i->ep_slots = NCP_EPC_N;
+    }
     i->sq_entries = NCP_SQ_N;
     i->cmd_entries = NCP_CMD_N;
     i->max_peers = NCP_MAX_PEERS;
@@ -187,6 +192,7 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
             ncp_sat_inc(&cmd_cnt.doorbell_bad);
     } else {
         ncp_sat_inc(&cmd_cnt.doorbell_bad);
+        ncp_work.db_fifo = 1; /* from the doorbell FIFO, which may have dropped others (epc.c) */
     }
 }
 
@@ -246,6 +252,10 @@ static void cmd_start(const struct nic_cmd *c)
         cmd_answer(NIC_ST_OK);
         break;
     case NIC_CMD_EP_OPEN: {
+        if (c->ep >= NCP_EPS) { /* a host endpoint: its context is in the driver's table (epc.c) */
+            cmd_answer(!epc_open || (c->d && !evq_owned(c->d, c->pid)) ? NIC_ST_BAD_CMD : epc_open(c->ep));
+            break;
+        }
         if (c->ep == 0 || c->ep >= NCP_EPS || ep_tab[c->ep].state != EP_CLOSED || ep_tab[c->ep].closing ||
             c->c < 1 || c->c > 16 || (c->d && !evq_owned(c->d, c->pid))) {
             cmd_answer(NIC_ST_BAD_CMD);
@@ -257,7 +267,12 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     }
     case NIC_CMD_EP_CLOSE: {
-        struct ncp_ep *ep = c->ep && c->ep < NCP_EPS ? &ep_tab[c->ep] : NULL;
+        int32_t e = c->ep < NCP_EPS ? (int32_t)c->ep : epc_close ? epc_close(c->ep) : -1; /* host: its cache slot */
+        struct ncp_ep *ep = e > 0 ? &ep_tab[e] : NULL;
+        if (c->ep >= NCP_EPS && e <= 0) {
+            cmd_answer(e == 0 ? NIC_ST_OK : e == -2 ? NIC_ST_BUSY : NIC_ST_BAD_CMD);
+            break;
+        }
         if (!ep || (ep->state == EP_CLOSED && !ep->closing)) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
@@ -272,9 +287,9 @@ static void cmd_start(const struct nic_cmd *c)
              * the peers' windows: the close is answered OK only when all of that is acknowledged
              * (landed: an ACK follows the data into host memory) or dropped by a give-up, so
              * nothing of it lands after the answer (resends of flushed operations carry no data). */
-            NCP_SET_STATE(ep, ep_state_name, "ep", c->ep, EP_CLOSED);
-            ops_flush_ep((uint8_t)c->ep);
-            close_ep = c->ep;
+            NCP_SET_STATE(ep, ep_state_name, "ep", e, EP_CLOSED);
+            ops_flush_ep((uint8_t)e);
+            close_ep = (uint16_t)e;
             for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
                 close_nxt[p] = conn_peer[p].x.nxt;
         }
@@ -337,6 +352,9 @@ static void cmd_start(const struct nic_cmd *c)
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
         break;
     }
+    case NIC_CMD_EP_TABLE: /* ABI 2.2: a page of the host endpoints' context table (epc.c) */
+        cmd_answer(epc_table ? epc_table(c->key, ab) : NIC_ST_BAD_CMD);
+        break;
     case NIC_CMD_SHUTDOWN:
         ncp.shutdown = 1;
         cmd_answer(NIC_ST_OK);
@@ -380,7 +398,7 @@ static void cmd_step(void)
             return;
         case CMD_WAIT_DRAIN:
             if (cs.cur.op == NIC_CMD_EP_CLOSE && !cs.armed) {
-                if (!ops_ep_retired((uint8_t)cs.cur.ep))
+                if (!ops_ep_retired((uint8_t)close_ep)) /* (a host endpoint's: its cache slot) */
                     return; /* FLUSHED completions wait for staging slots: ops_poll posts them */
                 cs.ticket = dmaq_barrier_ticket(); /* they, and every receive DMA, land first */
                 cs.armed = 1;

@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "ncp.h"
 #include "rx.h"
 #include "tx.h"
@@ -88,6 +89,9 @@ void dmaq_complete(void)
             break;
         case DK_CMD:
             cmd_dma_done(err);
+            break;
+        case DK_EPC:
+            epc_dma_done(r.a, r.b, err);
             break;
         default:
             break;

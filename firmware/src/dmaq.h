@@ -17,6 +17,7 @@ enum dma_kind {
     DK_CQE,        /* completion written */
     DK_CMD,        /* the current command's DMA finished */
     DK_BARRIER,    /* marker (no data) */
+    DK_EPC,        /* a host endpoint's context, record, entries or write-back (epc.c: a = slot | kind << 8) */
 };
 
 struct dma_req {

@@ -123,7 +123,7 @@ static void put(struct ncp_eq *q, uint8_t type, uint16_t ep, uint32_t a, const s
         fire(q);
 }
 
-void evq_on_cqe(uint8_t id, uint8_t epi, uint32_t n)
+void evq_on_cqe(uint8_t id, uint16_t epi, uint32_t n)
 {
     struct ncp_eq *q = eq_of(id);
 
@@ -221,7 +221,7 @@ int32_t evq_cmd(const struct nic_cmd *c)
         q->log2 = (uint8_t)c->c;
         q->flags = (uint8_t)c->d;
     } else if (c->op == NIC_CMD_EQ_CLOSE) {
-        for (uint32_t e = 0; e < NCP_EPS; e++)
+        for (uint32_t e = 0; e < NCP_EP_SLOTS; e++)
             if (ep_tab[e].eq == c->ep)
                 ep_tab[e].eq = 0;
         q->open = 0;

@@ -20,7 +20,7 @@ static inline int evq_room(void)
 }
 /* A completion queue entry `n` of endpoint epi was posted: one NIC_EQE_CQ entry in the endpoint's
  * queue. */
-void evq_on_cqe(uint8_t eq, uint8_t epi, uint32_t n);
+void evq_on_cqe(uint8_t eq, uint16_t epi, uint32_t n);
 /* A write with immediate: its last segment, in RX entry ridx, is being placed (the receive path):
  * what its notification will say (target pid, source node, immediate, the write's length, target
  * buffer and offset where it began). */

@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "evq.h"
 #include "ncp.h"
 #include "ops.h"
@@ -93,7 +94,7 @@ struct ncp_res {
     int8_t status;
     uint8_t kind, flags, done;
 };
-static struct ncp_res res[NCP_EPS][NCP_SQ_N];
+static struct ncp_res res[NCP_EP_SLOTS][NCP_SQ_N];
 
 void ops_init(void)
 {
@@ -120,7 +121,7 @@ static int ep_retire(uint8_t epi)
     if (ep->closing)
         while (ep->sq_done != ep->sq_pi) { /* closing: entries never taken complete FLUSHED too */
             const volatile struct nic_sq_entry *e = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
-                NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_done % NCP_SQ_N) * sizeof *e);
+                ep_sq_off(epi) + (ep->sq_done % NCP_SQ_N) * sizeof *e);
             if (!cqe_post(epi, (uint64_t)e->wr_id_hi << 32 | e->wr_id_lo, NIC_ST_FLUSHED, 0, e->op, ep->sq_done)) {
                 ncp_work.ops_waiting |= 1u << epi;
                 return 0;
@@ -316,7 +317,7 @@ int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_
     if (!ncp_test_on_cqe(epi, q))
         dmaq_post(HAL_SRAM_OFF(q), pa, sizeof *q, 1, DK_CQE, 0, 0);
     if (ep->eq) /* after the completion's DMA: the process finds it when it reads the event */
-        evq_on_cqe(ep->eq, epi, ep->cq_n - 1u);
+        evq_on_cqe(ep->eq, ep_id(epi), ep->cq_n - 1u);
     return 1;
 }
 

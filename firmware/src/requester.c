@@ -13,6 +13,7 @@
 #include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "ops.h"
@@ -30,14 +31,14 @@ static struct {
     uint32_t bad_desc;
 } req_cnt;
 
-struct ncp_ep ep_tab[NCP_EPS];
+struct ncp_ep ep_tab[NCP_EP_SLOTS];
 
 const char *const ep_state_name[EP__STATES] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 
 void req_init(void)
 {
     memset(ep_tab, 0, sizeof ep_tab);
-    for (uint32_t e = 0; e < NCP_EPS; e++)
+    for (uint32_t e = 0; e < NCP_EP_SLOTS; e++)
         ep_tab[e].cur = -1;
 }
 
@@ -55,11 +56,20 @@ void ep_open(uint8_t epi, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2)
 
 void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 {
-    struct ncp_ep *ep = epi < NCP_EPS ? &ep_tab[epi] : NULL;
+    struct ncp_ep *ep = &ep_tab[epi];
 
-    if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
+    if (epi >= NCP_EPS) {
+        if (epc_on_doorbell)
+            epc_on_doorbell(epi, off, data); /* a host endpoint (epc.c) */
+        else
+            ncp_sat_inc(&req_cnt.doorbell_bad);
+        ncp_work.db_fifo = 1; /* host pages' doorbells come through the FIFO */
+        return;
+    }
+    if ( ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
         seq_lt(data, ep->sq_pi) || ncp.shutdown) {
         ncp_sat_inc(&req_cnt.doorbell_bad); /* never trusted beyond this process's own queue */
+        ncp_work.db_fifo = 1;                /* perhaps from the FIFO, which may have dropped others */
         return;
     }
     ep->sq_pi = data;
@@ -115,7 +125,7 @@ static int take_entry(uint8_t epi)
     struct nic_sq_entry e;
     uint16_t rnode = 0;
     const volatile struct nic_sq_entry *slot = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
-        NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % NCP_SQ_N) * sizeof e);
+        ep_sq_off(epi) + (ep->sq_ci % NCP_SQ_N) * sizeof e);
     struct ncp_op *o;
     int32_t st;
 

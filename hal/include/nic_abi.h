@@ -20,7 +20,11 @@
 #include "nic_regs.h"   /* generated (hal/regmap/nic.toml): the doorbell page layout dbpage */
 
 #define NIC_ABI_VERSION_MAJOR 2u
-#define NIC_ABI_VERSION_MINOR 1u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe) */
+#define NIC_ABI_VERSION_MINOR 2u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe);
+                                  * 2.2 (issue 15 item 2, appended): host endpoints beyond the NIC's
+                                  * resident ones: NIC_CMD_EP_TABLE, struct nic_ep_ctx, NIC_EPC_*,
+                                  * nic_info.max_eps / ep_slots (were reserved[0]), nic_stats.ep_fills,
+                                  * ep_evictions, ep_db_refused (were reserved[2..4]) */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -58,7 +62,10 @@ struct nic_info {
     uint32_t sq_stride;      /* bytes between endpoints' send queues */
     struct nic_cache_geom cache[NIC_CACHE__COUNT];
     uint32_t lookup_bytes;   /* NIC memory used by the lookup structures */
-    uint32_t reserved[3];
+    uint16_t max_eps;        /* ABI 2.2 (was reserved[0]): endpoint ids 1..max_eps-1; those from
+                              * max_procs on are host endpoints (NIC_CMD_EP_TABLE); 0: none */
+    uint16_t ep_slots;       /* ABI 2.2: host endpoint contexts the NIC caches at once */
+    uint32_t reserved[2];
 };
 
 /* ---- Commands: driver -> NCP. A ring of cmd_entries in SRAM written by the driver through the
@@ -98,6 +105,9 @@ enum nic_cmd_op {
     NIC_CMD_EQ_POST = 12,      /* ep = event queue id, pid; key = NIC_EQE_* type the driver may post
                                 * (NIC_EQE_UPCALL), a/b/c/d = the entry's a/b/c/d: the driver's own
                                 * entry (an upcall); NO_RESOURCES: no room now */
+    /* ABI 2.2, appended: host endpoints (docs/host-interface.md "Host endpoints") */
+    NIC_CMD_EP_TABLE = 20,     /* key = page k of the endpoint context table (ids k * NIC_EPC_PER_PAGE
+                                * ..+NIC_EPC_PER_PAGE-1); a/b: its host PA (kernel, pinned, page-aligned) */
 };
 
 struct nic_cmd {
@@ -214,6 +224,27 @@ struct nic_pch_entry { /* one process */
     uint32_t flags;    /* NIC_ENTRY_VALID */
     uint16_t ep;       /* its endpoint (send queue, completion queue) */
     uint16_t reserved0;
+};
+
+/* ---- Host endpoints (ABI 2.2): endpoint ids max_procs..max_eps-1. Their contexts live in the
+ * driver's table in host memory (NIC_CMD_EP_TABLE pages); the NCP caches ep_slots of them, fetched
+ * by DMA when the endpoint rings, written back (cq_n, sq_n) when evicted. Their send queue is a
+ * page of the process's memory (pinned by the driver): sq_entries entries from offset 0, and at
+ * NIC_EPC_DBREC the doorbell record, the producer count the library writes before it rings
+ * (read by the NCP at a fill and after lost doorbells). ---- */
+#define NIC_EPC_VALID 0x1u      /* flags: the endpoint is open (set before EP_OPEN, cleared before EP_CLOSE) */
+#define NIC_EPC_PER_PAGE 128u   /* contexts per table page */
+#define NIC_EPC_DBREC 2048u     /* byte offset of the doorbell record in the send queue page */
+
+struct nic_ep_ctx {
+    uint32_t flags;        /* NIC_EPC_VALID (driver) */
+    uint16_t pid;          /* owner */
+    uint8_t cq_log2;       /* completion queue entries, log2 */
+    uint8_t eq;            /* event queue its completions are reported to (0: none) */
+    uint32_t cq_lo, cq_hi; /* completion queue host PA */
+    uint32_t sq_lo, sq_hi; /* send queue page host PA */
+    uint32_t cq_n;         /* NCP (written back at eviction; 0 at open): completions produced */
+    uint32_t sq_n;         /* NCP (idem): requests retired, all of them taken and rung */
 };
 
 /* ---- Events: NCP -> driver, a ring in host memory (INIT), written by NIC DMA. The NCP raises
@@ -356,7 +387,8 @@ struct nic_eqe {
 };
 
 /* ---- Doorbell pages (BAR4, NIC_BAR_DOORBELL_PAGE bytes each, page = endpoint; page 0 = the
- * driver). The values come from the map (linker/memmap.toml, hal/regmap/nic.toml layout dbpage):
+ * driver; ABI 2.2: pages max_procs.. are host endpoints', whose send queue is in host memory: only
+ * NIC_DB_SQ_PI is used there, its value a hint, the count read from the doorbell record). The values come from the map (linker/memmap.toml, hal/regmap/nic.toml layout dbpage):
  * these are the ABI's names for them. ---- */
 
 #define NIC_DB_PAGE NIC_BAR_DOORBELL_PAGE  /* bytes per doorbell page: page p at BAR4 + p * NIC_DB_PAGE */
@@ -417,7 +449,11 @@ struct nic_stats {
     uint32_t imm_no_eq;          /* writes with immediate whose target process has no NIC_EQF_NOTIFY queue */
     uint32_t loop_frames;        /* (ABI 2.1, in a reserved word; issue 15) frames to this node itself:
                                   * handled by its own RX path, not sent (loopback) */
-    uint32_t reserved[5];
+    uint32_t reserved[2];
+    /* host endpoints (ABI 2.2, in what were reserved[2..4]) */
+    uint32_t ep_fills;           /* host endpoint contexts fetched into the NIC's cache */
+    uint32_t ep_evictions;       /* idle host endpoint contexts written back to make room */
+    uint32_t ep_db_refused;      /* doorbells refused: no such endpoint, a closed one, a bad count */
 };
 
 /* Layout checks: both sides compile this header, so a mismatch fails the build on either. */
@@ -433,6 +469,7 @@ NIC_ABI_ASSERT_SIZE(struct nic_sq_entry, 64);
 NIC_ABI_ASSERT_SIZE(struct nic_cqe, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_eqe, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_usage_way, 16);
+NIC_ABI_ASSERT_SIZE(struct nic_ep_ctx, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_stats, 328);
 
 #endif /* NIC_ABI_H */

@@ -3,8 +3,9 @@
  * on different nodes (docs/api.md has every call with an example).
  *
  * Model: a process opens the device (nic_dev_open: its handle to the driver, like opening
- * /dev/nic), opens endpoints (up to NIC_MAX_EPS; each a doorbell page, a send queue in NIC memory,
- * a completion queue in its own memory pinned by the driver), registers memory (a handle and a
+ * /dev/nic), opens endpoints (up to NIC_MAX_EPS; each a doorbell page, a send queue in NIC memory
+ * or, for the NIC's host endpoints (up to 496 beyond its 15 resident ones, issue 15), in a page of
+ * its own memory, a completion queue in its own memory pinned by the driver), registers memory (a handle and a
  * remote key to give to peers), posts work requests and polls or waits for completions: per
  * endpoint (nic_poll, nic_wait), or for all its endpoints at once through its event queue
  * (nic_eq_open, nic_eq_poll, nic_eq_wait: one queue, a blocking wait woken by the NIC's
@@ -65,6 +66,7 @@ enum nic_wc_status {
 
 #define NIC_CQ_VA_DEFAULT 0xFFFF0000u /* completion queue pages: endpoint slot k at + k pages */
 #define NIC_MAX_EPS 8u                /* endpoints a process may have open at once */
+#define NIC_EP_IDS_MAX 512u           /* NIC endpoint ids (resident and host, ABI 2.2) the library knows */
 
 typedef struct nic_dev nic_dev_t;
 typedef uint32_t nic_ep_t; /* generation << 16 | endpoint: a closed endpoint's handle stays invalid */
@@ -104,6 +106,8 @@ struct nic_wc {
 struct nic_dev_attr {
     uint64_t cq_va; /* page-aligned: NIC_MAX_EPS completion queue pages from here (0: default) */
     uint64_t eq_va; /* page-aligned: the event queue's page (0: the page after the CQ pages) */
+    uint64_t sq_va; /* page-aligned: NIC_MAX_EPS send queue pages from here, used by host endpoints
+                     * (issue 15; 0: the pages after the event queue's page) */
 };
 
 /* ---- event queue (docs/api.md "Event queue") ---- */

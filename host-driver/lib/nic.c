@@ -41,6 +41,8 @@ struct lib_ep { /* one endpoint (slot k of the process: completion queue page cq
     int open;
     uint16_t ep, gen;
     uint64_t cq_va;
+    uint64_t sq_va; /* host endpoint (ABI 2.2): its send queue page in our memory */
+    int host;
     uint32_t sq_entries, sq_pi, sq_ci;
     uint8_t *user_signaled; /* per send queue slot */
     uint8_t *slot_op;
@@ -61,7 +63,8 @@ struct nic_dev {
     struct lib_mr *mr;
     struct lib_ep eps[NIC_MAX_EPS];
     uint16_t gen;            /* handles carry it: a closed endpoint's handle stays invalid */
-    int8_t slot_of[256];     /* NIC endpoint -> slot (-1: not ours) */
+    int8_t slot_of[NIC_EP_IDS_MAX]; /* NIC endpoint -> slot (-1: not ours) */
+    uint64_t sq_va;          /* host endpoints' send queue pages: slot k at + k pages (ABI 2.2) */
     /* event queue (ABI 2.1) */
     int eq_open;
     uint32_t eq_entries, eq_ci, eq_told; /* eq_told: the last count the NCP got */
@@ -115,6 +118,11 @@ int nic_dev_open(nicdrv_t *drv, uint32_t pid, const struct nic_dev_attr *attr, n
     d->pid = pid;
     d->cq_va = attr && attr->cq_va ? attr->cq_va : NIC_CQ_VA_DEFAULT;
     d->eq_va = attr && attr->eq_va ? attr->eq_va : d->cq_va + NIC_MAX_EPS * (uint64_t)NICDRV_PAGE_SIZE;
+    d->sq_va = attr && attr->sq_va ? attr->sq_va : d->eq_va + NICDRV_PAGE_SIZE;
+    if (d->sq_va % NICDRV_PAGE_SIZE) {
+        free(d);
+        return NIC_EINVAL;
+    }
     memset(d->slot_of, -1, sizeof d->slot_of);
     d->nmr = nicdrv_config_of(drv)->max_bufs;
     d->mr = calloc(d->nmr, sizeof *d->mr);
@@ -172,7 +180,7 @@ static struct lib_ep *ep_of(nic_dev_t *d, nic_ep_t ep)
 {
     int k;
 
-    if (!d || (ep & 0xFFFFu) > 0xFFu || (k = d->slot_of[ep & 0xFFu]) < 0)
+    if (!d || (ep & 0xFFFFu) >= NIC_EP_IDS_MAX || (k = d->slot_of[ep & 0xFFFFu]) < 0)
         return NULL;
     return d->eps[k].open && handle_of(&d->eps[k]) == ep ? &d->eps[k] : NULL;
 }
@@ -207,18 +215,20 @@ int nic_ep_open(nic_dev_t *d, nic_ep_t *ep)
         return NIC_ENOMEM;
     }
     e->cq_va = d->cq_va + k * (uint64_t)NICDRV_PAGE_SIZE;
-    rc = nicdrv_ep_open(d->drv, d->pid, e->cq_va, &n, &cqn);
+    e->sq_va = d->sq_va + k * (uint64_t)NICDRV_PAGE_SIZE; /* used if the NIC gives a host endpoint */
+    rc = nicdrv_ep_open_sq(d->drv, d->pid, e->cq_va, e->sq_va, &n, &cqn);
     if (rc) {
         free_ep_state(e);
         return map_drv(rc);
     }
-    if (cqn < e->sq_entries || n > 0xFF) { /* a completion queue that could overflow: refuse the geometry */
+    if (cqn < e->sq_entries || n >= NIC_EP_IDS_MAX) { /* a completion queue that could overflow: refuse the geometry */
         nicdrv_ep_close(d->drv, d->pid, n);
         free_ep_state(e);
         return NIC_ENORES;
     }
     e->open = 1;
     e->ep = n;
+    e->host = n >= in->max_procs; /* ABI 2.2: its send queue is the page at sq_va (docs/api.md) */
     e->gen = ++d->gen;
     e->sq_pi = e->sq_ci = e->cq_ci = 0;
     e->cq_entries = cqn;
@@ -371,7 +381,7 @@ static void eq_read(nic_dev_t *d)
         d->eq_ci++;
         switch (q.type) {
         case NIC_EQE_CQ:
-            if (q.ep < 256 && d->slot_of[q.ep] >= 0)
+            if (q.ep < NIC_EP_IDS_MAX && d->slot_of[q.ep] >= 0)
                 reap(d, &d->eps[d->slot_of[q.ep]]);
             break;
         case NIC_EQE_OVERFLOW:
@@ -602,9 +612,16 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     x->slot_wr_id[slot] = wr->wr_id;
     memcpy(w, &e, sizeof w);
     page = (uint32_t)x->ep * NIC_DB_PAGE;
-    for (unsigned i = 0; i < sizeof e / 4; i++)
-        if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + slot * (uint32_t)sizeof e + 4 * i, w[i]))
+    if (x->host) { /* ABI 2.2: the entry and the doorbell record in our own memory, then the ring */
+        uint32_t pi = x->sq_pi + 1u;
+        if (d->host->proc_write(d->host->ctx, d->pid, x->sq_va + slot * (uint64_t)sizeof e, &e, sizeof e) ||
+            d->host->proc_write(d->host->ctx, d->pid, x->sq_va + NIC_EPC_DBREC, &pi, sizeof pi))
             return NIC_EDEV;
+    } else {
+        for (unsigned i = 0; i < sizeof e / 4; i++)
+            if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + slot * (uint32_t)sizeof e + 4 * i, w[i]))
+                return NIC_EDEV;
+    }
     x->sq_pi++;
     if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + NIC_DB_SQ_PI, x->sq_pi))
         return NIC_EDEV;

@@ -511,6 +511,16 @@ static void free_rings(nicdrv_t *d)
     if (d->ev_pa)
         d->host.dma_free(d->host.ctx, d->ev_pa);
     d->ev_pa = 0;
+    for (uint32_t k = 0; k < DRV_EPT_PAGES; k++)
+        if (d->ept_pa[k])
+            d->host.dma_free(d->host.ctx, d->ept_pa[k]);
+    memset(d->ept_pa, 0, sizeof d->ept_pa);
+    free(d->hep_pid);
+    free(d->hep_cq_va);
+    free(d->hep_sq_va);
+    d->hep_pid = NULL;
+    d->hep_cq_va = d->hep_sq_va = NULL;
+    d->neps = 0;
     free(d->ep_used);
     free(d->eq_used);
     free(d->eq_fired);
@@ -544,6 +554,44 @@ static void hold_core(nicdrv_t *d)
     wr(d, NICDRV_BAR_REGS, REG(HOSTIF, IRQ_MASK), 0);
     wr(d, NICDRV_BAR_REGS, REG(HOSTIF, CTRL), NIC_HOSTIF_CTRL_CORE_RESET_MASK);
     wr(d, NICDRV_BAR_REGS, REG(HOSTIF, IRQ_CAUSE), IRQ_ALL);
+}
+
+/* ABI 2.2 (issue 15 item 2): the host endpoints' context table, when the NCP has them: pages of
+ * kernel memory, zeroed (no endpoint open), given to the NCP one NIC_CMD_EP_TABLE each. */
+static int ep_table_init(nicdrv_t *d)
+{
+    static const uint8_t zero[NICDRV_PAGE_SIZE];
+    uint32_t n = d->info.max_eps, pages;
+
+    d->neps = d->info.max_procs;
+    if ((d->info.abi_version & 0xFFFFu) < 2u || n <= d->info.max_procs)
+        return NICDRV_OK; /* an NCP without host endpoints: the resident ones only */
+    if (n > DRV_EPT_PAGES * NIC_EPC_PER_PAGE)
+        n = DRV_EPT_PAGES * NIC_EPC_PER_PAGE;
+    pages = (n + NIC_EPC_PER_PAGE - 1u) / NIC_EPC_PER_PAGE;
+    d->hep_pid = calloc(n, sizeof *d->hep_pid);
+    d->hep_cq_va = calloc(n, sizeof *d->hep_cq_va);
+    d->hep_sq_va = calloc(n, sizeof *d->hep_sq_va);
+    if (!d->hep_pid || !d->hep_cq_va || !d->hep_sq_va)
+        return NICDRV_ENOMEM;
+    for (uint32_t k = 0; k < pages; k++) {
+        struct nic_cmd c = { .op = NIC_CMD_EP_TABLE, .key = k };
+        int32_t st;
+        int rc;
+        if (d->host.dma_alloc(d->host.ctx, &d->ept_pa[k]))
+            return NICDRV_ENOMEM;
+        if (d->host.phys_write(d->host.ctx, d->ept_pa[k], zero, sizeof zero))
+            return NICDRV_EFAULT;
+        c.a = (uint32_t)d->ept_pa[k];
+        c.b = (uint32_t)(d->ept_pa[k] >> 32);
+        rc = drv_cmd(d, &c, NULL, 0, &st);
+        if (!rc)
+            rc = drv_map_status(st);
+        if (rc)
+            return rc;
+    }
+    d->neps = n;
+    return NICDRV_OK;
 }
 
 int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t errlen)
@@ -599,6 +647,11 @@ int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t e
     if (rc) {
         snprintf(msg, sizeof msg, "INIT not answered: %s (status %d)", nicdrv_strerror(rc), rc == NICDRV_EFW ? st : 0);
         fail(err, errlen, rc, msg);
+        goto fail_rings;
+    }
+    rc = ep_table_init(d);
+    if (rc) {
+        fail(err, errlen, rc, "host endpoint table not taken");
         goto fail_rings;
     }
     return NICDRV_OK;

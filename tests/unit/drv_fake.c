@@ -353,8 +353,11 @@ static void sq_process(struct fake *f, unsigned epi)
         struct nic_sq_entry s;
         int32_t st;
         uint32_t bytes;
-        memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
-               sizeof s);
+        if (ep->host) /* ABI 2.2: the entry from the process's page, by DMA */
+            hostmem_dma_read(f->mem, 0, ep->sq_pa + (ep->sq_ci % SQ_ENTRIES) * sizeof s, &s, sizeof s);
+        else
+            memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
+                   sizeof s);
         if (exec(f, epi, &s, &st, &bytes) == MISS)
             return;
         ep->sq_ci++;
@@ -364,7 +367,7 @@ static void sq_process(struct fake *f, unsigned epi)
 
 static void sq_all(struct fake *f)
 {
-    for (unsigned i = 1; i < MAX_PROCS; i++)
+    for (unsigned i = 1; i < FAKE_EP_IDS; i++)
         sq_process(f, i);
 }
 
@@ -421,7 +424,30 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
             return NIC_ST_BAD_CMD;
         f->prefetch = c->ep;
         return NIC_ST_OK;
+    case NIC_CMD_EP_TABLE:
+        if (!f->max_eps || c->key >= 4 || (((uint64_t)c->b << 32 | c->a) % 4096u) || !c->a)
+            return NIC_ST_BAD_CMD;
+        f->ept_pa[c->key] = (uint64_t)c->b << 32 | c->a;
+        f->ep_tables++;
+        return NIC_ST_OK;
     case NIC_CMD_EP_OPEN:
+        if (c->ep >= MAX_PROCS) { /* a host endpoint: its context from the driver's table */
+            struct nic_ep_ctx x;
+            if (c->ep >= f->max_eps || !f->ept_pa[c->ep / NIC_EPC_PER_PAGE] || f->ep[c->ep].open ||
+                hostmem_dma_read(f->mem, 0, f->ept_pa[c->ep / NIC_EPC_PER_PAGE] + (c->ep % NIC_EPC_PER_PAGE) * sizeof x,
+                                 &x, sizeof x) ||
+                !(x.flags & NIC_EPC_VALID) || x.pid != c->pid)
+                return NIC_ST_BAD_CMD;
+            ep = &f->ep[c->ep];
+            memset(ep, 0, sizeof *ep);
+            ep->open = ep->host = true;
+            ep->eq = x.eq;
+            ep->pid = x.pid;
+            ep->cq_pa = (uint64_t)x.cq_hi << 32 | x.cq_lo;
+            ep->cq_n = 1u << x.cq_log2;
+            ep->sq_pa = (uint64_t)x.sq_hi << 32 | x.sq_lo;
+            return NIC_ST_OK;
+        }
         if (!c->ep || c->ep >= MAX_PROCS || f->ep[c->ep].open ||
             (c->d && (c->d >= MAX_PROCS || !f->eq[c->d].open || f->eq[c->d].pid != c->pid)))
             return NIC_ST_BAD_CMD;
@@ -434,13 +460,16 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         ep->cq_n = 1u << c->c;
         return NIC_ST_OK;
     case NIC_CMD_EP_CLOSE:
-        if (!c->ep || c->ep >= MAX_PROCS || !f->ep[c->ep].open)
+        if (!c->ep || c->ep >= FAKE_EP_IDS || !f->ep[c->ep].open)
             return NIC_ST_BAD_CMD;
         ep = &f->ep[c->ep];
         while (ep->sq_ci != ep->sq_pi) { /* flush: every outstanding request, in order */
             struct nic_sq_entry s;
-            memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + c->ep * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
-                   sizeof s);
+            if (ep->host)
+                hostmem_dma_read(f->mem, 0, ep->sq_pa + (ep->sq_ci % SQ_ENTRIES) * sizeof s, &s, sizeof s);
+            else
+                memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + c->ep * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
+                       sizeof s);
             ep->sq_ci++;
             cqe(f, ep, &s, NIC_ST_FLUSHED, 0);
         }
@@ -515,7 +544,7 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         if (!c->ep || c->ep >= MAX_PROCS || !f->eq[c->ep].open)
             return NIC_ST_BAD_CMD;
         f->eq[c->ep].open = false;
-        for (unsigned e = 0; e < 16; e++)
+        for (unsigned e = 0; e < FAKE_EP_IDS; e++)
             if (f->ep[e].eq == c->ep)
                 f->ep[e].eq = 0;
         return NIC_ST_OK;
@@ -575,6 +604,8 @@ static void boot(struct fake *f)
     in.caps = f->dynamic ? NIC_CAP_DYNAMIC_LOOKUP | NIC_CAP_NACK : 0;
     in.mtu = 4096;
     in.max_procs = MAX_PROCS;
+    in.max_eps = (uint16_t)f->max_eps; /* ABI 2.2 */
+    in.ep_slots = f->max_eps ? 16u : 0u;
     in.sq_entries = SQ_ENTRIES;
     in.cmd_entries = CMD_ENTRIES;
     in.max_peers = 2;
@@ -644,6 +675,17 @@ static int fk_wr32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t val)
         else if (pg && pg < MAX_PROCS && o == NIC_DB_SQ_PI && f->ep[pg].open) {
             f->ep[pg].sq_pi = val;
             sq_process(f, pg);
+        } else if (pg >= MAX_PROCS && pg < FAKE_EP_IDS && o == NIC_DB_SQ_PI) {
+            /* a host endpoint (ABI 2.2): the count from the owner's record; the value a hint */
+            struct fake_ep *e = &f->ep[pg];
+            uint32_t rec = 0;
+            if (!e->open || !e->host || hostmem_dma_read(f->mem, 0, e->sq_pa + NIC_EPC_DBREC, &rec, sizeof rec) ||
+                rec - e->sq_ci > SQ_ENTRIES || val - rec - 1u < 0x80000000u) {
+                f->db_refused++; /* closed, a record out of bounds, or a ring ahead of the record */
+            } else {
+                e->sq_pi = rec;
+                sq_process(f, pg);
+            }
         }
         return 0;
     }

@@ -122,6 +122,75 @@ static void write_and_read_verified(void **state, bool dynamic)
     teardown_world(&w);
 }
 
+/* ABI 2.2 host endpoints (issue 15 item 2) through the library: with the NIC's resident endpoints
+ * taken, a process gets a host endpoint, whose entries and doorbell record the library writes into
+ * the process's own send queue page; its write completes with every byte there; a ring of it by
+ * another process names a count its record does not hold: refused, nothing executed; its handle is
+ * no endpoint of the other process; nothing leaks. */
+static void host_endpoint_through_the_library(void **state)
+{
+    struct world w;
+    struct nic_wc wc;
+    nic_dev_t *x[2];
+    nic_ep_t e, h;
+    uint8_t got[LEN], want[LEN];
+    uint32_t rec = 0;
+    size_t len;
+    const uint8_t *img;
+    char err[200];
+    (void)state;
+
+    memset(&w, 0, sizeof w);
+    w.f = fake_create(true);
+    w.f->max_eps = FAKE_EP_IDS;
+    img = fake_image(&len);
+    assert_non_null(fake_driver(w.f, NULL));
+    assert_int_equal(nicdrv_probe(w.f->drv, img, len, err, sizeof err), 0);
+    w.pa = fake_proc(w.f);
+    w.pb = fake_proc(w.f);
+    assert_int_equal(nic_dev_open(w.f->drv, w.pa, NULL, &w.a), NIC_OK);
+    assert_int_equal(nic_dev_open(w.f->drv, w.pb, NULL, &w.b), NIC_OK);
+    assert_int_equal(nic_ep_open(w.a, &w.ea), NIC_OK);
+    assert_int_equal(nic_ep_open(w.b, &w.eb), NIC_OK);
+    pattern(&w, w.pa, A_VA, LEN, 7);
+    pattern(&w, w.pb, B_VA, LEN, 99);
+    assert_int_equal(nic_reg(w.a, A_VA, LEN, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE, &w.src), NIC_OK);
+    assert_int_equal(nic_reg(w.b, B_VA, LEN, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ, &w.dst), NIC_OK);
+    for (unsigned i = 0; i < 2; i++) { /* the other 13 resident endpoints: 7 + 6 */
+        assert_int_equal(nic_dev_open(w.f->drv, fake_proc(w.f), NULL, &x[i]), NIC_OK);
+        for (unsigned j = 0; j < 7u - i; j++) {
+            assert_int_equal(nic_ep_open(x[i], &e), NIC_OK);
+            assert_true((e & 0xFFFFu) < 16);
+        }
+    }
+    assert_int_equal(nic_ep_open(w.a, &h), NIC_OK);
+    assert_true((h & 0xFFFFu) >= 16 && (h & 0xFFFFu) < FAKE_EP_IDS);
+    assert_true(w.f->ep[h & 0xFFFFu].host);
+    struct nic_wr wr = wr_to(&w, 0, LEN, 77);
+    assert_int_equal(nic_post_write(w.a, h, &wr), NIC_OK);
+    assert_int_equal(nic_wait(w.a, h, &wc, 1000000), NIC_OK);
+    assert_int_equal(wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(wc.wr_id, 77);
+    assert_int_equal(wc.bytes, LEN);
+    os_read(w.f->os, w.pa, A_VA, want, LEN);
+    os_read(w.f->os, w.pb, B_VA, got, LEN);
+    assert_memory_equal(got, want, LEN);
+    /* A's slot 1: its send queue page is the second after the event queue page (the defaults) */
+    assert_int_equal(os_read(w.f->os, w.pa, NIC_CQ_VA_DEFAULT + (NIC_MAX_EPS + 2) * 4096ull + NIC_EPC_DBREC, &rec, 4), 0);
+    assert_int_equal(rec, 1);
+    /* B rings A's host endpoint for requests A never posted */
+    assert_int_equal(w.f->bus.wr32(w.f->bus.ctx, NICDRV_BAR_DOORBELL, (h & 0xFFFFu) * NIC_DB_PAGE + NIC_DB_SQ_PI, 5), 0);
+    assert_int_equal(w.f->db_refused, 1);
+    assert_int_equal(nic_poll(w.a, h, &wc, 1), 0);
+    assert_int_equal(nic_post_write(w.b, h, &wr), NIC_EBADEP);
+    assert_int_equal(nic_ep_close(w.a, h, NULL, 0), 0);
+    assert_false(w.f->ep[h & 0xFFFFu].open);
+    assert_int_equal(nic_post_write(w.a, h, &wr), NIC_EBADEP);
+    assert_int_equal(nic_dev_close(x[0]), NIC_OK);
+    assert_int_equal(nic_dev_close(x[1]), NIC_OK);
+    teardown_world(&w);
+}
+
 static void rdma_dynamic(void **state)
 {
     write_and_read_verified(state, true);
@@ -988,6 +1057,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rdma_dynamic),
+        cmocka_unit_test(host_endpoint_through_the_library),
         cmocka_unit_test(rdma_static),
         cmocka_unit_test(errors_at_the_call),
         cmocka_unit_test(error_completions),

@@ -21,6 +21,7 @@
 #include "conn.h"
 #include "dmaq.h"
 #include "evq.h"
+#include "mq.h"
 #include "loop.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -75,6 +76,7 @@ void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k)
     dmaq_counters(s, k);
     ops_counters(s, k);
     evq_counters(s, k);
+    mq_counters(s, k);
     req_counters(s, k);
     rsp_counters(s, k);
     rx_counters(s, k);
@@ -103,6 +105,7 @@ void ncp_boot(void)
     rx_init();
     cmd_init();
     evq_init();
+    mq_init();
     req_init();
     ops_init();
     resp_init();

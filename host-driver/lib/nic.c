@@ -64,6 +64,7 @@ struct nic_dev {
     int8_t slot_of[256];     /* NIC endpoint -> slot (-1: not ours) */
     /* event queue (ABI 2.1) */
     int eq_open;
+    int eq_notify; /* opened with NIC_EQ_NOTIFY: notifications and messages come here */
     uint32_t eq_entries, eq_ci, eq_told; /* eq_told: the last count the NCP got */
     uint8_t ready[NIC_MAX_EPS]; /* endpoints with completions stashed, in the order they got them */
     uint32_t ready_head, ready_count;
@@ -324,6 +325,7 @@ int nic_eq_open(nic_dev_t *d, const struct nic_eq_attr *attr)
     if (rc)
         return map_drv(rc);
     d->eq_open = 1;
+    d->eq_notify = attr && (attr->flags & NIC_EQ_NOTIFY);
     d->eq_entries = 1u << log2;
     d->eq_ci = d->eq_told = 0;
     d->ready_head = d->ready_count = 0;
@@ -388,6 +390,10 @@ static void eq_read(nic_dev_t *d)
         case NIC_EQE_IMM:
             uev_put(d, &(struct nic_ev){ .kind = NIC_EV_IMM, .imm = q.a, .len = q.b, .handle = q.c, .offset = q.d,
                                           .src_node = q.ep, .src_pid = q.pid });
+            break;
+        case NIC_EQE_RECV: /* ABI 2.2: a message (or a refused one) for one of our queues */
+            uev_put(d, &(struct nic_ev){ .kind = NIC_EV_RECV, .queue = q.a, .len = q.b, .handle = q.c, .offset = q.d,
+                                          .src_node = q.ep, .src_pid = q.pid, .status = q.status });
             break;
         default:
             d->cnt.eqe_bogus++;
@@ -564,10 +570,12 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     if (!wr || !wr->len || wr->len > NIC_MAX_XFER || wr->local_va + wr->len < wr->local_va ||
         (wr->with_imm && (op != NIC_OP_RDMA_WRITE || wr->imm > NIC_IMM_MAX)))
         return NIC_EINVAL;
-    if (wr->remote.node >= nicdrv_config_of(d->drv)->nodes)
+    if (op == NIC_OP_SEND && (wr->len > NIC_MSG_MAX || !wr->remote.handle || wr->remote.handle >= NIC_MQ_QUEUES))
+        return NIC_EINVAL; /* a message: one queue id of the target, at most NIC_MSG_MAX bytes */
+    if (op != NIC_OP_POST_RECV && wr->remote.node >= nicdrv_config_of(d->drv)->nodes)
         return NIC_EPEER;
-    rc = check_local(d, wr->local_va, wr->len, op == NIC_OP_RDMA_WRITE ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE,
-                     &lbuf);
+    rc = check_local(d, wr->local_va, wr->len,
+                     op == NIC_OP_RDMA_WRITE || op == NIC_OP_SEND ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE, &lbuf);
     if (rc)
         return rc;
     if (!nicdrv_probed(d->drv))
@@ -589,6 +597,14 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     e.rpid = wr->remote.pid;
     e.roff_lo = (uint32_t)wr->remote_offset;
     e.roff_hi = (uint32_t)(wr->remote_offset >> 32);
+    if (op == NIC_OP_SEND || op == NIC_OP_POST_RECV) { /* ABI 2.2: message queues */
+        e.op = op == NIC_OP_SEND ? NIC_OP_RDMA_WRITE : NIC_OP_POST_RECV;
+        e.flags |= op == NIC_OP_SEND ? NIC_WR_SEND : 0u;
+        e.rpid = 0;
+        e.roff_lo = e.roff_hi = 0;
+        if (op == NIC_OP_POST_RECV)
+            e.rnode = nicdrv_config_of(d->drv)->node_id;
+    }
     e.rkey = wr->remote.rkey;
     e.wr_id_lo = (uint32_t)wr->wr_id;
     e.wr_id_hi = (uint32_t)(wr->wr_id >> 32);
@@ -619,6 +635,26 @@ int nic_post_write(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
 int nic_post_read(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
 {
     return post(d, ep, wr, NIC_OP_RDMA_READ);
+}
+
+int nic_post_send(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
+{
+    if (wr && wr->with_imm)
+        return NIC_EINVAL;
+    return post(d, ep, wr, NIC_OP_SEND);
+}
+
+int nic_post_recv(nic_dev_t *d, nic_ep_t ep, uint32_t queue, uint32_t qkey, const struct nic_wr *wr)
+{
+    struct nic_wr w;
+
+    if (!d || !wr || wr->with_imm || !queue || queue >= NIC_MQ_QUEUES)
+        return NIC_EINVAL;
+    if (!d->eq_open || !d->eq_notify)
+        return NIC_ENOEQ; /* messages are reported in the event queue opened with NIC_EQ_NOTIFY */
+    w = *wr;
+    w.remote = (struct nic_remote){ .handle = queue, .rkey = qkey };
+    return post(d, ep, &w, NIC_OP_POST_RECV);
 }
 
 /* ---- completions ---- */
@@ -733,6 +769,12 @@ const char *nic_wc_status_str(int status)
         return "flushed";
     case NIC_WC_HOST_ERROR:
         return "host DMA error";
+    case NIC_WC_NO_RESOURCES:
+        return "no resources";
+    case NIC_WC_RNR:
+        return "receiver not ready (no buffer posted)";
+    case NIC_WC_TOO_BIG:
+        return "message longer than the posted buffer";
     default:
         return "unknown status";
     }

@@ -92,6 +92,9 @@ int32_t mq_post(uint32_t epi, uint16_t pid, const struct nic_sq_entry *e, uint64
         q->head = q->tail = 0;
     }
     q->b[q->tail++ % NIC_MQ_DEPTH] = (struct mq_buf){e->lbuf, (uint32_t)off, e->len, b->key};
+    /* an unsignalled post makes no DMA, so no event would bring the loop back to the endpoint's
+     * next entry (ncp_work.ep_ready is not an event): ask for another pass */
+    hal_raise_events(HAL_EV_DOORBELL);
     return NIC_ST_OK;
 }
 

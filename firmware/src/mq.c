@@ -76,7 +76,7 @@ int32_t mq_post(uint32_t epi, uint16_t pid, const struct nic_sq_entry *e, uint64
         return NIC_ST_BAD_HANDLE;
     if (q->open && (q->pid != pid || q->key != e->rkey))
         return NIC_ST_KEY;
-    if (q->tail - q->head >= NIC_MQ_DEPTH)
+    if (q->open && q->tail - q->head >= NIC_MQ_DEPTH)
         return NIC_ST_NO_RESOURCES;
     /* the local check (requester.c check_local) has just found the entry: a hit */
     if (xlate_cbh(pid, e->lbuf, &b, LKC_PATH_SEND) != XL_OK)

@@ -111,6 +111,9 @@ struct nic_dev_attr {
 
 /* ---- event queue (docs/api.md "Event queue") ---- */
 #define NIC_EQ_NOTIFY 0x1u /* nic_eq_attr.flags: writes with immediate to this process are reported */
+#define NIC_EQ_AFTER_EPS 0x2u /* nic_eq_attr.flags: the queue may open while endpoints are open; those
+                               * stay unbound (their completions: nic_poll / nic_wait only), endpoints
+                               * opened later are bound. For a queue of notifications and messages. */
 
 struct nic_eq_attr {
     uint32_t log2_entries; /* 2..6 (0: 6, 64 entries) */
@@ -195,7 +198,7 @@ int nic_wait(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, uint64_t timeout_cy
 int nic_outstanding(const nic_dev_t *dev, nic_ep_t ep);
 
 /* The event queue of the process (one): endpoints opened after it report their completions there.
- * NIC_EBUSY: one is open, or endpoints are; NIC_ENORES: the NIC has no free queue; NIC_EINVAL: bad
+ * NIC_EBUSY: one is open, or endpoints are (unless NIC_EQ_AFTER_EPS); NIC_ENORES: the NIC has no free queue; NIC_EINVAL: bad
  * attr. nic_eq_close: no entry lands after it; NIC_ENOEQ if none is open. */
 int nic_eq_open(nic_dev_t *dev, const struct nic_eq_attr *attr);
 int nic_eq_close(nic_dev_t *dev);

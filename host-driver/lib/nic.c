@@ -314,11 +314,11 @@ int nic_eq_open(nic_dev_t *d, const struct nic_eq_attr *attr)
     uint32_t log2 = attr && attr->log2_entries ? attr->log2_entries : NIC_EQ_LOG2_MAX;
     int rc;
 
-    if (!d || log2 > NIC_EQ_LOG2_MAX || log2 < 2 || (attr && (attr->flags & ~NIC_EQ_NOTIFY)))
+    if (!d || log2 > NIC_EQ_LOG2_MAX || log2 < 2 || (attr && (attr->flags & ~(NIC_EQ_NOTIFY | NIC_EQ_AFTER_EPS))))
         return NIC_EINVAL;
     if (d->eq_open)
         return NIC_EBUSY;
-    for (unsigned k = 0; k < NIC_MAX_EPS; k++)
+    for (unsigned k = 0; k < NIC_MAX_EPS && !(attr && (attr->flags & NIC_EQ_AFTER_EPS)); k++)
         if (d->eps[k].open)
             return NIC_EBUSY; /* endpoints are bound to the queue when they open: open it first */
     rc = nicdrv_eq_open(d->drv, d->pid, d->eq_va, log2, attr && (attr->flags & NIC_EQ_NOTIFY) ? NIC_EQF_NOTIFY : 0u);

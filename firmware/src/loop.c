@@ -22,6 +22,7 @@
 #include "dmaq.h"
 #include "epc.h"
 #include "evq.h"
+#include "mq.h"
 #include "loop.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -78,6 +79,7 @@ void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k)
         epc_counters(s, k);
     ops_counters(s, k);
     evq_counters(s, k);
+    mq_counters(s, k);
     req_counters(s, k);
     rsp_counters(s, k);
     rx_counters(s, k);
@@ -106,6 +108,7 @@ void ncp_boot(void)
     rx_init();
     cmd_init();
     evq_init();
+    mq_init();
     req_init();
     if (epc_init)
         epc_init();

@@ -28,6 +28,7 @@
 #include "epc.h"
 #include "evq.h"
 #include "ncp.h"
+#include "mq.h"
 #include "ops.h"
 #include "requester.h"
 #include "timer.h"
@@ -279,6 +280,7 @@ void ops_flush_ep(uint8_t epi)
     }
     ep->cur = -1;
     ep->closing = 1;
+    mq_ep_closed(epi); /* its message queues are free again */
     ep_retire(epi);
 }
 

@@ -15,6 +15,7 @@
 #include "dmaq.h"
 #include "epc.h"
 #include "ncp.h"
+#include "mq.h"
 #include "ncp_rt.h"
 #include "ops.h"
 #include "requester.h"
@@ -79,7 +80,7 @@ void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 /* The entry's rules and verdict: firmware/lib/sqe.h (host-native, unit-tested and fuzzed). */
 static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
 {
-    const struct sqe_limits lim = {.me = ncp.me, .nodes = ncp.nodes, .peers = NCP_MAX_PEERS};
+    const struct sqe_limits lim = {.me = ncp.me, .nodes = ncp.nodes, .peers = NCP_MAX_PEERS, .mtu = NCP_MTU};
     int32_t st = sqe_validate(e, &lim, NULL);
 
     if (st == NIC_ST_OK)
@@ -141,18 +142,22 @@ static int take_entry(uint8_t epi)
     }
     if (!(o = op_alloc()))
         return 1; /* all operations in use: the entry stays queued */
+    if (NCP_MQ && e.op == NIC_OP_POST_RECV && st == NIC_ST_OK)
+        st = mq_post(epi, ep->pid, &e, laddr); /* a receive buffer: posted now, done (mq.c) */
     o->ep = epi;
     o->req = ep->sq_ci;
     ep->sq_ci++;
     o->kind = e.op;
     o->flags = e.flags;
     o->imm = (uint16_t)e.reserved1[0]; /* 0 unless NIC_WR_IMM (validate) */
-    o->last_flags = (uint8_t)(PKT_F_LAST | (e.flags & NIC_WR_IMM ? PKT_F_IMM : 0u));
+    o->last_flags = (uint8_t)(PKT_F_LAST | (e.flags & NIC_WR_IMM ? PKT_F_IMM : 0u) |
+                              (NCP_MQ && (e.flags & NIC_WR_SEND) ? PKT_F_IMM | PKT_F_SEND : 0u)); /* a send: mq.c */
     o->wr_id = (uint64_t)e.wr_id_hi << 32 | e.wr_id_lo;
     o->lpid = ep->pid;
-    if (st != NIC_ST_OK) {
+    if (st != NIC_ST_OK || (NCP_MQ && e.op == NIC_OP_POST_RECV)) {
         if (st == NIC_ST_BAD_DESC)
             ncp_sat_inc(&req_cnt.bad_desc);
+        o->len = e.len; /* (a posted receive's completion: its bytes) */
         op_finish_early(o, st);
         return 0;
     }
@@ -162,7 +167,7 @@ static int take_entry(uint8_t epi)
     o->len = e.len;
     o->rbuf = e.rbuf;
     o->rkey = e.rkey;
-    o->rpid = e.rpid;
+    o->rpid = NCP_MQ && (e.flags & NIC_WR_SEND) ? ep->pid : e.rpid; /* a send names its sender */
     ep->cur = (int16_t)(o - op_tab);
     NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_ACTIVE);
     return 0;

@@ -24,7 +24,10 @@
                                   * 2.2 (issue 15 item 2, appended): host endpoints beyond the NIC's
                                   * resident ones: NIC_CMD_EP_TABLE, struct nic_ep_ctx, NIC_EPC_*,
                                   * nic_info.max_eps / ep_slots (were reserved[0]), nic_stats.ep_fills,
-                                  * ep_evictions, ep_db_refused (were reserved[2..4]) */
+                                  * ep_evictions, ep_db_refused (were reserved[2..4]);
+                                  * 2.2 also: message queues (issue 15 item 7): NIC_OP_POST_RECV, NIC_WR_SEND,
+                                  * NIC_EQE_RECV, nic_eqe.status (was reserved1), NIC_ST_RNR / TOO_BIG,
+                                  * nic_stats.mq_* (were reserved_xlate[0..2]) */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -289,6 +292,17 @@ struct nic_event {
 enum nic_wr_op {
     NIC_OP_RDMA_WRITE = 1, /* local [laddr, +len) -> remote buffer (rbuf, roff) on rnode */
     NIC_OP_RDMA_READ = 2,  /* remote buffer (rbuf, roff) on rnode -> local [laddr, +len) */
+    NIC_OP_POST_RECV = 3,  /* ABI 2.2: post [laddr, +len) of lbuf (local-write right) as a receive buffer
+                            * of this node's message queue rbuf (1..NIC_MQ_QUEUES-1) with key rkey:
+                            * the first post claims a free queue for the process (and its endpoint,
+                            * until it closes), later ones must name the same key; rnode = this
+                            * node, roff = rpid = 0. Completes at once: NIC_ST_OK (posted),
+                            * NIC_ST_BAD_HANDLE (no such queue id, or the process has no
+                            * NIC_EQF_NOTIFY event queue), NIC_ST_KEY (the queue is another process's
+                            * or has another key), NIC_ST_NO_RESOURCES (NIC_MQ_DEPTH buffers posted
+                            * and not yet used), NIC_ST_BOUNDS (an offset beyond 4 GiB in lbuf) */
+    NIC_OP_SEND = 4,       /* ABI 2.2: never in a send queue entry (a send is NIC_OP_RDMA_WRITE with
+                            * NIC_WR_SEND): the op the user library reports a send's completion with */
 };
 
 #define NIC_WR_SIGNALED 0x1u /* post a completion on success (errors are always posted) */
@@ -322,6 +336,21 @@ struct nic_sq_entry {
 #define NIC_WR_IMM 0x2u
 #define NIC_IMM_MAX 0xFFFFu
 
+/* ABI 2.2: a two-sided send (message queues; docs/wire-protocol.md "Message queues"). An RDMA write
+ * entry with NIC_WR_SEND carries a message of len <= NIC_MSG_MAX bytes (and <= the MTU: one segment)
+ * to message queue rbuf of node rnode, presenting the queue's key in rkey (roff = rpid = 0, no
+ * NIC_WR_IMM). The target NCP places it into the queue's oldest posted buffer and reports it in the
+ * owner's NIC_EQF_NOTIFY event queue (NIC_EQE_RECV); the send completes NIC_ST_OK only when the
+ * bytes are in that buffer. No buffer posted: the target answers BUSY (retried every 20 us) up to
+ * NIC_MQ_RNR_TRIES times, then the send fails NIC_ST_RNR. A message longer than the buffer:
+ * NIC_ST_TOO_BIG (and a NIC_EQE_RECV with that status at the target; nothing written, the buffer
+ * stays posted). Unknown queue: NIC_ST_BAD_HANDLE; wrong key: NIC_ST_KEY. */
+#define NIC_WR_SEND 0x4u
+#define NIC_MSG_MAX 4096u    /* largest message (also limited to the NCP's MTU) */
+#define NIC_MQ_QUEUES 8u     /* queue ids 1..7 per node */
+#define NIC_MQ_DEPTH 8u      /* posted buffers per queue */
+#define NIC_MQ_RNR_TRIES 32u /* BUSY answers to one send before NIC_ST_RNR (about 0.7 ms) */
+
 /* ---- Completion queue: per endpoint, in host memory (EP_OPEN), written by NIC DMA ---- */
 
 enum nic_status {
@@ -338,6 +367,8 @@ enum nic_status {
     NIC_ST_BAD_CMD = -10,     /* malformed command */
     NIC_ST_BUSY = -11,        /* ABI 2.0, EP_CLOSE answer: closed, but packets of the endpoint are
                                * still in flight; ask again (same command) until NIC_ST_OK */
+    NIC_ST_RNR = -12,         /* ABI 2.2, send: the target queue had no posted buffer through every retry */
+    NIC_ST_TOO_BIG = -13,     /* ABI 2.2, send: the message is longer than the target's posted buffer */
 };
 
 struct nic_cqe {
@@ -373,6 +404,11 @@ enum nic_eqe_type {
     NIC_EQE_UPCALL = 4,   /* posted by the driver (EQ_POST): it must take back the pinned pages
                            * [b | c << 32, + d pages) of the process; a = token to answer with
                            * (nicdrv_upcall_done) within the driver's grace period */
+    NIC_EQE_RECV = 5,     /* ABI 2.2: a message for queue a landed (status NIC_ST_OK: b bytes in the
+                           * posted buffer c at offset d) or did not: status NIC_ST_TOO_BIG (b = the
+                           * message's length; nothing written, the buffer stays posted) or
+                           * NIC_ST_HOST_ERROR (the buffer is used up, the message is placed again
+                           * in the next one); ep = source node, pid = source process */
 };
 
 struct nic_eqe {
@@ -383,7 +419,7 @@ struct nic_eqe {
     uint16_t reserved0;
     uint32_t a, b, c, d;
     uint32_t seq;   /* the entry's index in the queue's stream */
-    uint32_t reserved1;
+    int32_t status; /* ABI 2.2 (was reserved1): NIC_EQE_RECV's enum nic_status; 0 otherwise */
 };
 
 /* ---- Doorbell pages (BAR4, NIC_BAR_DOORBELL_PAGE bytes each, page = endpoint; page 0 = the
@@ -434,7 +470,10 @@ struct nic_stats {
     /* prefetch on a miss (issue 14, in what was reserved_xlate[0..1]) */
     uint32_t miss_prefetch_lines; /* lines miss requests asked for beyond the missed line */
     uint32_t miss_range_merged;   /* misses that fell into an outstanding request's prefetched lines */
-    uint32_t reserved_xlate[3];
+    /* message queues (ABI 2.2, in what were reserved_xlate[0..2]) */
+    uint32_t mq_placed;          /* messages placed into posted buffers (reported NIC_EQE_RECV) */
+    uint32_t mq_rnr_nacks;       /* sends answered BUSY: their queue had no posted buffer */
+    uint32_t mq_refused;         /* sends refused: unknown queue, wrong key, too long, NIC_ST_RNR */
     /* host interface (ABI 2.0) */
     uint32_t local_refused;      /* requests whose local range failed the NCP's check (lbuf) */
     uint32_t close_busy;         /* EP_CLOSE answered NIC_ST_BUSY: the endpoint's packets in flight */

@@ -67,6 +67,7 @@ struct nic_dev {
     uint64_t sq_va;          /* host endpoints' send queue pages: slot k at + k pages (ABI 2.2) */
     /* event queue (ABI 2.1) */
     int eq_open;
+    int eq_notify; /* opened with NIC_EQ_NOTIFY: notifications and messages come here */
     uint32_t eq_entries, eq_ci, eq_told; /* eq_told: the last count the NCP got */
     uint8_t ready[NIC_MAX_EPS]; /* endpoints with completions stashed, in the order they got them */
     uint32_t ready_head, ready_count;
@@ -323,17 +324,18 @@ int nic_eq_open(nic_dev_t *d, const struct nic_eq_attr *attr)
     uint32_t log2 = attr && attr->log2_entries ? attr->log2_entries : NIC_EQ_LOG2_MAX;
     int rc;
 
-    if (!d || log2 > NIC_EQ_LOG2_MAX || log2 < 2 || (attr && (attr->flags & ~NIC_EQ_NOTIFY)))
+    if (!d || log2 > NIC_EQ_LOG2_MAX || log2 < 2 || (attr && (attr->flags & ~(NIC_EQ_NOTIFY | NIC_EQ_AFTER_EPS))))
         return NIC_EINVAL;
     if (d->eq_open)
         return NIC_EBUSY;
-    for (unsigned k = 0; k < NIC_MAX_EPS; k++)
+    for (unsigned k = 0; k < NIC_MAX_EPS && !(attr && (attr->flags & NIC_EQ_AFTER_EPS)); k++)
         if (d->eps[k].open)
             return NIC_EBUSY; /* endpoints are bound to the queue when they open: open it first */
     rc = nicdrv_eq_open(d->drv, d->pid, d->eq_va, log2, attr && (attr->flags & NIC_EQ_NOTIFY) ? NIC_EQF_NOTIFY : 0u);
     if (rc)
         return map_drv(rc);
     d->eq_open = 1;
+    d->eq_notify = attr && (attr->flags & NIC_EQ_NOTIFY);
     d->eq_entries = 1u << log2;
     d->eq_ci = d->eq_told = 0;
     d->ready_head = d->ready_count = 0;
@@ -398,6 +400,10 @@ static void eq_read(nic_dev_t *d)
         case NIC_EQE_IMM:
             uev_put(d, &(struct nic_ev){ .kind = NIC_EV_IMM, .imm = q.a, .len = q.b, .handle = q.c, .offset = q.d,
                                           .src_node = q.ep, .src_pid = q.pid });
+            break;
+        case NIC_EQE_RECV: /* ABI 2.2: a message (or a refused one) for one of our queues */
+            uev_put(d, &(struct nic_ev){ .kind = NIC_EV_RECV, .queue = q.a, .len = q.b, .handle = q.c, .offset = q.d,
+                                          .src_node = q.ep, .src_pid = q.pid, .status = q.status });
             break;
         default:
             d->cnt.eqe_bogus++;
@@ -574,10 +580,12 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     if (!wr || !wr->len || wr->len > NIC_MAX_XFER || wr->local_va + wr->len < wr->local_va ||
         (wr->with_imm && (op != NIC_OP_RDMA_WRITE || wr->imm > NIC_IMM_MAX)))
         return NIC_EINVAL;
-    if (wr->remote.node >= nicdrv_config_of(d->drv)->nodes)
+    if (op == NIC_OP_SEND && (wr->len > NIC_MSG_MAX || !wr->remote.handle || wr->remote.handle >= NIC_MQ_QUEUES))
+        return NIC_EINVAL; /* a message: one queue id of the target, at most NIC_MSG_MAX bytes */
+    if (op != NIC_OP_POST_RECV && wr->remote.node >= nicdrv_config_of(d->drv)->nodes)
         return NIC_EPEER;
-    rc = check_local(d, wr->local_va, wr->len, op == NIC_OP_RDMA_WRITE ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE,
-                     &lbuf);
+    rc = check_local(d, wr->local_va, wr->len,
+                     op == NIC_OP_RDMA_WRITE || op == NIC_OP_SEND ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE, &lbuf);
     if (rc)
         return rc;
     if (!nicdrv_probed(d->drv))
@@ -599,6 +607,14 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     e.rpid = wr->remote.pid;
     e.roff_lo = (uint32_t)wr->remote_offset;
     e.roff_hi = (uint32_t)(wr->remote_offset >> 32);
+    if (op == NIC_OP_SEND || op == NIC_OP_POST_RECV) { /* ABI 2.2: message queues */
+        e.op = op == NIC_OP_SEND ? NIC_OP_RDMA_WRITE : NIC_OP_POST_RECV;
+        e.flags |= op == NIC_OP_SEND ? NIC_WR_SEND : 0u;
+        e.rpid = 0;
+        e.roff_lo = e.roff_hi = 0;
+        if (op == NIC_OP_POST_RECV)
+            e.rnode = nicdrv_config_of(d->drv)->node_id;
+    }
     e.rkey = wr->remote.rkey;
     e.wr_id_lo = (uint32_t)wr->wr_id;
     e.wr_id_hi = (uint32_t)(wr->wr_id >> 32);
@@ -636,6 +652,26 @@ int nic_post_write(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
 int nic_post_read(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
 {
     return post(d, ep, wr, NIC_OP_RDMA_READ);
+}
+
+int nic_post_send(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
+{
+    if (wr && wr->with_imm)
+        return NIC_EINVAL;
+    return post(d, ep, wr, NIC_OP_SEND);
+}
+
+int nic_post_recv(nic_dev_t *d, nic_ep_t ep, uint32_t queue, uint32_t qkey, const struct nic_wr *wr)
+{
+    struct nic_wr w;
+
+    if (!d || !wr || wr->with_imm || !queue || queue >= NIC_MQ_QUEUES)
+        return NIC_EINVAL;
+    if (!d->eq_open || !d->eq_notify)
+        return NIC_ENOEQ; /* messages are reported in the event queue opened with NIC_EQ_NOTIFY */
+    w = *wr;
+    w.remote = (struct nic_remote){ .handle = queue, .rkey = qkey };
+    return post(d, ep, &w, NIC_OP_POST_RECV);
 }
 
 /* ---- completions ---- */
@@ -750,6 +786,12 @@ const char *nic_wc_status_str(int status)
         return "flushed";
     case NIC_WC_HOST_ERROR:
         return "host DMA error";
+    case NIC_WC_NO_RESOURCES:
+        return "no resources";
+    case NIC_WC_RNR:
+        return "receiver not ready (no buffer posted)";
+    case NIC_WC_TOO_BIG:
+        return "message longer than the posted buffer";
     default:
         return "unknown status";
     }

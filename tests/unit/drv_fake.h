@@ -111,6 +111,13 @@ struct fake {
     } eq[16];
     uint32_t eq_fires, eq_lost, eq_arms; /* NIC_EV_EQ posted; entries lost; EQ_ARMs taken */
     uint32_t imm_no_eq;                  /* writes with immediate to a process without a notify queue */
+    struct fake_mq { /* message queues, as the NCP keeps them (firmware/src/mq.c) */
+        bool open;
+        uint16_t pid, ep;
+        uint32_t key, head, tail;
+        struct { uint32_t buf, off, len; } b[NIC_MQ_DEPTH];
+    } mq[NIC_MQ_QUEUES];
+    uint32_t mq_placed, mq_refused;      /* messages placed; sends refused (the NCP's counters) */
     uint32_t usage_cmds;                 /* NIC_CMD_USAGE answered */
     uint64_t stamp;
     /* what the tests look at */

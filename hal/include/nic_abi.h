@@ -27,7 +27,7 @@
                                   * ep_evictions, ep_db_refused (were reserved[2..4]);
                                   * 2.2 also: message queues (issue 15 item 7): NIC_OP_POST_RECV, NIC_WR_SEND,
                                   * NIC_EQE_RECV, nic_eqe.status (was reserved1), NIC_ST_RNR / TOO_BIG,
-                                  * nic_stats.mq_* (were reserved_xlate[0..2]) */
+                                  * nic_stats.mq_* (were reserved_xlate[2..4], the last three) */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -470,7 +470,7 @@ struct nic_stats {
     /* prefetch on a miss (issue 14, in what was reserved_xlate[0..1]) */
     uint32_t miss_prefetch_lines; /* lines miss requests asked for beyond the missed line */
     uint32_t miss_range_merged;   /* misses that fell into an outstanding request's prefetched lines */
-    /* message queues (ABI 2.2, in what were reserved_xlate[0..2]) */
+    /* message queues (ABI 2.2, in what were reserved_xlate[2..4], the last three) */
     uint32_t mq_placed;          /* messages placed into posted buffers (reported NIC_EQE_RECV) */
     uint32_t mq_rnr_nacks;       /* sends answered BUSY: their queue had no posted buffer */
     uint32_t mq_refused;         /* sends refused: unknown queue, wrong key, too long, NIC_ST_RNR */

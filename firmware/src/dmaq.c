@@ -5,6 +5,7 @@
  * pops. Counts: posted (head) >= issued >= done, free-running, masked on use.
  */
 #include "cmd.h"
+#include "conn.h"
 #include "dmaq.h"
 #include "ncp.h"
 #include "rx.h"
@@ -88,6 +89,9 @@ void dmaq_complete(void)
             break;
         case DK_CMD:
             cmd_dma_done(err);
+            break;
+        case DK_PEER:
+            conn_dma_done(r.a, r.b, err);
             break;
         default:
             break;

@@ -206,7 +206,6 @@ static int serve_ep(uint8_t epi)
                                     others one entry per pass, not four (issue 18, item 7) */
         }
         struct ncp_op *o = &op_tab[ep->cur];
-        struct ncp_peer *pp = &conn_peer[o->rnode];
         if (o->status != NIC_ST_OK) {
             /* failed before all segments were sent (protection NACK, giveup): skip the rest */
             uint32_t rest = o->kind == NIC_OP_RDMA_WRITE ? o->len - o->sent : 0;
@@ -215,6 +214,13 @@ static int serve_ep(uint8_t epi)
             if (rest)
                 op_progress(o, rest);
             continue;
+        }
+        struct ncp_peer *pp = conn_get(o->rnode);
+        if (__builtin_expect(!pp, 0)) {
+            /* the peer's context is on its way from host memory (conn.c): waits for it */
+            NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
+            timer_kick();
+            return progress;
         }
         if (!xport_has_room(&pp->x) || !cc_room(o->rnode, &pp->x))
             return progress; /* window, or flow/congestion window (congestion.h) */

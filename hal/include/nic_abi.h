@@ -20,7 +20,9 @@
 #include "nic_regs.h"   /* generated (hal/regmap/nic.toml): the doorbell page layout dbpage */
 
 #define NIC_ABI_VERSION_MAJOR 2u
-#define NIC_ABI_VERSION_MINOR 1u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe) */
+#define NIC_ABI_VERSION_MINOR 2u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe);
+                                  * 2.2: peer contexts in host memory (NIC_CMD_PEER_TABLE, nic_info
+                                  * peer_slots/peer_ctx_bytes, nic_stats peer_* in reserved_xport) */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -58,7 +60,10 @@ struct nic_info {
     uint32_t sq_stride;      /* bytes between endpoints' send queues */
     struct nic_cache_geom cache[NIC_CACHE__COUNT];
     uint32_t lookup_bytes;   /* NIC memory used by the lookup structures */
-    uint32_t reserved[3];
+    /* ABI 2.2, in what was reserved[0] (0 from an older NCP: every peer's context in NIC SRAM) */
+    uint16_t peer_slots;     /* peer contexts resident in NIC SRAM; more peers need NIC_CMD_PEER_TABLE */
+    uint16_t peer_ctx_bytes; /* bytes per peer context in the host table (power of two, <= a page) */
+    uint32_t reserved[2];
 };
 
 /* ---- Commands: driver -> NCP. A ring of cmd_entries in SRAM written by the driver through the
@@ -95,6 +100,13 @@ enum nic_cmd_op {
     NIC_CMD_USAGE = 13,        /* cache; a/b: host PA, c: bytes there: the cache's ways (struct
                                 * nic_usage_way, set by set), as many as fit, for the driver's
                                 * least-recently-used victim choice (seed 001); answered after the DMA */
+    /* ABI 2.2, appended: the host table of peer contexts (docs/host-interface.md "Peer contexts") */
+    NIC_CMD_PEER_TABLE = 14,   /* after INIT, before any traffic, when nodes > nic_info.peer_slots: one per
+                               * page of the host table of peer contexts (peer_ctx_bytes each, page c holding
+                               * peers c * (4096 / peer_ctx_bytes) on): c = page index, a/b = its host PA
+                               * (4 KiB aligned, NIC-private: no process may map it); d: resident contexts
+                               * to use, 1..peer_slots (0: all; fewer: a test setting). Each page once:
+                               * the NCP evicts only when every page for `nodes` is known */
     NIC_CMD_EQ_POST = 12,      /* ep = event queue id, pid; key = NIC_EQE_* type the driver may post
                                 * (NIC_EQE_UPCALL), a/b/c/d = the entry's a/b/c/d: the driver's own
                                 * entry (an upcall); NO_RESOURCES: no room now */
@@ -394,7 +406,13 @@ struct nic_stats {
     uint32_t void_fails;    /* operations failed because a segment went VOID (no data) */
     uint32_t ce_received;   /* sequenced packets received with the switch's congestion mark (CE) */
     uint32_t cc_cuts;       /* congestion window cuts on an echoed mark (ECE) */
-    uint32_t reserved_xport[5];
+    /* peer contexts (ABI 2.2, in what was reserved_xport[0..4]; docs/firmware.md "Peer contexts") */
+    uint32_t peer_fills;      /* contexts filled from the host table (a peer not resident was needed) */
+    uint32_t peer_evictions;  /* resident contexts chosen as victims (quiet peers only) */
+    uint32_t peer_writebacks; /* victims' contexts written back to the host table */
+    uint32_t peer_fill_drops; /* frames dropped because their source's context was being filled */
+    uint32_t peer_no_victim;  /* a context was needed, no slot free and no resident peer quiet: the
+                               * frame dropped (its sender resends) or the send retried later */
     /* translation liveness (issue 18) */
     uint32_t miss_requests;      /* miss requests recorded (one per (cache, pid, line) outstanding) */
     uint32_t miss_reposts;       /* posted misses the host did not answer within 10 ms, posted again */

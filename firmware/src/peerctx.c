@@ -97,16 +97,17 @@ static struct ncp_peer *take(uint32_t s)
 }
 
 /* A resident peer may leave NIC SRAM: nothing of its connection runs without a frame from it (nothing
- * in flight, so no timer and no resend; no ACK owed; no receive DMA whose completion names it; not in
- * a work set). Its context holds all of its state (written back whole, filled back whole): nothing is
- * lost, and whatever comes from the peer later fills it again first. */
+ * in flight, so no timer and no resend; no ACK owed; no receive DMA whose completion names it). Its
+ * context holds all of its state (written back whole, filled back whole): nothing is lost, and
+ * whatever comes from the peer later fills it again first. (Left in peer_tx or peer_rexmit with
+ * nothing in flight, conn_timer and seg_resend_poll find conn_none idle and drop it from the set;
+ * peer_ack is checked: conn_flush_acks would answer for it.) */
 static int conn_quiet(uint16_t p)
 {
     const struct ncp_peer *pp = conn_pp[p];
-    uint32_t w = p / 32u;
 
     return pp->x.una == pp->x.nxt && !pp->x.ack_pending && !pp->rx_dma_pending &&
-           !((ncp_work.peer_tx[w] | ncp_work.peer_rexmit[w] | ncp_work.peer_ack[w]) >> (p % 32u) & 1u);
+           !(ncp_work.peer_ack[p / 32u] >> (p % 32u) & 1u);
 }
 
 struct ncp_peer *conn_get_slow(uint16_t p)
@@ -149,6 +150,7 @@ void conn_dma_done(uint32_t s, uint16_t victim, uint8_t err)
             slot_state[s] = SL_LIVE;
             conn_pp[victim] = &conn_slot[s];
         }
+        ncp_work.parked_wake = 1; /* a parked send asks again (a frame's sender resends anyway) */
         return;
     }
     if (victim != NO_VICTIM) {

@@ -29,10 +29,16 @@ void xport_init(struct xport_peer *p, uint32_t tx_isn, uint64_t rx_isn)
 }
 
 #define ROTL64(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+/* Off every per-packet path (keying): compiled for size where the compiler can (GCC: the firmware). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define XP_SMALL __attribute__((noinline, optimize("Os")))
+#else
+#define XP_SMALL __attribute__((noinline))
+#endif
 
 /* `n` SipHash rounds on v (a loop, not unrolled: keyed only when a connection is created, and the
  * unrolled rounds cost 1.2 KiB of instruction memory on RV32). */
-__attribute__((noinline)) static void siprounds(uint64_t v[4], uint32_t n)
+XP_SMALL static void siprounds(uint64_t v[4], uint32_t n)
 {
     while (n--) {
         v[0] += v[1]; v[1] = ROTL64(v[1], 13); v[1] ^= v[0]; v[0] = ROTL64(v[0], 32);
@@ -42,7 +48,7 @@ __attribute__((noinline)) static void siprounds(uint64_t v[4], uint32_t n)
     }
 }
 
-__attribute__((noinline)) uint64_t xport_prf(const uint32_t k[4], uint64_t m)
+XP_SMALL uint64_t xport_prf(const uint32_t k[4], uint64_t m)
 {
     uint64_t k0 = (uint64_t)k[0] | (uint64_t)k[1] << 32, k1 = (uint64_t)k[2] | (uint64_t)k[3] << 32;
     uint64_t v[4] = {k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull, k0 ^ 0x6c7967656e657261ull,

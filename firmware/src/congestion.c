@@ -51,9 +51,7 @@ void cc_setup(uint32_t opts)
 void cc_peer_start(uint16_t p, uint32_t una)
 {
     cc_tx_init(&cc_tx[p], &cc_cfg, una, cc_opts);
-    cc_win[p] = (uint8_t)cc_tx[p].win; /* XP_WIN when off */
-    cc_granted[p] = 0;
-    cc_echo[p] = 0;
+    cc_win[p] = (uint8_t)cc_tx[p].win; /* XP_WIN when off (cc_granted, cc_echo: zero since INIT) */
 }
 
 void cc_on_frame(uint16_t peer, const struct pkt_hdr *h)

@@ -33,6 +33,7 @@ static inline struct ncp_peer *conn_get(uint16_t p)
     struct ncp_peer *pp = conn_pp[p];
     return __builtin_expect(pp != &conn_none, 1) ? pp : conn_get_slow(p);
 }
+extern uint8_t conn_backed; /* the host table is complete: victims may be evicted */
 /* A page of the host table of contexts (NIC_CMD_PEER_TABLE): page `idx` at host PA `pa`; `slots`:
  * the resident contexts to use (0: NCP_PEER_SLOTS). Returns a NIC_ST_* status. */
 int32_t conn_set_page(uint32_t idx, uint64_t pa, uint32_t slots);

@@ -206,8 +206,6 @@ static void ops_read_check(void)
     uint32_t n = 0, to = ncp_read_timeout(), next = ncp.now + to / 4u;
 
     for (uint32_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
-        if (!conn_resident((uint16_t)p))
-            continue; /* not resident: quiet, no progress to see */
         const struct xport_peer *x = &conn_peer(p).x;
         if (x->expected != seen[p].expected || x->una != seen[p].una)
             seen_now(p);

@@ -51,9 +51,11 @@ struct ncp_peer conn_none; /* (zero: never synced, una == nxt, nothing pending) 
 static struct ncp_peer conn_slot[NCP_PEER_SLOTS] __attribute__((aligned(16)));
 static uint16_t slot_owner[NCP_PEER_SLOTS]; /* the peer whose context the slot holds (or is for) */
 static uint8_t slot_state[NCP_PEER_SLOTS];
+static uint32_t slot_at[NCP_PEER_SLOTS], slot_mark[NCP_PEER_SLOTS]; /* when it became resident, and how far */
 static uint8_t peer_slot[NCP_MAX_PEERS];     /* the slot a peer maps to, NO_SLOT: host memory (or none) */
 static uint32_t created[NCP_PEER_WORDS];     /* the peer's context exists (derived before) */
-static uint8_t nslots = NCP_PEER_SLOTS, hand, backed;
+static uint8_t nslots = NCP_PEER_SLOTS, hand;
+uint8_t conn_backed; /* the host table is complete: victims may be evicted */
 static uint64_t peer_dir[PEER_DIR];          /* host PAs of the table's pages (NIC_CMD_PEER_TABLE) */
 static uint32_t peer_pages;                  /* of them known */
 struct peer_stats peer_st;
@@ -69,6 +71,21 @@ static void ctx_dma(uint32_t s, uint32_t p, uint32_t victim)
     dmaq_pump();
 }
 
+/* Slot s holds its owner's context from now on: resident, protected from eviction for PEER_HOLD
+ * unless it makes progress (the frame whose drop filled it comes again only at its sender's next
+ * timeout: evicted again meanwhile, by a busy node's other peers, it would never get in). */
+#define PEER_HOLD (NCP_RTO * 40u) /* the longest timeout (rto << backoff_max) with its jitter */
+static struct ncp_peer *live(uint32_t s)
+{
+    struct ncp_peer *pp = &conn_slot[s];
+
+    slot_state[s] = SL_LIVE;
+    slot_at[s] = ncp.now;
+    slot_mark[s] = pp->x.expected + pp->x.nxt;
+    ncp_work.parked_wake = 1; /* endpoints that waited for a peer's context */
+    return conn_pp[slot_owner[s]] = pp;
+}
+
 /* Slot s is its owner's from now on: derived now if never created (returned), else filled (NULL). */
 static struct ncp_peer *take(uint32_t s)
 {
@@ -82,7 +99,6 @@ static struct ncp_peer *take(uint32_t s)
         return NULL;
     }
     *w |= b;
-    slot_state[s] = SL_LIVE;
     uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me), tx_isn = (uint32_t)prf(PRF_ISN, me, p);
     xport_init(&pp->x, tx_isn, rx_isn);
     pp->x.sr = conn_sr;
@@ -93,21 +109,23 @@ static struct ncp_peer *take(uint32_t s)
     pp->rx_dma_pending = 0;
     pp->rx_err = 0;
     cc_peer_start(p, tx_isn);
-    return conn_pp[p] = pp;
+    return live(s);
 }
 
-/* A resident peer may leave NIC SRAM: nothing of its connection runs without a frame from it (nothing
- * in flight, so no timer and no resend; no ACK owed; no receive DMA whose completion names it). Its
- * context holds all of its state (written back whole, filled back whole): nothing is lost, and
- * whatever comes from the peer later fills it again first. (Left in peer_tx or peer_rexmit with
- * nothing in flight, conn_timer and seg_resend_poll find conn_none idle and drop it from the set;
- * peer_ack is checked: conn_flush_acks would answer for it.) */
-static int conn_quiet(uint16_t p)
+/* Slot s's peer may leave NIC SRAM: nothing of its connection runs without a frame from it (nothing
+ * in flight, so no timer and no resend; no ACK owed; no receive DMA whose completion names it), and
+ * it is past its hold. Its context holds all of its state (written back whole, filled back whole):
+ * nothing is lost, and whatever comes from the peer later fills it again first. (Left in peer_tx or
+ * peer_rexmit with nothing in flight, conn_timer and seg_resend_poll find conn_none idle and drop it
+ * from the set; peer_ack is checked: conn_flush_acks would answer for it.) */
+static int evictable(uint32_t s)
 {
+    uint16_t p = slot_owner[s];
     const struct ncp_peer *pp = conn_pp[p];
 
-    return pp->x.una == pp->x.nxt && !pp->x.ack_pending && !pp->rx_dma_pending &&
-           !(ncp_work.peer_ack[p / 32u] >> (p % 32u) & 1u);
+    return slot_state[s] == SL_LIVE && pp->x.una == pp->x.nxt && !pp->x.ack_pending && !pp->rx_dma_pending &&
+           !(ncp_work.peer_ack[p / 32u] >> (p % 32u) & 1u) &&
+           (pp->x.expected + pp->x.nxt != slot_mark[s] || ncp.now - slot_at[s] > PEER_HOLD);
 }
 
 struct ncp_peer *conn_get_slow(uint16_t p)
@@ -120,7 +138,7 @@ struct ncp_peer *conn_get_slow(uint16_t p)
         ;
     if (s == n) { /* no free slot: a quiet victim from the clock hand on */
         for (i = 0, s = hand; i < n; i++, s = s + 1u < n ? s + 1u : 0u)
-            if (backed && slot_state[s] == SL_LIVE && conn_quiet(slot_owner[s]))
+            if (conn_backed && evictable(s))
                 break;
         if (i == n) {
             ncp_sat_inc(&peer_st.no_victim);
@@ -140,10 +158,8 @@ struct ncp_peer *conn_get_slow(uint16_t p)
 
 void conn_dma_done(uint32_t s, uint16_t victim, uint8_t err)
 {
-    uint16_t p = slot_owner[s];
-
     if (err || (victim != NO_VICTIM && !dmaq_room(1))) { /* (no room for the fill: as a failure) */
-        peer_slot[p] = NO_SLOT; /* the peer asks again */
+        peer_slot[slot_owner[s]] = NO_SLOT; /* the peer asks again */
         slot_state[s] = SL_FREE;
         if (victim != NO_VICTIM) { /* the host copy may be torn: the victim stays */
             slot_owner[s] = victim;
@@ -151,19 +167,14 @@ void conn_dma_done(uint32_t s, uint16_t victim, uint8_t err)
             conn_pp[victim] = &conn_slot[s];
         }
         ncp_work.parked_wake = 1; /* a parked send asks again (a frame's sender resends anyway) */
-        return;
-    }
-    if (victim != NO_VICTIM) {
+    } else if (victim != NO_VICTIM) {
         ncp_sat_inc(&peer_st.writebacks);
         peer_slot[victim] = NO_SLOT;
-        if (!take(s))
-            return; /* filled next */
+        take(s); /* derived, or filled next */
     } else {
         ncp_sat_inc(&peer_st.fills);
-        slot_state[s] = SL_LIVE;
-        conn_pp[p] = &conn_slot[s];
+        live(s);
     }
-    ncp_work.parked_wake = 1; /* endpoints that waited for a peer's context */
 }
 
 int32_t conn_set_page(uint32_t idx, uint64_t pa, uint32_t slots)
@@ -175,7 +186,7 @@ int32_t conn_set_page(uint32_t idx, uint64_t pa, uint32_t slots)
     peer_dir[idx] = pa;
     if (slots) /* fewer resident contexts (a test setting; those beyond stay as they are) */
         nslots = (uint8_t)slots;
-    backed = ++peer_pages == need; /* victims only once every page is known */
+    conn_backed = ++peer_pages == need; /* victims only once every page is known */
     return NIC_ST_OK;
 }
 
@@ -192,7 +203,7 @@ void ncp_secure(const uint32_t k[4])
     memset(peer_dir, 0, sizeof peer_dir);
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
         conn_pp[p] = &conn_none;
-    peer_pages = hand = backed = conn_sr = 0;
+    peer_pages = hand = conn_backed = conn_sr = 0;
     nslots = NCP_PEER_SLOTS;
     /* a different start per boot when the secret differs (the host's entropy): an op id of an
      * earlier incarnation of this node is unlikely to name a live op */

@@ -216,14 +216,9 @@ static int serve_ep(uint8_t epi)
             continue;
         }
         struct ncp_peer *pp = conn_get(o->rnode);
-        if (__builtin_expect(!pp, 0)) {
-            /* the peer's context is on its way from host memory (conn.c): waits for it */
-            NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_PARKED);
-            timer_kick();
-            return progress;
-        }
-        if (!xport_has_room(&pp->x) || !cc_room(o->rnode, &pp->x))
-            return progress; /* window, or flow/congestion window (congestion.h) */
+        if (!pp || !xport_has_room(&pp->x) || !cc_room(o->rnode, &pp->x))
+            return progress; /* the peer's context on its way (peerctx.c), window, or flow/congestion
+                                window (congestion.h): served again next pass */
         ncp_cookie_t cookie;
         if (o->kind == NIC_OP_RDMA_READ)
             cookie = CK_MAKE(CK_READREQ, o->id, 0);

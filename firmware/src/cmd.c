@@ -87,6 +87,8 @@ void cmd_init(void)
     i->sq_entries = NCP_SQ_N;
     i->cmd_entries = NCP_CMD_N;
     i->max_peers = NCP_MAX_PEERS;
+    i->peer_slots = NCP_PEER_SLOTS; /* ABI 2.2: the rest of the peers' contexts in host memory */
+    i->peer_ctx_bytes = NCP_PEER_CTX;
     i->cmd_ring = HAL_SRAM_OFF(q.cmd);
     i->sq_base = NIC_SRAM_SENDQ_OFFSET;
     i->sq_stride = NIC_SENDQ_STRIDE;
@@ -199,6 +201,7 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
 /* The endpoint being closed (0: none) and every peer's next sequence number at its EP_CLOSE. */
 static uint16_t close_ep;
 static uint32_t close_nxt[NCP_MAX_PEERS];
+static uint32_t close_res[NCP_PEER_WORDS]; /* the peers resident at the close (the others were quiet) */
 
 /* Every packet sent before the close left its window: acknowledged, or dropped by a give-up. */
 static int close_quiet(void)
@@ -206,7 +209,8 @@ static int close_quiet(void)
     struct ncp_ep *ep = &ep_tab[close_ep];
 
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-        if (seq_lt(conn_peer[p].x.una, close_nxt[p])) {
+        if ((close_res[p / 32u] >> (p % 32u) & 1u) && conn_resident((uint16_t)p) &&
+            seq_lt(conn_peer(p).x.una, close_nxt[p])) { /* (evicted since: quiet, una reached it) */
             ncp_sat_inc(&cmd_cnt.close_busy);
             return 0;
         }
@@ -290,8 +294,12 @@ static void cmd_start(const struct nic_cmd *c)
             NCP_SET_STATE(ep, ep_state_name, "ep", e, EP_CLOSED);
             ops_flush_ep((uint8_t)e);
             close_ep = (uint16_t)e;
-            for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-                close_nxt[p] = conn_peer[p].x.nxt;
+            memset(close_res, 0, sizeof close_res);
+            for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
+                close_nxt[p] = conn_peer(p).x.nxt;
+                if (conn_resident((uint16_t)p))
+                    close_res[p / 32u] |= 1u << (p % 32u);
+            }
         }
         cs.armed = 0;
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
@@ -306,6 +314,9 @@ static void cmd_start(const struct nic_cmd *c)
         }
         dmaq_post(HAL_SRAM_OFF(cmd_image), ab, xlate_line_bytes(c->cache), 0, DK_CMD, 0, 0);
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
+        break;
+    case NIC_CMD_PEER_TABLE: /* ABI 2.2: a page of the host table of peer contexts */
+        cmd_answer(conn_set_page(c->c, ab, c->d));
         break;
     case NIC_CMD_INVALIDATE:
         if (c->cache >= NIC_CACHE__COUNT) {
@@ -378,6 +389,7 @@ void cmd_dma_done(uint8_t err)
         cmd_answer(xlate_fill(c->cache, c->pid, c->key, epoch, cmd_image));
     } else if (c->op == NIC_CMD_STATIC_LOAD) {
         cmd_answer(xlate_static_load(c->cache, c->pid, c->key, cmd_image));
+
     } else {
         cmd_answer(NIC_ST_OK);
     }

@@ -5,6 +5,7 @@
  * pops. Counts: posted (head) >= issued >= done, free-running, masked on use.
  */
 #include "cmd.h"
+#include "conn.h"
 #include "dmaq.h"
 #include "epc.h"
 #include "ncp.h"
@@ -92,6 +93,9 @@ void dmaq_complete(void)
             break;
         case DK_EPC:
             epc_dma_done(r.a, r.b, err);
+            break;
+        case DK_PEER:
+            conn_dma_done(r.a, r.b, err);
             break;
         default:
             break;

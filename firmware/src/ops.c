@@ -171,8 +171,8 @@ static struct {
 
 static void seen_now(uint32_t p)
 {
-    seen[p].expected = conn_peer[p].x.expected;
-    seen[p].una = conn_peer[p].x.una;
+    seen[p].expected = conn_peer(p).x.expected;
+    seen[p].una = conn_peer(p).x.una;
     seen[p].at = ncp.now;
 }
 
@@ -208,7 +208,7 @@ static void ops_read_check(void)
     uint32_t n = 0, to = ncp_read_timeout(), next = ncp.now + to / 4u;
 
     for (uint32_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
-        const struct xport_peer *x = &conn_peer[p].x;
+        const struct xport_peer *x = &conn_peer(p).x;
         if (x->expected != seen[p].expected || x->una != seen[p].una)
             seen_now(p);
     }
@@ -218,7 +218,7 @@ static void ops_read_check(void)
             continue; /* free, completing, a write, or a read whose request is in the window */
         uint32_t due = seen[o->rnode].at + to;
         if (seq_le(due, ncp.now)) {
-            if (conn_peer[o->rnode].rx_dma_pending == 0) {
+            if (conn_peer(o->rnode).rx_dma_pending == 0) { /* (not resident: 0) */
                 ncp_sat_inc(&ops_cnt.read_timeouts);
                 op_fail(o, NIC_ST_UNREACHABLE);
                 op_progress(o, o->len - o->done);

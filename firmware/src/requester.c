@@ -221,7 +221,6 @@ static int serve_ep(uint8_t epi)
                                     others one entry per pass, not four (issue 18, item 7) */
         }
         struct ncp_op *o = &op_tab[ep->cur];
-        struct ncp_peer *pp = &conn_peer[o->rnode];
         if (o->status != NIC_ST_OK) {
             /* failed before all segments were sent (protection NACK, giveup): skip the rest */
             uint32_t rest = o->kind == NIC_OP_RDMA_WRITE ? o->len - o->sent : 0;
@@ -231,8 +230,10 @@ static int serve_ep(uint8_t epi)
                 op_progress(o, rest);
             continue;
         }
-        if (!xport_has_room(&pp->x) || !cc_room(o->rnode, &pp->x))
-            return progress; /* window, or flow/congestion window (congestion.h) */
+        struct ncp_peer *pp = conn_get(o->rnode);
+        if (!pp || !xport_has_room(&pp->x) || !cc_room(o->rnode, &pp->x))
+            return progress; /* the peer's context on its way (peerctx.c), window, or flow/congestion
+                                window (congestion.h): served again next pass */
         ncp_cookie_t cookie;
         if (o->kind == NIC_OP_RDMA_READ)
             cookie = CK_MAKE(CK_READREQ, o->id, 0);

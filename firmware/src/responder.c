@@ -105,7 +105,7 @@ static inline __attribute__((always_inline)) int target_ok(uint16_t peer, const 
 /* Returns 1 when the RX buffer is now owned by a DMA (released by rx_dma_done). */
 int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
 {
-    struct ncp_peer *pp = &conn_peer[peer];
+    struct ncp_peer *pp = &conn_peer(peer);
     enum xl_result res;
     uint64_t va = 0;
     uint32_t right = NIC_RIGHT_REMOTE_WRITE;
@@ -150,7 +150,7 @@ int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
     uint64_t va = 0;
 
     if (h->flags & PKT_F_VOID) { /* the initiator failed the read (refused before): no response */
-        xport_rx_accept(&conn_peer[peer].x);
+        xport_rx_accept(&conn_peer(peer).x);
         return 0;
     }
     if (!target_ok(peer, h, h->xlen, NIC_RIGHT_REMOTE_READ, &va))
@@ -160,7 +160,7 @@ int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
         tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
         return 0;
     }
-    xport_rx_accept(&conn_peer[peer].x);
+    xport_rx_accept(&conn_peer(peer).x);
     return 0;
 }
 
@@ -215,7 +215,8 @@ void resp_poll(void)
         uint32_t i = ncp_lowest_bit(m);
         struct ncp_resp *r = &resp_tab[i];
         for (unsigned budget = 0; budget < 4 && r->state == RESP_SENDING; budget++) {
-            if (!xport_has_room(&conn_peer[r->peer].x) || !cc_room(r->peer, &conn_peer[r->peer].x))
+            struct ncp_peer *pp = conn_get(r->peer); /* (NULL: its context on its way) */
+            if (!pp || !xport_has_room(&pp->x) || !cc_room(r->peer, &pp->x))
                 break;
             ncp_cookie_t ck = CK_MAKE(CK_READRESP, r->id, r->sent / NCP_MTU);
             enum build_result b = seg_send_new(r->peer, ck);

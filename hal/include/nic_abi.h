@@ -27,7 +27,9 @@
                                   * ep_evictions, ep_db_refused (were reserved[2..4]);
                                   * 2.2 also: message queues (issue 15 item 7): NIC_OP_POST_RECV, NIC_WR_SEND,
                                   * NIC_EQE_RECV, nic_eqe.status (was reserved1), NIC_ST_RNR / TOO_BIG,
-                                  * nic_stats.mq_* (were reserved_xlate[2..4], the last three) */
+                                  * nic_stats.mq_* (were reserved_xlate[2..4], the last three);
+                                  * 2.2 also: peer contexts in host memory (NIC_CMD_PEER_TABLE, nic_info
+                                  * peer_slots/peer_ctx_bytes (were reserved[1]), nic_stats peer_* in reserved_xport) */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -68,7 +70,10 @@ struct nic_info {
     uint16_t max_eps;        /* ABI 2.2 (was reserved[0]): endpoint ids 1..max_eps-1; those from
                               * max_procs on are host endpoints (NIC_CMD_EP_TABLE); 0: none */
     uint16_t ep_slots;       /* ABI 2.2: host endpoint contexts the NIC caches at once */
-    uint32_t reserved[2];
+    /* ABI 2.2, in what was reserved[1] (0 from an older NCP: every peer's context in NIC SRAM) */
+    uint16_t peer_slots;     /* peer contexts resident in NIC SRAM; more peers need NIC_CMD_PEER_TABLE */
+    uint16_t peer_ctx_bytes; /* bytes per peer context in the host table (power of two, <= a page) */
+    uint32_t reserved[1];
 };
 
 /* ---- Commands: driver -> NCP. A ring of cmd_entries in SRAM written by the driver through the
@@ -105,6 +110,13 @@ enum nic_cmd_op {
     NIC_CMD_USAGE = 13,        /* cache; a/b: host PA, c: bytes there: the cache's ways (struct
                                 * nic_usage_way, set by set), as many as fit, for the driver's
                                 * least-recently-used victim choice (seed 001); answered after the DMA */
+    /* ABI 2.2, appended: the host table of peer contexts (docs/host-interface.md "Peer contexts") */
+    NIC_CMD_PEER_TABLE = 14,   /* after INIT, before any traffic, when nodes > nic_info.peer_slots: one per
+                               * page of the host table of peer contexts (peer_ctx_bytes each, page c holding
+                               * peers c * (4096 / peer_ctx_bytes) on): c = page index, a/b = its host PA
+                               * (4 KiB aligned, NIC-private: no process may map it); d: resident contexts
+                               * to use, 1..peer_slots (0: all; fewer: a test setting). Each page once:
+                               * the NCP evicts only when every page for `nodes` is known */
     NIC_CMD_EQ_POST = 12,      /* ep = event queue id, pid; key = NIC_EQE_* type the driver may post
                                 * (NIC_EQE_UPCALL), a/b/c/d = the entry's a/b/c/d: the driver's own
                                 * entry (an upcall); NO_RESOURCES: no room now */
@@ -462,7 +474,13 @@ struct nic_stats {
     uint32_t void_fails;    /* operations failed because a segment went VOID (no data) */
     uint32_t ce_received;   /* sequenced packets received with the switch's congestion mark (CE) */
     uint32_t cc_cuts;       /* congestion window cuts on an echoed mark (ECE) */
-    uint32_t reserved_xport[5];
+    /* peer contexts (ABI 2.2, in what was reserved_xport[0..4]; docs/firmware.md "Peer contexts") */
+    uint32_t peer_fills;      /* contexts filled from the host table (a peer not resident was needed) */
+    uint32_t peer_evictions;  /* resident contexts chosen as victims (quiet peers only) */
+    uint32_t peer_writebacks; /* victims' contexts written back to the host table */
+    uint32_t peer_fill_drops; /* frames dropped because their source's context was being filled */
+    uint32_t peer_no_victim;  /* a context was needed, no slot free and no resident peer quiet: the
+                               * frame dropped (its sender resends) or the send retried later */
     /* translation liveness (issue 18) */
     uint32_t miss_requests;      /* miss requests recorded (one per (cache, pid, line) outstanding) */
     uint32_t miss_reposts;       /* posted misses the host did not answer within 10 ms, posted again */

@@ -108,6 +108,11 @@ struct nicdrv_config {
                                    message, and the miss thread fills them all in order, so a large
                                    transfer pays one host miss, not one per line. 0 (default): one
                                    line per miss, the seed. At most NIC_PREFETCH_MAX */
+    uint32_t peer_slots;        /* peer contexts the NCP keeps resident in NIC SRAM (NIC_CMD_PEER_TABLE's
+                                   d; issue 13): 0 (default) = all it has (nic_info.peer_slots); fewer
+                                   is a test setting that makes it fill and evict with a small cluster.
+                                   The driver gives the NCP its host table of peer contexts whenever
+                                   the cluster has more nodes than that */
     uint32_t pin_mode;          /* enum nicdrv_pin_mode (issue 14, item 3), dynamic build: when a
                                    registered buffer's pages are pinned (default NICDRV_PIN_ON_MISS) */
     /* Observer of the driver's cache work, for tools (nicsim --events); NULL (default): none.

@@ -71,6 +71,8 @@ struct nicdrv {
     struct nic_info info;
     bool dynamic;
     uint64_t ev_pa;
+    uint64_t *peer_pa; /* the host table of peer contexts (NIC_CMD_PEER_TABLE): its pages, NIC-private */
+    uint32_t peer_pages;
     uint32_t ev_size, ev_ci;
     struct drv_slot *slots;
     uint32_t nslots, cmd_pi, cmd_answered;

@@ -77,6 +77,7 @@ struct ns_opts {
     uint64_t mem_pressure; /* --mem-pressure: OS pressure period, cycles (0: off); the driver's MMU notifier on */
     int prefill;           /* driver installs PCH/CBH lines at EP_OPEN / registration (nicdrv cfg) */
     unsigned prefetch;     /* prefetch on a miss: VMH lines per miss request (nicdrv cfg; 0: one) */
+    unsigned peer_slots;   /* --peer-slots: resident peer contexts in each NCP (nicdrv cfg; 0: all) */
     unsigned pin_mode;     /* enum nicdrv_pin_mode (nicdrv cfg): on-miss, at-reg, overlap */
     unsigned evict;        /* enum nicdrv_evict (nicdrv cfg): lrf, lru */
     int sr;                /* --sr: selective repeat in every NCP (nicdrv cfg xport_opts NIC_XOPT_SR) */

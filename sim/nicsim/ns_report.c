@@ -635,6 +635,11 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "loop_frames", s->loop_frames);
         report_u64(y, "ce_received", s->ce_received);
         report_u64(y, "cc_cuts", s->cc_cuts);
+        report_u64(y, "peer_fills", s->peer_fills); /* peer contexts (issue 13): docs/firmware.md */
+        report_u64(y, "peer_evictions", s->peer_evictions);
+        report_u64(y, "peer_writebacks", s->peer_writebacks);
+        report_u64(y, "peer_fill_drops", s->peer_fill_drops);
+        report_u64(y, "peer_no_victim", s->peer_no_victim);
         y = cJSON_AddObjectToObject(q, "mac");
         report_u64(y, "rx_ok", n->mac.rx_ok);
         report_u64(y, "rx_bad_crc", n->mac.rx_bad_crc);

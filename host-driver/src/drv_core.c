@@ -677,6 +677,7 @@ int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t e
     if (rc) {
         fail(err, errlen, rc, "host endpoint table not taken");
         goto fail_rings;
+    }
     for (uint32_t i = 0; i < d->peer_pages; i++) { /* before any traffic: no endpoint is open yet */
         struct nic_cmd pt = {.op = NIC_CMD_PEER_TABLE, .a = (uint32_t)d->peer_pa[i],
                              .b = (uint32_t)(d->peer_pa[i] >> 32), .c = i, .d = i ? 0 : d->cfg.peer_slots};

@@ -23,7 +23,9 @@ set(NIC_SLOW_TESTS
   system.sizes system.sizes_static system.sizes_nofast nicsim.link_stream_5g nicsim.stream_read nicsim.pingpong
   nicsim.link_serialisation nicsim.events nicsim.prefill_off nicsim.prefill_on nicsim.stream_faults nicsim.peers_34 nicsim.gdb.raw
   # issue 14 (9-40 s each on a loaded 2-core machine)
-  nicsim.incast_nocc nicsim.incast_cc nicsim.incast_ring nicsim.incast_flow nicsim.incast_flow_only nicsim.incast_faults)
+  nicsim.incast_nocc nicsim.incast_cc nicsim.incast_ring nicsim.incast_flow nicsim.incast_flow_only nicsim.incast_faults
+  # issue 13 item 3 (5-25 s of CPU each)
+  nicsim.peer_cache_fft nicsim.peer_cache_faults nicsim.nodes_64 nicsim.nodes_96)
 
 function(nic_speed_labels)
   get_property(tests DIRECTORY PROPERTY TESTS)

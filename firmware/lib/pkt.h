@@ -31,6 +31,9 @@ enum pkt_type {
 #define PKT_F_CE 0x10u     /* congestion experienced: set by the switch on a frame it queued above
                             * its marking threshold (docs/wire-protocol.md "Flow and congestion control") */
 #define PKT_F_ECE 0x20u    /* ACK: a packet of yours accepted since my last ACK frame carried CE */
+#define PKT_F_SEND 0x40u   /* WRITE (ABI 2.2, with LAST | IMM, one segment): a two-sided send to message
+                            * queue `buf` with its key `key`; `pid` = the sending process (firmware/src/mq.c,
+                            * docs/wire-protocol.md "Message queues") */
 
 /* ACK frames: the receiver's credit (packets beyond `ack` the sender may have in flight; 0: none
  * advertised) in the high byte of `reason` (the low byte is 0 on ACK frames). */

@@ -5,17 +5,28 @@
 
 #include "pkt.h"
 
+/* message queue entries (ABI 2.2) are well formed only where the NCP has them (src/mq.h NCP_MQ) */
+#ifdef NCP_MQ
+#define SQE_MQ NCP_MQ
+#else
+#define SQE_MQ 1
+#endif
+
 const char *const sqe_rule_name[SQE__RULES] = {"ok", "op", "flags", "len", "laddr", "roff", "rnode", "rbuf",
-                                               "reserved"};
+                                               "reserved", "mq"};
 
 static enum sqe_rule first_failed(const struct nic_sq_entry *e, const struct sqe_limits *lim)
 {
     uint64_t laddr = (uint64_t)e->laddr_hi << 32 | e->laddr_lo;
     uint64_t roff = (uint64_t)e->roff_hi << 32 | e->roff_lo;
 
-    if (e->op != NIC_OP_RDMA_WRITE && e->op != NIC_OP_RDMA_READ)
+    uint32_t mtu = lim->mtu && lim->mtu < NIC_MSG_MAX ? lim->mtu : NIC_MSG_MAX;
+
+    if (e->op != NIC_OP_RDMA_WRITE && e->op != NIC_OP_RDMA_READ && (!SQE_MQ || e->op != NIC_OP_POST_RECV))
         return SQE_R_OP;
-    if ((e->flags & ~(NIC_WR_SIGNALED | NIC_WR_IMM)) || ((e->flags & NIC_WR_IMM) && e->op != NIC_OP_RDMA_WRITE))
+    if ((e->flags & ~(NIC_WR_SIGNALED | NIC_WR_IMM | (SQE_MQ ? NIC_WR_SEND : 0u))) ||
+        ((e->flags & (NIC_WR_IMM | NIC_WR_SEND)) && e->op != NIC_OP_RDMA_WRITE) ||
+        (e->flags & (NIC_WR_IMM | NIC_WR_SEND)) == (NIC_WR_IMM | NIC_WR_SEND))
         return SQE_R_FLAGS;
     if (e->len == 0 || e->len > NIC_MAX_XFER)
         return SQE_R_LEN;
@@ -32,6 +43,10 @@ static enum sqe_rule first_failed(const struct nic_sq_entry *e, const struct sqe
     for (unsigned i = 0; i < sizeof e->reserved1 / sizeof e->reserved1[0]; i++)
         if (e->reserved1[i] && (i || !(e->flags & NIC_WR_IMM) || e->reserved1[0] > NIC_IMM_MAX))
             return SQE_R_RESERVED; /* reserved1[0]: the immediate of a NIC_WR_IMM write */
+    if (SQE_MQ && (e->flags & NIC_WR_SEND) && (e->len > mtu || roff || e->rpid))
+        return SQE_R_MQ;
+    if (SQE_MQ && e->op == NIC_OP_POST_RECV && (e->rnode != lim->me || roff || e->rpid))
+        return SQE_R_MQ;
     return SQE_OK;
 }
 

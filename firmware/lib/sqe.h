@@ -30,19 +30,23 @@ struct sqe_limits {
     uint16_t me;    /* this node's id (a request to it is a loopback: allowed) */
     uint16_t nodes; /* node ids are below this */
     uint32_t peers; /* the caller's peer table holds nodes below this (NCP_MAX_PEERS) */
+    uint32_t mtu;   /* the largest message (one segment: NCP_MTU); 0 or above NIC_MSG_MAX: NIC_MSG_MAX */
 };
 
 /* The rules, in the order they are checked. */
 enum sqe_rule {
     SQE_OK = 0,
-    SQE_R_OP,        /* op is NIC_OP_RDMA_WRITE or NIC_OP_RDMA_READ */
-    SQE_R_FLAGS,     /* flags has no bit but NIC_WR_SIGNALED */
+    SQE_R_OP,        /* op is NIC_OP_RDMA_WRITE, NIC_OP_RDMA_READ or NIC_OP_POST_RECV (ABI 2.2) */
+    SQE_R_FLAGS,     /* flags has no bit but NIC_WR_SIGNALED, NIC_WR_IMM and NIC_WR_SEND; IMM and SEND
+                      * only on a write, not both */
     SQE_R_LEN,       /* 1 <= len <= NIC_MAX_XFER */
     SQE_R_LADDR,     /* laddr < 2^44 and laddr + len < 2^44 */
     SQE_R_ROFF,      /* roff < 2^44 */
     SQE_R_RNODE,     /* rnode < nodes, rnode < peers (rnode == me: loopback) */
     SQE_R_RBUF,      /* rbuf <= PKT_MAX_BUF_ID (24-bit on the wire) */
     SQE_R_RESERVED,  /* reserved0 and every reserved1 word are zero */
+    SQE_R_MQ,        /* ABI 2.2: a send (NIC_WR_SEND) has len <= mtu (<= NIC_MSG_MAX), roff = rpid = 0;
+                      * a NIC_OP_POST_RECV has rnode = me, roff = rpid = 0 */
     SQE__RULES
 };
 

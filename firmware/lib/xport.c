@@ -29,35 +29,41 @@ void xport_init(struct xport_peer *p, uint32_t tx_isn, uint64_t rx_isn)
 }
 
 #define ROTL64(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND                                                                                          \
-    do {                                                                                                  \
-        v0 += v1; v1 = ROTL64(v1, 13); v1 ^= v0; v0 = ROTL64(v0, 32);                                   \
-        v2 += v3; v3 = ROTL64(v3, 16); v3 ^= v2;                                                         \
-        v0 += v3; v3 = ROTL64(v3, 21); v3 ^= v0;                                                         \
-        v2 += v1; v1 = ROTL64(v1, 17); v1 ^= v2; v2 = ROTL64(v2, 32);                                   \
-    } while (0)
+/* Off every per-packet path (keying): compiled for size where the compiler can (GCC: the firmware). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define XP_SMALL __attribute__((noinline, optimize("Os")))
+#else
+#define XP_SMALL __attribute__((noinline))
+#endif
 
-uint64_t xport_prf(const uint32_t k[4], uint64_t m)
+/* `n` SipHash rounds on v (a loop, not unrolled: keyed only when a connection is created, and the
+ * unrolled rounds cost 1.2 KiB of instruction memory on RV32). */
+XP_SMALL static void siprounds(uint64_t v[4], uint32_t n)
+{
+    while (n--) {
+        v[0] += v[1]; v[1] = ROTL64(v[1], 13); v[1] ^= v[0]; v[0] = ROTL64(v[0], 32);
+        v[2] += v[3]; v[3] = ROTL64(v[3], 16); v[3] ^= v[2];
+        v[0] += v[3]; v[3] = ROTL64(v[3], 21); v[3] ^= v[0];
+        v[2] += v[1]; v[1] = ROTL64(v[1], 17); v[1] ^= v[2]; v[2] = ROTL64(v[2], 32);
+    }
+}
+
+XP_SMALL uint64_t xport_prf(const uint32_t k[4], uint64_t m)
 {
     uint64_t k0 = (uint64_t)k[0] | (uint64_t)k[1] << 32, k1 = (uint64_t)k[2] | (uint64_t)k[3] << 32;
-    uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
-    uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
+    uint64_t v[4] = {k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull, k0 ^ 0x6c7967656e657261ull,
+                     k1 ^ 0x7465646279746573ull};
     uint64_t b = (uint64_t)8 << 56; /* message length 8 */
 
-    v3 ^= m;
-    SIPROUND;
-    SIPROUND;
-    v0 ^= m;
-    v3 ^= b;
-    SIPROUND;
-    SIPROUND;
-    v0 ^= b;
-    v2 ^= 0xFF;
-    SIPROUND;
-    SIPROUND;
-    SIPROUND;
-    SIPROUND;
-    return v0 ^ v1 ^ v2 ^ v3;
+    v[3] ^= m;
+    siprounds(v, 2);
+    v[0] ^= m;
+    v[3] ^= b;
+    siprounds(v, 2);
+    v[0] ^= b;
+    v[2] ^= 0xFF;
+    siprounds(v, 4);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
 static uint32_t rng_next(struct xport_peer *p)

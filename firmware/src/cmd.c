@@ -16,6 +16,7 @@
 #include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "evq.h"
 #include "ncp.h"
 #include "ops.h"
@@ -79,9 +80,15 @@ void cmd_init(void)
     i->caps = (NCP_LOOKUP_STATIC ? 0u : NIC_CAP_DYNAMIC_LOOKUP) | (NCP_NACK ? NIC_CAP_NACK : 0u);
     i->mtu = NCP_MTU;
     i->max_procs = NCP_EPS;
+    if (epc_table) { /* ABI 2.2: host endpoints max_procs..max_eps-1 (epc.c, when linked) */
+        i->max_eps = NCP_EP_IDS;
+        i->ep_slots = NCP_EPC_N;
+    }
     i->sq_entries = NCP_SQ_N;
     i->cmd_entries = NCP_CMD_N;
     i->max_peers = NCP_MAX_PEERS;
+    i->peer_slots = NCP_PEER_SLOTS; /* ABI 2.2: the rest of the peers' contexts in host memory */
+    i->peer_ctx_bytes = NCP_PEER_CTX;
     i->cmd_ring = HAL_SRAM_OFF(q.cmd);
     i->sq_base = NIC_SRAM_SENDQ_OFFSET;
     i->sq_stride = NIC_SENDQ_STRIDE;
@@ -187,12 +194,14 @@ void cmd_on_doorbell(uint32_t off, uint32_t data)
             ncp_sat_inc(&cmd_cnt.doorbell_bad);
     } else {
         ncp_sat_inc(&cmd_cnt.doorbell_bad);
+        ncp_work.db_fifo = 1; /* from the doorbell FIFO, which may have dropped others (epc.c) */
     }
 }
 
 /* The endpoint being closed (0: none) and every peer's next sequence number at its EP_CLOSE. */
 static uint16_t close_ep;
 static uint32_t close_nxt[NCP_MAX_PEERS];
+static uint32_t close_res[NCP_PEER_WORDS]; /* the peers resident at the close (the others were quiet) */
 
 /* Every packet sent before the close left its window: acknowledged, or dropped by a give-up. */
 static int close_quiet(void)
@@ -200,7 +209,8 @@ static int close_quiet(void)
     struct ncp_ep *ep = &ep_tab[close_ep];
 
     for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-        if (seq_lt(conn_peer[p].x.una, close_nxt[p])) {
+        if ((close_res[p / 32u] >> (p % 32u) & 1u) && conn_resident((uint16_t)p) &&
+            seq_lt(conn_peer(p).x.una, close_nxt[p])) { /* (evicted since: quiet, una reached it) */
             ncp_sat_inc(&cmd_cnt.close_busy);
             return 0;
         }
@@ -246,6 +256,10 @@ static void cmd_start(const struct nic_cmd *c)
         cmd_answer(NIC_ST_OK);
         break;
     case NIC_CMD_EP_OPEN: {
+        if (c->ep >= NCP_EPS) { /* a host endpoint: its context is in the driver's table (epc.c) */
+            cmd_answer(!epc_open || (c->d && !evq_owned(c->d, c->pid)) ? NIC_ST_BAD_CMD : epc_open(c->ep));
+            break;
+        }
         if (c->ep == 0 || c->ep >= NCP_EPS || ep_tab[c->ep].state != EP_CLOSED || ep_tab[c->ep].closing ||
             c->c < 1 || c->c > 16 || (c->d && !evq_owned(c->d, c->pid))) {
             cmd_answer(NIC_ST_BAD_CMD);
@@ -257,7 +271,12 @@ static void cmd_start(const struct nic_cmd *c)
         break;
     }
     case NIC_CMD_EP_CLOSE: {
-        struct ncp_ep *ep = c->ep && c->ep < NCP_EPS ? &ep_tab[c->ep] : NULL;
+        int32_t e = c->ep < NCP_EPS ? (int32_t)c->ep : epc_close ? epc_close(c->ep) : -1; /* host: its cache slot */
+        struct ncp_ep *ep = e > 0 ? &ep_tab[e] : NULL;
+        if (c->ep >= NCP_EPS && e <= 0) {
+            cmd_answer(e == 0 ? NIC_ST_OK : e == -2 ? NIC_ST_BUSY : NIC_ST_BAD_CMD);
+            break;
+        }
         if (!ep || (ep->state == EP_CLOSED && !ep->closing)) {
             cmd_answer(NIC_ST_BAD_CMD);
             break;
@@ -272,11 +291,15 @@ static void cmd_start(const struct nic_cmd *c)
              * the peers' windows: the close is answered OK only when all of that is acknowledged
              * (landed: an ACK follows the data into host memory) or dropped by a give-up, so
              * nothing of it lands after the answer (resends of flushed operations carry no data). */
-            NCP_SET_STATE(ep, ep_state_name, "ep", c->ep, EP_CLOSED);
-            ops_flush_ep((uint8_t)c->ep);
-            close_ep = c->ep;
-            for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-                close_nxt[p] = conn_peer[p].x.nxt;
+            NCP_SET_STATE(ep, ep_state_name, "ep", e, EP_CLOSED);
+            ops_flush_ep((uint8_t)e);
+            close_ep = (uint16_t)e;
+            memset(close_res, 0, sizeof close_res);
+            for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
+                close_nxt[p] = conn_peer(p).x.nxt;
+                if (conn_resident((uint16_t)p))
+                    close_res[p / 32u] |= 1u << (p % 32u);
+            }
         }
         cs.armed = 0;
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
@@ -291,6 +314,9 @@ static void cmd_start(const struct nic_cmd *c)
         }
         dmaq_post(HAL_SRAM_OFF(cmd_image), ab, xlate_line_bytes(c->cache), 0, DK_CMD, 0, 0);
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
+        break;
+    case NIC_CMD_PEER_TABLE: /* ABI 2.2: a page of the host table of peer contexts */
+        cmd_answer(conn_set_page(c->c, ab, c->d));
         break;
     case NIC_CMD_INVALIDATE:
         if (c->cache >= NIC_CACHE__COUNT) {
@@ -337,6 +363,9 @@ static void cmd_start(const struct nic_cmd *c)
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
         break;
     }
+    case NIC_CMD_EP_TABLE: /* ABI 2.2: a page of the host endpoints' context table (epc.c) */
+        cmd_answer(epc_table ? epc_table(c->key, ab) : NIC_ST_BAD_CMD);
+        break;
     case NIC_CMD_SHUTDOWN:
         ncp.shutdown = 1;
         cmd_answer(NIC_ST_OK);
@@ -360,6 +389,7 @@ void cmd_dma_done(uint8_t err)
         cmd_answer(xlate_fill(c->cache, c->pid, c->key, epoch, cmd_image));
     } else if (c->op == NIC_CMD_STATIC_LOAD) {
         cmd_answer(xlate_static_load(c->cache, c->pid, c->key, cmd_image));
+
     } else {
         cmd_answer(NIC_ST_OK);
     }
@@ -380,7 +410,7 @@ static void cmd_step(void)
             return;
         case CMD_WAIT_DRAIN:
             if (cs.cur.op == NIC_CMD_EP_CLOSE && !cs.armed) {
-                if (!ops_ep_retired((uint8_t)cs.cur.ep))
+                if (!ops_ep_retired((uint8_t)close_ep)) /* (a host endpoint's: its cache slot) */
                     return; /* FLUSHED completions wait for staging slots: ops_poll posts them */
                 cs.ticket = dmaq_barrier_ticket(); /* they, and every receive DMA, land first */
                 cs.armed = 1;

@@ -74,7 +74,7 @@ static int32_t void_resp_status(int32_t st)
 
 int cpl_on_read_resp(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
 {
-    struct ncp_peer *pp = &conn_peer[peer];
+    struct ncp_peer *pp = &conn_peer(peer);
     struct ncp_op *o = op_by_id(h->op);
     uint32_t off = (uint32_t)h->off; /* < NIC_MAX_XFER: pkt_parse */
 
@@ -131,7 +131,7 @@ static void cpl_on_nack(struct xport_peer *x, const struct pkt_hdr *h);
 
 void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
 {
-    struct xport_peer *x = &conn_peer[peer].x;
+    struct xport_peer *x = &conn_peer(peer).x;
     uint32_t first, n;
 
     if (h->type != PKT_NACK && !seq_lt(x->una, h->ack) && !cpl_has_sack(h))
@@ -212,7 +212,7 @@ static void cpl_on_nack(struct xport_peer *x, const struct pkt_hdr *h)
 
 void cpl_on_host_error(uint32_t peer, uint32_t seq)
 {
-    const struct xport_peer *x = &conn_peer[peer].x;
+    const struct xport_peer *x = &conn_peer(peer).x;
 
     if (seq_le(x->una, seq) && seq_lt(seq, x->nxt)) {
         ncp_cookie_t ck = xport_cookie(x, seq);

@@ -18,7 +18,7 @@ static inline int cpl_has_sack(const struct pkt_hdr *h)
 }
 static inline void cpl_on_frame_ack(uint16_t peer, const struct pkt_hdr *h)
 {
-    if (h->type == PKT_NACK || seq_lt(conn_peer[peer].x.una, h->ack) || cpl_has_sack(h))
+    if (h->type == PKT_NACK || seq_lt(conn_peer(peer).x.una, h->ack) || cpl_has_sack(h))
         cpl_on_ack_fields(peer, h);
 }
 /* The packet a cookie names was acknowledged. */

@@ -45,14 +45,13 @@ void cc_setup(uint32_t opts)
     cc_opts = opts;
     memset(cc_granted, 0, sizeof cc_granted);
     memset(cc_echo, 0, sizeof cc_echo);
-    struct cc_tx t0;
-    cc_tx_init(&t0, &cc_cfg, 0, opts);
-    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
-        cc_tx[p] = t0; /* (una 0 in the template: the limit is relative to the connection's una) */
-        cc_tx[p].una = conn_peer[p].x.una;
-        cc_tx[p].lim = conn_peer[p].x.una + cc_cfg.credit_init;
-        cc_win[p] = (uint8_t)t0.win; /* XP_WIN when off */
-    }
+    /* (no connection exists yet: INIT reset them; peerctx.c calls cc_peer_start as each is created) */
+}
+
+void cc_peer_start(uint16_t p, uint32_t una)
+{
+    cc_tx_init(&cc_tx[p], &cc_cfg, una, cc_opts);
+    cc_win[p] = (uint8_t)cc_tx[p].win; /* XP_WIN when off (cc_granted, cc_echo: zero since INIT) */
 }
 
 void cc_on_frame(uint16_t peer, const struct pkt_hdr *h)
@@ -63,7 +62,7 @@ void cc_on_frame(uint16_t peer, const struct pkt_hdr *h)
     }
     if (!cc_opts)
         return;
-    const struct xport_peer *x = &conn_peer[peer].x;
+    const struct xport_peer *x = &conn_peer(peer).x;
     int is_ack = h->type == PKT_ACK;
     if (cc_tx_update(&cc_tx[peer], &cc_cfg, cc_opts, x->una, x->nxt, is_ack && (h->flags & PKT_F_ECE), is_ack,
                      h->ack, PKT_CREDIT(h->reason)))
@@ -82,8 +81,10 @@ static uint32_t grant(uint16_t peer, uint32_t ack)
     uint32_t others = 0, holders = 1, c;
 
     for (uint32_t q = 0; q < ncp.nodes; q++) {
-        uint32_t out = cc_lim[q] - conn_peer[q].ack_val;
-        if (cc_granted[q] && q != peer && seq_lt(0, out)) {
+        if (!cc_granted[q] || !conn_resident((uint16_t)q))
+            continue; /* (a context not resident: quiet, its grant not counted) */
+        uint32_t out = cc_lim[q] - conn_pp[q]->ack_val;
+        if (q != peer && seq_lt(0, out)) {
             others += out;
             holders++;
         }

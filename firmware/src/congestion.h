@@ -41,6 +41,8 @@ int cc_ack_early(uint16_t peer, uint32_t ack);
 
 /* INIT (and boot, with 0): options; every peer's state reset (the connections were). */
 void cc_setup(uint32_t opts);
+/* A connection's sender state from its first sequence number (conn.c: a peer's context created). */
+void cc_peer_start(uint16_t p, uint32_t una);
 /* An authenticated frame from peer, its ACK fields applied. */
 void cc_on_frame(uint16_t peer, const struct pkt_hdr *h);
 /* A stand-alone ACK frame to peer: its credit and echo. */

@@ -38,53 +38,6 @@ uint32_t ncp_read_timeout(void)
     return xport_giveup_span(&ncp_xcfg) + (ncp_xcfg.rto << ncp_xcfg.backoff_max);
 }
 
-/*
- * Connection secrets (docs/wire-protocol.md "Threat model"): from the 128-bit key `k` (the fabric
- * secret INIT gives every honest node; zero at boot), per ordered pair (a -> b) an initial
- * sequence number and a token, PRF(k, purpose | a | b); both ends compute both directions, so the
- * receiver starts synchronised at the sender's ISN and checks the sender's token on every frame.
- * The generations of operation and response ids start at random values too. Resets every
- * connection: called at boot and by INIT (before any traffic).
- */
-enum { PRF_ISN = 1, PRF_TOKEN = 2, PRF_GEN = 3 };
-struct ncp_peer conn_peer[NCP_MAX_PEERS];
-static uint32_t secret[4]; /* the connection secrets' key (INIT: the fabric secret) */
-static uint64_t prf(uint32_t purpose, uint32_t a, uint32_t b)
-{
-    return xport_prf(secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
-}
-
-void ncp_secure(const uint32_t k[4])
-{
-    uint16_t me = ncp.me;
-
-    memcpy(secret, k, sizeof secret);
-    ncp.w_loop = pkt_w_nodes(me, me); /* tx.c: a frame to ourselves goes to rx.c's loopback */
-    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++) {
-        struct ncp_peer *pp = &conn_peer[p];
-        uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me);
-        xport_init(&pp->x, (uint32_t)prf(PRF_ISN, me, p), rx_isn);
-        pp->ack_val = rx_isn;
-        pp->tx_token = (uint32_t)prf(PRF_TOKEN, me, p);
-        pp->rx_token = (uint32_t)prf(PRF_TOKEN, p, me);
-        pp->w_nodes = pkt_w_nodes((uint16_t)p, me);
-        pp->rx_dma_pending = 0;
-        pp->rx_err = 0;
-    }
-    conn_set_sr(0);
-    /* a different start per boot when the secret differs (the host's entropy): an op id of an
-     * earlier incarnation of this node is unlikely to name a live op */
-    ops_seed((uint32_t)prf(PRF_GEN, me, 0));
-    resp_seed((uint32_t)prf(PRF_GEN, me, 1));
-}
-
-/* Selective repeat on every connection, or go-back-N (INIT option NIC_XOPT_SR; after ncp_secure). */
-void conn_set_sr(int on)
-{
-    for (uint32_t p = 0; p < NCP_MAX_PEERS; p++)
-        conn_peer[p].x.sr = (uint8_t)(on != 0);
-}
-
 void conn_flush_acks(void)
 {
     /* Only the peers in ncp_work.peer_ack (a frame came from them, or their last receive DMA
@@ -95,7 +48,7 @@ void conn_flush_acks(void)
         ncp_work.peer_ack[i] &= ~m;
         for (; m; m &= m - 1) {
             uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
-            struct ncp_peer *pp = &conn_peer[p];
+            struct ncp_peer *pp = &conn_peer(p);
             if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
                 uint32_t t0 = fp_now();
                 pp->ack_val = pp->x.expected;
@@ -117,7 +70,7 @@ int conn_timer(uint32_t now, uint32_t *at)
     for (uint32_t i = 0, nw = pset_nwords(); i < nw; i++) {
         for (uint32_t m = ncp_work.peer_tx[i]; m; m &= m - 1) { /* the others: una == nxt */
             uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
-            struct xport_peer *x = &conn_peer[p].x;
+            struct xport_peer *x = &conn_peer(p).x;
             uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
             enum xport_tick_action t = xport_tick(x, &ncp_xcfg, now);
             if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
@@ -150,4 +103,7 @@ void conn_counters(struct nic_stats *s, struct ncp_counters *k)
     ncp_sat_add(&s->stall_giveups, conn_cnt.stall_giveups);
     ncp_sat_add(&s->timeouts, conn_cnt.timeouts);
     ncp_sat_add(&k->giveups, conn_cnt.giveups);
+    _Static_assert(sizeof peer_st == 5 * sizeof(uint32_t), "nic_stats.peer_fills..peer_no_victim");
+    for (uint32_t i = 0; i < 5; i++)
+        ncp_sat_add(&(&s->peer_fills)[i], (&peer_st.fills)[i]);
 }

@@ -5,7 +5,9 @@
  * pops. Counts: posted (head) >= issued >= done, free-running, masked on use.
  */
 #include "cmd.h"
+#include "conn.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "ncp.h"
 #include "rx.h"
 #include "tx.h"
@@ -88,6 +90,12 @@ void dmaq_complete(void)
             break;
         case DK_CMD:
             cmd_dma_done(err);
+            break;
+        case DK_EPC:
+            epc_dma_done(r.a, r.b, err);
+            break;
+        case DK_PEER:
+            conn_dma_done(r.a, r.b, err);
             break;
         default:
             break;

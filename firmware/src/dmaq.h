@@ -17,6 +17,8 @@ enum dma_kind {
     DK_CQE,        /* completion written */
     DK_CMD,        /* the current command's DMA finished */
     DK_BARRIER,    /* marker (no data) */
+    DK_EPC,        /* a host endpoint's context, record, entries or write-back (epc.c: a = slot | kind << 8) */
+    DK_PEER,       /* a = slot, b = the victim written back (0xFFFF: a fill): a peer context moved (peerctx.c) */
 };
 
 struct dma_req {

@@ -44,12 +44,9 @@ struct ncp_eq {
 
 static struct ncp_eq eqs[NCP_EPS];
 
-/* Writes with immediate: per RX entry, what its notification says (evq_imm_note), and the
- * notifications whose queue had no DMA or staging room when their data landed (evq_poll). */
-struct ncp_imm {
-    uint16_t pid, src;
-    uint32_t imm, len, buf, off;
-};
+/* Writes with immediate and messages (mq.c): per RX entry, what its notification says
+ * (evq_imm_note, evq_note), and the notifications whose queue had no DMA or staging room when their
+ * data landed (evq_poll). */
 /* per RX entry, the ring's and the loopback's (rx.h: RX entries RX_N .. RX_N + NCP_LOOP_N - 1) */
 static struct ncp_imm imm_rx[(1u << NCP_RX_LOG2) + NCP_LOOP_N];
 #define IMM_HELD 8u
@@ -116,6 +113,10 @@ static void put(struct ncp_eq *q, uint8_t type, uint16_t ep, uint32_t a, const s
         e->d = x->off;
     }
     e->seq = q->n;
+    if (x) {
+        e->pid = x->spid;
+        e->status = x->status;
+    }
     dmaq_post(HAL_SRAM_OFF(e), q->pa + (uint64_t)(q->n & (size - 1u)) * sizeof *e, sizeof *e, 1, DK_CQE, 0, 0);
     q->n++;
     evq_cnt.entries++;
@@ -123,7 +124,7 @@ static void put(struct ncp_eq *q, uint8_t type, uint16_t ep, uint32_t a, const s
         fire(q);
 }
 
-void evq_on_cqe(uint8_t id, uint8_t epi, uint32_t n)
+void evq_on_cqe(uint8_t id, uint16_t epi, uint32_t n)
 {
     struct ncp_eq *q = eq_of(id);
 
@@ -134,29 +135,53 @@ void evq_on_cqe(uint8_t id, uint8_t epi, uint32_t n)
 void evq_imm_note(uint32_t ridx, uint16_t pid, uint16_t src, uint16_t imm, uint32_t len, uint32_t buf, uint32_t off)
 {
     NCP_ASSERT(NCP_MOD_RX, 20, ridx < sizeof imm_rx / sizeof imm_rx[0]);
-    imm_rx[ridx] = (struct ncp_imm){pid, src, imm, len, buf, off};
+    imm_rx[ridx] = (struct ncp_imm){pid, src, imm, len, buf, off, 0, NIC_EQE_IMM, 0};
+}
+
+void evq_note(uint32_t ridx, const struct ncp_imm *x)
+{
+    NCP_ASSERT(NCP_MOD_RX, 21, ridx < sizeof imm_rx / sizeof imm_rx[0]);
+    imm_rx[ridx] = *x;
+}
+
+int evq_notify_of(uint16_t pid)
+{
+    for (uint32_t id = 1; id < NCP_EPS; id++)
+        if (eqs[id].open && eqs[id].pid == pid && (eqs[id].flags & NIC_EQF_NOTIFY))
+            return (int)id;
+    return 0;
 }
 
 /* The process's notification queue; NULL (counted) if it has none. */
 static struct ncp_eq *notify_q(uint16_t pid)
 {
-    for (uint32_t id = 1; id < NCP_EPS; id++)
-        if (eqs[id].open && eqs[id].pid == pid && (eqs[id].flags & NIC_EQF_NOTIFY))
-            return &eqs[id];
+    int id = evq_notify_of(pid);
+
+    if (id)
+        return &eqs[id];
     evq_cnt.imm_no_eq++;
     return NULL;
 }
 
 void evq_imm_done(uint32_t ridx, uint8_t bad)
 {
-    const struct ncp_imm *x = &imm_rx[ridx];
+    struct ncp_imm *x = &imm_rx[ridx];
+
+    if (bad) { /* not delivered: the segment is accepted again when resent, and noted again */
+        if (x->type != NIC_EQE_RECV)
+            return;
+        x->status = NIC_ST_HOST_ERROR; /* a message's buffer is used up: say so (mq.c) */
+    }
+    evq_notify(x);
+}
+
+void evq_notify(const struct ncp_imm *x)
+{
     struct ncp_eq *q;
 
-    if (bad)
-        return; /* not delivered: the segment is accepted again when resent, and noted again */
     if (!imm_n && evq_room()) {
         if ((q = notify_q(x->pid)))
-            put(q, NIC_EQE_IMM, x->src, x->imm, x);
+            put(q, x->type, x->src, x->imm, x);
     } else if (imm_n < IMM_HELD) {
         imm_held[(imm_head + imm_n++) % IMM_HELD] = *x; /* in order, when there is room */
         ncp_work.evq = 1;
@@ -174,7 +199,7 @@ void evq_poll(void)
         const struct ncp_imm *x = &imm_held[imm_head % IMM_HELD];
         struct ncp_eq *q = notify_q(x->pid);
         if (q)
-            put(q, NIC_EQE_IMM, x->src, x->imm, x);
+            put(q, x->type, x->src, x->imm, x);
     }
     if (imm_n)
         ncp_work.evq = 1;
@@ -221,7 +246,7 @@ int32_t evq_cmd(const struct nic_cmd *c)
         q->log2 = (uint8_t)c->c;
         q->flags = (uint8_t)c->d;
     } else if (c->op == NIC_CMD_EQ_CLOSE) {
-        for (uint32_t e = 0; e < NCP_EPS; e++)
+        for (uint32_t e = 0; e < NCP_EP_SLOTS; e++)
             if (ep_tab[e].eq == c->ep)
                 ep_tab[e].eq = 0;
         q->open = 0;

@@ -20,7 +20,9 @@
 #include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "evq.h"
+#include "mq.h"
 #include "loop.h"
 #include "ncp.h"
 #include "ncp_rt.h"
@@ -73,8 +75,11 @@ void ncp_counters_gather(struct nic_stats *s, struct ncp_counters *k)
     cpl_counters(s, k);
     conn_counters(s, k);
     dmaq_counters(s, k);
+    if (epc_counters)
+        epc_counters(s, k);
     ops_counters(s, k);
     evq_counters(s, k);
+    mq_counters(s, k);
     req_counters(s, k);
     rsp_counters(s, k);
     rx_counters(s, k);
@@ -103,7 +108,10 @@ void ncp_boot(void)
     rx_init();
     cmd_init();
     evq_init();
+    mq_init();
     req_init();
+    if (epc_init)
+        epc_init();
     ops_init();
     resp_init();
     hal_init(HAL_EV_ALL);
@@ -122,8 +130,16 @@ static void doorbells(void)
             req_on_doorbell(page, off, data);
         if (++budget == 32) {
             hal_raise_events(HAL_EV_DOORBELL); /* more may wait: the next pass pops them */
-            return;
+            break;
         }
+    }
+    /* Host endpoints' doorbells go through the FIFO, which may drop: when it dropped, it was full,
+     * and taking any of its entries (every one lands in a rare path that sets db_fifo) is followed
+     * by a look at the drop counter. The resident endpoints' doorbells never set it. */
+    if (ncp_work.db_fifo) {
+        ncp_work.db_fifo = 0;
+        if (ncp_work.epc_on)
+            epc_check_lost();
     }
 }
 
@@ -163,6 +179,8 @@ void ncp_run_once(void)
         ops_poll();
     if (w->evq)
         evq_poll();
+    if (w->epc)
+        epc_poll();
     if (dmaq_backlog())
         dmaq_pump();
 }

@@ -16,6 +16,8 @@
  *                responses consumed                                           (completer.h)
  *   ops.c        the operation table, retirement in request order, CQEs        (ops.h)
  *   evq.c        per-process event queues: entries, overflow, interrupts       (evq.h)
+ *   epc.c        host endpoints: contexts cached from host memory, send queues
+ *                fetched by DMA, doorbells of ids beyond the resident ones    (epc.h)
  *   segment.c    the packet builder: translate, sequence, header, DMA, queue   (segment.h)
  *   tx.c         TX frame pool, MAC feed, control frames                       (tx.h)
  *   timer.c      the timer service and the transport's timeouts/give-ups       (timer.h)
@@ -42,7 +44,12 @@
 #define NCP_SQ_N NCP_SENDQ_ENTRIES
 _Static_assert(NCP_SENDQ_ENTRIES <= NIC_SENDQ_STRIDE / 64u,
                "NCP_SENDQ_ENTRIES: a send queue holds at most NIC_SENDQ_STRIDE / 64 entries (reconfigure)");
-#define NCP_EPS (NCP_MAX_PROCS < NIC_SENDQ_SLOTS ? NCP_MAX_PROCS : NIC_SENDQ_SLOTS)
+#define NCP_EPS (NCP_MAX_PROCS < NIC_SENDQ_SLOTS ? NCP_MAX_PROCS : NIC_SENDQ_SLOTS) /* resident endpoints */
+/* Host endpoints (issue 15 item 2, epc.c): ids NCP_EPS..NCP_EP_IDS-1, one doorbell page each, their
+ * contexts in host memory, NCP_EPC_N of them cached in ep_tab[NCP_EPS..NCP_EP_SLOTS-1]. */
+#define NCP_EP_IDS NIC_BAR_DOORBELL_PAGES
+#define NCP_EPC_N (NCP_EPS <= 16u ? 16u : 32u - NCP_EPS)
+#define NCP_EP_SLOTS (NCP_EPS + NCP_EPC_N)
 #define NCP_CMD_N 32u
 #define NCP_OPS 64u         /* initiator operations outstanding (all endpoints) */
 #define NCP_RESP 16u        /* RDMA read responses being served */
@@ -282,10 +289,13 @@ struct ncp_work {
     uint32_t peer_tx[NCP_PEER_WORDS], peer_rexmit[NCP_PEER_WORDS], peer_ack[NCP_PEER_WORDS]; /* peer sets */
     uint32_t ops_waiting;
     uint8_t evq; /* event queues: interrupts or overflow reports wait for room (evq_poll) */
+    uint8_t epc; /* host endpoints: fills, evictions or fetches wait (epc_poll) */
+    uint8_t epc_on; /* host endpoints configured (EP_TABLE): doorbells may be lost (epc_check_lost) */
+    uint8_t db_fifo; /* a doorbell from the doorbell FIFO was taken: check its drop counter */
 };
 extern struct ncp_work ncp_work;
 
-_Static_assert(NCP_EPS <= 32 && NCP_RESP <= 32 && NCP_MAX_PEERS <= 256, "struct ncp_work bitmaps, peer sets");
+_Static_assert(NCP_EP_SLOTS <= 32 && NCP_EP_IDS % 32u == 0 && NCP_RESP <= 32 && NCP_MAX_PEERS <= 256, "struct ncp_work bitmaps, peer sets");
 
 /* Index of the lowest set bit of m != 0 (RV32IM has no ctz instruction: de Bruijn multiply). */
 static inline uint32_t ncp_lowest_bit(uint32_t m)

@@ -25,8 +25,10 @@
 #include "cmd.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "evq.h"
 #include "ncp.h"
+#include "mq.h"
 #include "ops.h"
 #include "requester.h"
 #include "timer.h"
@@ -93,7 +95,7 @@ struct ncp_res {
     int8_t status;
     uint8_t kind, flags, done;
 };
-static struct ncp_res res[NCP_EPS][NCP_SQ_N];
+static struct ncp_res res[NCP_EP_SLOTS][NCP_SQ_N];
 
 void ops_init(void)
 {
@@ -120,7 +122,7 @@ static int ep_retire(uint8_t epi)
     if (ep->closing)
         while (ep->sq_done != ep->sq_pi) { /* closing: entries never taken complete FLUSHED too */
             const volatile struct nic_sq_entry *e = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
-                NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_done % NCP_SQ_N) * sizeof *e);
+                ep_sq_off(epi) + (ep->sq_done % NCP_SQ_N) * sizeof *e);
             if (!cqe_post(epi, (uint64_t)e->wr_id_hi << 32 | e->wr_id_lo, NIC_ST_FLUSHED, 0, e->op, ep->sq_done)) {
                 ncp_work.ops_waiting |= 1u << epi;
                 return 0;
@@ -169,8 +171,8 @@ static struct {
 
 static void seen_now(uint32_t p)
 {
-    seen[p].expected = conn_peer[p].x.expected;
-    seen[p].una = conn_peer[p].x.una;
+    seen[p].expected = conn_peer(p).x.expected;
+    seen[p].una = conn_peer(p).x.una;
     seen[p].at = ncp.now;
 }
 
@@ -206,7 +208,7 @@ static void ops_read_check(void)
     uint32_t n = 0, to = ncp_read_timeout(), next = ncp.now + to / 4u;
 
     for (uint32_t p = 0; p < ncp.nodes && p < NCP_MAX_PEERS; p++) {
-        const struct xport_peer *x = &conn_peer[p].x;
+        const struct xport_peer *x = &conn_peer(p).x;
         if (x->expected != seen[p].expected || x->una != seen[p].una)
             seen_now(p);
     }
@@ -216,7 +218,7 @@ static void ops_read_check(void)
             continue; /* free, completing, a write, or a read whose request is in the window */
         uint32_t due = seen[o->rnode].at + to;
         if (seq_le(due, ncp.now)) {
-            if (conn_peer[o->rnode].rx_dma_pending == 0) {
+            if (conn_peer(o->rnode).rx_dma_pending == 0) { /* (not resident: 0) */
                 ncp_sat_inc(&ops_cnt.read_timeouts);
                 op_fail(o, NIC_ST_UNREACHABLE);
                 op_progress(o, o->len - o->done);
@@ -278,6 +280,7 @@ void ops_flush_ep(uint8_t epi)
     }
     ep->cur = -1;
     ep->closing = 1;
+    mq_ep_closed(epi); /* its message queues are free again */
     ep_retire(epi);
 }
 
@@ -316,7 +319,7 @@ int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_
     if (!ncp_test_on_cqe(epi, q))
         dmaq_post(HAL_SRAM_OFF(q), pa, sizeof *q, 1, DK_CQE, 0, 0);
     if (ep->eq) /* after the completion's DMA: the process finds it when it reads the event */
-        evq_on_cqe(ep->eq, epi, ep->cq_n - 1u);
+        evq_on_cqe(ep->eq, ep_id(epi), ep->cq_n - 1u);
     return 1;
 }
 

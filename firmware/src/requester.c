@@ -13,7 +13,9 @@
 #include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "ncp.h"
+#include "mq.h"
 #include "ncp_rt.h"
 #include "ops.h"
 #include "requester.h"
@@ -30,14 +32,14 @@ static struct {
     uint32_t bad_desc;
 } req_cnt;
 
-struct ncp_ep ep_tab[NCP_EPS];
+struct ncp_ep ep_tab[NCP_EP_SLOTS];
 
 const char *const ep_state_name[EP__STATES] = {"CLOSED", "IDLE", "ACTIVE", "PARKED"};
 
 void req_init(void)
 {
     memset(ep_tab, 0, sizeof ep_tab);
-    for (uint32_t e = 0; e < NCP_EPS; e++)
+    for (uint32_t e = 0; e < NCP_EP_SLOTS; e++)
         ep_tab[e].cur = -1;
 }
 
@@ -55,11 +57,20 @@ void ep_open(uint8_t epi, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2)
 
 void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 {
-    struct ncp_ep *ep = epi < NCP_EPS ? &ep_tab[epi] : NULL;
+    struct ncp_ep *ep = &ep_tab[epi];
 
-    if (!ep || ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
+    if (epi >= NCP_EPS) {
+        if (epc_on_doorbell)
+            epc_on_doorbell(epi, off, data); /* a host endpoint (epc.c) */
+        else
+            ncp_sat_inc(&req_cnt.doorbell_bad);
+        ncp_work.db_fifo = 1; /* host pages' doorbells come through the FIFO */
+        return;
+    }
+    if ( ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
         seq_lt(data, ep->sq_pi) || ncp.shutdown) {
         ncp_sat_inc(&req_cnt.doorbell_bad); /* never trusted beyond this process's own queue */
+        ncp_work.db_fifo = 1;                /* perhaps from the FIFO, which may have dropped others */
         return;
     }
     ep->sq_pi = data;
@@ -69,7 +80,7 @@ void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 /* The entry's rules and verdict: firmware/lib/sqe.h (host-native, unit-tested and fuzzed). */
 static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
 {
-    const struct sqe_limits lim = {.me = ncp.me, .nodes = ncp.nodes, .peers = NCP_MAX_PEERS};
+    const struct sqe_limits lim = {.me = ncp.me, .nodes = ncp.nodes, .peers = NCP_MAX_PEERS, .mtu = NCP_MTU};
     int32_t st = sqe_validate(e, &lim, NULL);
 
     if (st == NIC_ST_OK)
@@ -115,7 +126,7 @@ static int take_entry(uint8_t epi)
     struct nic_sq_entry e;
     uint16_t rnode = 0;
     const volatile struct nic_sq_entry *slot = (const volatile struct nic_sq_entry *)HAL_SRAM_PTR(
-        NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % NCP_SQ_N) * sizeof e);
+        ep_sq_off(epi) + (ep->sq_ci % NCP_SQ_N) * sizeof e);
     struct ncp_op *o;
     int32_t st;
 
@@ -131,18 +142,22 @@ static int take_entry(uint8_t epi)
     }
     if (!(o = op_alloc()))
         return 1; /* all operations in use: the entry stays queued */
+    if (NCP_MQ && e.op == NIC_OP_POST_RECV && st == NIC_ST_OK)
+        st = mq_post(epi, ep->pid, &e, laddr); /* a receive buffer: posted now, done (mq.c) */
     o->ep = epi;
     o->req = ep->sq_ci;
     ep->sq_ci++;
     o->kind = e.op;
     o->flags = e.flags;
     o->imm = (uint16_t)e.reserved1[0]; /* 0 unless NIC_WR_IMM (validate) */
-    o->last_flags = (uint8_t)(PKT_F_LAST | (e.flags & NIC_WR_IMM ? PKT_F_IMM : 0u));
+    o->last_flags = (uint8_t)(PKT_F_LAST | (e.flags & NIC_WR_IMM ? PKT_F_IMM : 0u) |
+                              (NCP_MQ && (e.flags & NIC_WR_SEND) ? PKT_F_IMM | PKT_F_SEND : 0u)); /* a send: mq.c */
     o->wr_id = (uint64_t)e.wr_id_hi << 32 | e.wr_id_lo;
     o->lpid = ep->pid;
-    if (st != NIC_ST_OK) {
+    if (st != NIC_ST_OK || (NCP_MQ && e.op == NIC_OP_POST_RECV)) {
         if (st == NIC_ST_BAD_DESC)
             ncp_sat_inc(&req_cnt.bad_desc);
+        o->len = e.len; /* (a posted receive's completion: its bytes) */
         op_finish_early(o, st);
         return 0;
     }
@@ -152,7 +167,7 @@ static int take_entry(uint8_t epi)
     o->len = e.len;
     o->rbuf = e.rbuf;
     o->rkey = e.rkey;
-    o->rpid = e.rpid;
+    o->rpid = NCP_MQ && (e.flags & NIC_WR_SEND) ? ep->pid : e.rpid; /* a send names its sender */
     ep->cur = (int16_t)(o - op_tab);
     NCP_SET_STATE(ep, ep_state_name, "ep", epi, EP_ACTIVE);
     return 0;
@@ -206,7 +221,6 @@ static int serve_ep(uint8_t epi)
                                     others one entry per pass, not four (issue 18, item 7) */
         }
         struct ncp_op *o = &op_tab[ep->cur];
-        struct ncp_peer *pp = &conn_peer[o->rnode];
         if (o->status != NIC_ST_OK) {
             /* failed before all segments were sent (protection NACK, giveup): skip the rest */
             uint32_t rest = o->kind == NIC_OP_RDMA_WRITE ? o->len - o->sent : 0;
@@ -216,8 +230,10 @@ static int serve_ep(uint8_t epi)
                 op_progress(o, rest);
             continue;
         }
-        if (!xport_has_room(&pp->x) || !cc_room(o->rnode, &pp->x))
-            return progress; /* window, or flow/congestion window (congestion.h) */
+        struct ncp_peer *pp = conn_get(o->rnode);
+        if (!pp || !xport_has_room(&pp->x) || !cc_room(o->rnode, &pp->x))
+            return progress; /* the peer's context on its way (peerctx.c), window, or flow/congestion
+                                window (congestion.h): served again next pass */
         ncp_cookie_t cookie;
         if (o->kind == NIC_OP_RDMA_READ)
             cookie = CK_MAKE(CK_READREQ, o->id, 0);

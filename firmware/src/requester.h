@@ -7,7 +7,7 @@
 #include "ncp.h"
 
 /* The endpoints (owned by requester.c; opened and closed by cmd.c, retired by ops.c). */
-extern struct ncp_ep ep_tab[NCP_EPS];
+extern struct ncp_ep ep_tab[NCP_EP_SLOTS]; /* resident, then the host endpoints' cache slots */
 
 extern const char *const ep_state_name[];
 

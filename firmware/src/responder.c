@@ -14,6 +14,7 @@
 #include "congestion.h"
 #include "conn.h"
 #include "evq.h"
+#include "mq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "responder.h"
@@ -104,23 +105,29 @@ static inline __attribute__((always_inline)) int target_ok(uint16_t peer, const 
 /* Returns 1 when the RX buffer is now owned by a DMA (released by rx_dma_done). */
 int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload, uint32_t ridx)
 {
-    struct ncp_peer *pp = &conn_peer[peer];
+    struct ncp_peer *pp = &conn_peer(peer);
     enum xl_result res;
     uint64_t va = 0;
+    uint32_t right = NIC_RIGHT_REMOTE_WRITE;
 
     if (h->flags & PKT_F_VOID) {
         xport_rx_accept_seq(&pp->x, h->seq); /* (in order or, SR, out of order: rx.c) */
         return 0;
     }
-    if (!target_ok(peer, h, h->len, NIC_RIGHT_REMOTE_WRITE, &va))
+    if (h->flags & PKT_F_SEND) { /* a message: into its queue's next posted buffer (mq.c) */
+        if (!(h = mq_on_send(peer, h, ridx)))
+            return 0;
+        right = NIC_RIGHT_LOCAL_WRITE; /* the owner's own receive buffer */
+    }
+    if (!target_ok(peer, h, h->len, right, &va))
         return 0;
     NCP_PROF(9);
     rx_meta[ridx].seq = h->seq;
     /* a write with immediate: its notification when this, its last segment, is in memory (evq.c) */
     uint8_t kind = (h->flags & PKT_F_IMM) && (h->flags & PKT_F_LAST) ? DK_RXIMM : DK_RX;
-    if (kind == DK_RXIMM)
+    if (kind == DK_RXIMM && right == NIC_RIGHT_REMOTE_WRITE)
         evq_imm_note(ridx, h->pid, peer, h->reason, h->xlen + h->len, h->buf, (uint32_t)(h->off - h->xlen));
-    res = rx_place(h->pid, va, h->len, NIC_RIGHT_REMOTE_WRITE, payload, kind, ridx, peer);
+    res = rx_place(h->pid, va, h->len, right, payload, kind, ridx, peer);
     if (res == XL_MISS)
         xlate_miss_end(xlate_target_end(h->pid, h->buf)); /* prefetch: up to the buffer's end */
     if (rx_place_missed(peer, h, res))
@@ -132,6 +139,8 @@ int rsp_on_write(uint16_t peer, const struct pkt_hdr *h, const uint8_t *payload,
     NCP_PROF(10);
     pp->rx_dma_pending++;
     xport_rx_accept_seq(&pp->x, h->seq);
+    if (right != NIC_RIGHT_REMOTE_WRITE)
+        mq_accepted();
     NCP_PROF(12);
     return 1;
 }
@@ -141,7 +150,7 @@ int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
     uint64_t va = 0;
 
     if (h->flags & PKT_F_VOID) { /* the initiator failed the read (refused before): no response */
-        xport_rx_accept(&conn_peer[peer].x);
+        xport_rx_accept(&conn_peer(peer).x);
         return 0;
     }
     if (!target_ok(peer, h, h->xlen, NIC_RIGHT_REMOTE_READ, &va))
@@ -151,7 +160,7 @@ int rsp_on_read_req(uint16_t peer, const struct pkt_hdr *h)
         tx_ctl(peer, PKT_NACK, PKT_NACK_BUSY, h->seq, h->op, 0);
         return 0;
     }
-    xport_rx_accept(&conn_peer[peer].x);
+    xport_rx_accept(&conn_peer(peer).x);
     return 0;
 }
 
@@ -206,7 +215,8 @@ void resp_poll(void)
         uint32_t i = ncp_lowest_bit(m);
         struct ncp_resp *r = &resp_tab[i];
         for (unsigned budget = 0; budget < 4 && r->state == RESP_SENDING; budget++) {
-            if (!xport_has_room(&conn_peer[r->peer].x) || !cc_room(r->peer, &conn_peer[r->peer].x))
+            struct ncp_peer *pp = conn_get(r->peer); /* (NULL: its context on its way) */
+            if (!pp || !xport_has_room(&pp->x) || !cc_room(r->peer, &pp->x))
                 break;
             ncp_cookie_t ck = CK_MAKE(CK_READRESP, r->id, r->sent / NCP_MTU);
             enum build_result b = seg_send_new(r->peer, ck);

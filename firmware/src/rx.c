@@ -74,7 +74,7 @@ __attribute__((cold)) void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
 {
     ncp_sat_inc(&rx_cnt.drops_miss);
     if (NCP_NACK) {
-        struct xport_peer *x = &conn_peer[peer].x;
+        struct xport_peer *x = &conn_peer(peer).x;
         tx_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
         pset_add(resume_peers, peer); /* told to wait: RESUME at the next fill */
         /* Go-back-N: this MISS is the one NACK for `expected` (the packet it refused). The sender
@@ -110,7 +110,9 @@ void rx_send_resumes(void)
         resume_peers[i] = 0;
         for (; m; m &= m - 1) {
             uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
-            tx_ctl(p, PKT_NACK, PKT_NACK_RESUME, conn_peer[p].x.expected, 0, 0);
+            if (!conn_resident(p))
+                continue; /* (evicted since: quiet, nothing held for it) */
+            tx_ctl(p, PKT_NACK, PKT_NACK_RESUME, conn_peer(p).x.expected, 0, 0);
             ncp_sat_inc(&rx_cnt.resumes_sent);
         }
     }
@@ -181,7 +183,11 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
         drop_bad(e);
         return 0;
     }
-    if (hp->token != conn_peer[hp->src].rx_token) {
+    if (__builtin_expect(!conn_resident(hp->src), 0) && !conn_get_slow(hp->src)) {
+        ncp_sat_inc(&peer_st.fill_drops); /* its context is on its way from host memory: the sender resends */
+        return 0;
+    }
+    if (hp->token != conn_peer(hp->src).rx_token) {
         /* not from the node its source names (forged or from a node without the fabric secret):
          * nothing of it is used, nothing answers it */
         ncp_sat_inc(&rx_cnt.auth_drops);
@@ -195,7 +201,7 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     NCP_PROF(7);
     if (!pkt_is_sequenced(hp->type))
         return 0;
-    struct xport_peer *x = &conn_peer[hp->src].x;
+    struct xport_peer *x = &conn_peer(hp->src).x;
     uint32_t resyncs_bad = x->st.resyncs_bad;
     enum xport_rx_verdict v = xport_rx_classify(x, hp->seq, hp->flags, &rx_nack);
     if (x->st.resyncs_bad != resyncs_bad)
@@ -239,7 +245,7 @@ _Static_assert(RX_N <= 32, "rx_ooo_mask");
 
 static __attribute__((noinline)) int rx_ooo(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ridx)
 {
-    struct ncp_peer *pp = &conn_peer[hp->src];
+    struct ncp_peer *pp = &conn_peer(hp->src);
     uint32_t ackp = pp->x.expected;
     int r = 0;
 
@@ -270,7 +276,7 @@ static __attribute__((noinline)) int rx_ooo(const struct pkt_hdr *hp, const uint
 static __attribute__((noinline)) int rx_fast_2pages(const uint8_t *f, uint32_t ridx, uint32_t src, uint16_t pid,
                                                     uint64_t va, uint32_t len)
 {
-    struct ncp_peer *pp = &conn_peer[src];
+    struct ncp_peer *pp = &conn_peer(src);
     uint32_t first = NCP_PAGE - (uint32_t)(va & (NCP_PAGE - 1u));
     uint64_t pa, pa2;
 
@@ -319,7 +325,7 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
         src >= NCP_MAX_PEERS || !pkt_write_ok(len, flags, buf, off, w[PKT_W_XLEN]))
         return 0;
     /* on_ack_fields: nothing new acknowledged; xport_rx_classify: the next expected packet */
-    struct ncp_peer *pp = &conn_peer[src];
+    struct ncp_peer *pp = &conn_peer(src);
     uint32_t seq = w[PKT_W_SEQ];
     if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || pp->x.synced != 1 ||
         seq != pp->x.expected)
@@ -452,7 +458,7 @@ static __attribute__((noinline)) void rx_data_slow(struct ncp_peer *pp, uint32_t
 
 void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
 {
-    struct ncp_peer *pp = &conn_peer[peer];
+    struct ncp_peer *pp = &conn_peer(peer);
     uint32_t seq = rx_meta[ridx].seq;
 
     __asm__("" : "+r"(pp)); /* kept in a register, not recomputed (a multiply) per access */

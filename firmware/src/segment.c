@@ -98,7 +98,7 @@ static inline __attribute__((always_inline)) enum build_result translate(uint16_
 /* Every case (segment.h). */
 enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uint32_t seq)
 {
-    struct ncp_peer *pp = &conn_peer[peer];
+    struct ncp_peer *pp = &conn_peer(peer);
     struct piece pc[NCP_SEG_PIECES];
     uint32_t npc = 0, len = 0, seg = CK_SEG(cookie), idx = CK_IDX(cookie), type = 0, flags = 0;
     enum build_result r = B_SENT;
@@ -291,7 +291,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
         return 0;
     /* committed: from here on as seg_build(). The peer's fields are read before xport_tx_push stores
      * into its window (the compiler would reload them after that store). */
-    struct ncp_peer *pp = &conn_peer[peer];
+    struct ncp_peer *pp = &conn_peer(peer);
     __asm__("" : "+r"(pp)); /* opaque: kept in a register, not recomputed (a multiply) per access */
     struct xport_peer *x = &pp->x;
     uint32_t ack = pp->ack_val, una = x->una, piggy = ack == x->expected && !x->rsack, w_nodes = pp->w_nodes;
@@ -336,7 +336,7 @@ void seg_resend_poll(void)
     for (uint32_t i = 0, nw = pset_nwords(); i < nw; i++) {
         for (uint32_t m = ncp_work.peer_rexmit[i]; m; m &= m - 1) {
             uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
-            struct xport_peer *x = &conn_peer[p].x;
+            struct xport_peer *x = &conn_peer(p).x;
             int more = 1;
             for (unsigned budget = 0; budget < 8; budget++) {
                 if (seq_lt(x->rexmit, x->nxt) && !cc_resend_room(p, x, x->rexmit))

@@ -256,7 +256,7 @@ void tx_dma_failed(uint32_t f)
 
 static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
 {
-    struct ncp_peer *pp = &conn_peer[peer];
+    struct ncp_peer *pp = &conn_peer(peer);
     *h = (struct pkt_hdr){.dst = peer, .src = ncp.me, .type = type, .ack = pp->ack_val};
     if (pp->ack_val == pp->x.expected && !pp->x.rsack)
         pp->x.ack_pending = 0; /* piggy-backed (not a SACK: an ACK frame carries that) */
@@ -274,13 +274,13 @@ void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t
         return;
     }
     hdr_common(&h, peer, type);
-    h.token = conn_peer[peer].tx_token;
+    h.token = conn_peer(peer).tx_token;
     h.reason = reason;
     h.seq = seq;
     h.op = op;
     h.status = status;
-    if (__builtin_expect(conn_peer[peer].x.sr, 0))
-        h.off = xport_sack_adv(&conn_peer[peer].x, h.ack); /* SR: the SACK bitmap (else 0) */
+    if (__builtin_expect(conn_peer(peer).x.sr, 0))
+        h.off = xport_sack_adv(&conn_peer(peer).x, h.ack); /* SR: the SACK bitmap (else 0) */
     if (type == PKT_ACK && cc_opts)
         cc_ack_fields(peer, &h); /* credit, echo (congestion.c) */
     PKT_ENCODE(ctl_frame[i], &h);

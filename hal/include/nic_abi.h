@@ -20,7 +20,16 @@
 #include "nic_regs.h"   /* generated (hal/regmap/nic.toml): the doorbell page layout dbpage */
 
 #define NIC_ABI_VERSION_MAJOR 2u
-#define NIC_ABI_VERSION_MINOR 1u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe) */
+#define NIC_ABI_VERSION_MINOR 2u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe);
+                                  * 2.2 (issue 15 item 2, appended): host endpoints beyond the NIC's
+                                  * resident ones: NIC_CMD_EP_TABLE, struct nic_ep_ctx, NIC_EPC_*,
+                                  * nic_info.max_eps / ep_slots (were reserved[0]), nic_stats.ep_fills,
+                                  * ep_evictions, ep_db_refused (were reserved[2..4]);
+                                  * 2.2 also: message queues (issue 15 item 7): NIC_OP_POST_RECV, NIC_WR_SEND,
+                                  * NIC_EQE_RECV, nic_eqe.status (was reserved1), NIC_ST_RNR / TOO_BIG,
+                                  * nic_stats.mq_* (were reserved_xlate[2..4], the last three);
+                                  * 2.2 also: peer contexts in host memory (NIC_CMD_PEER_TABLE, nic_info
+                                  * peer_slots/peer_ctx_bytes (were reserved[1]), nic_stats peer_* in reserved_xport) */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -58,7 +67,13 @@ struct nic_info {
     uint32_t sq_stride;      /* bytes between endpoints' send queues */
     struct nic_cache_geom cache[NIC_CACHE__COUNT];
     uint32_t lookup_bytes;   /* NIC memory used by the lookup structures */
-    uint32_t reserved[3];
+    uint16_t max_eps;        /* ABI 2.2 (was reserved[0]): endpoint ids 1..max_eps-1; those from
+                              * max_procs on are host endpoints (NIC_CMD_EP_TABLE); 0: none */
+    uint16_t ep_slots;       /* ABI 2.2: host endpoint contexts the NIC caches at once */
+    /* ABI 2.2, in what was reserved[1] (0 from an older NCP: every peer's context in NIC SRAM) */
+    uint16_t peer_slots;     /* peer contexts resident in NIC SRAM; more peers need NIC_CMD_PEER_TABLE */
+    uint16_t peer_ctx_bytes; /* bytes per peer context in the host table (power of two, <= a page) */
+    uint32_t reserved[1];
 };
 
 /* ---- Commands: driver -> NCP. A ring of cmd_entries in SRAM written by the driver through the
@@ -95,9 +110,19 @@ enum nic_cmd_op {
     NIC_CMD_USAGE = 13,        /* cache; a/b: host PA, c: bytes there: the cache's ways (struct
                                 * nic_usage_way, set by set), as many as fit, for the driver's
                                 * least-recently-used victim choice (seed 001); answered after the DMA */
+    /* ABI 2.2, appended: the host table of peer contexts (docs/host-interface.md "Peer contexts") */
+    NIC_CMD_PEER_TABLE = 14,   /* after INIT, before any traffic, when nodes > nic_info.peer_slots: one per
+                               * page of the host table of peer contexts (peer_ctx_bytes each, page c holding
+                               * peers c * (4096 / peer_ctx_bytes) on): c = page index, a/b = its host PA
+                               * (4 KiB aligned, NIC-private: no process may map it); d: resident contexts
+                               * to use, 1..peer_slots (0: all; fewer: a test setting). Each page once:
+                               * the NCP evicts only when every page for `nodes` is known */
     NIC_CMD_EQ_POST = 12,      /* ep = event queue id, pid; key = NIC_EQE_* type the driver may post
                                 * (NIC_EQE_UPCALL), a/b/c/d = the entry's a/b/c/d: the driver's own
                                 * entry (an upcall); NO_RESOURCES: no room now */
+    /* ABI 2.2, appended: host endpoints (docs/host-interface.md "Host endpoints") */
+    NIC_CMD_EP_TABLE = 20,     /* key = page k of the endpoint context table (ids k * NIC_EPC_PER_PAGE
+                                * ..+NIC_EPC_PER_PAGE-1); a/b: its host PA (kernel, pinned, page-aligned) */
 };
 
 struct nic_cmd {
@@ -216,6 +241,27 @@ struct nic_pch_entry { /* one process */
     uint16_t reserved0;
 };
 
+/* ---- Host endpoints (ABI 2.2): endpoint ids max_procs..max_eps-1. Their contexts live in the
+ * driver's table in host memory (NIC_CMD_EP_TABLE pages); the NCP caches ep_slots of them, fetched
+ * by DMA when the endpoint rings, written back (cq_n, sq_n) when evicted. Their send queue is a
+ * page of the process's memory (pinned by the driver): sq_entries entries from offset 0, and at
+ * NIC_EPC_DBREC the doorbell record, the producer count the library writes before it rings
+ * (read by the NCP at a fill and after lost doorbells). ---- */
+#define NIC_EPC_VALID 0x1u      /* flags: the endpoint is open (set before EP_OPEN, cleared before EP_CLOSE) */
+#define NIC_EPC_PER_PAGE 128u   /* contexts per table page */
+#define NIC_EPC_DBREC 2048u     /* byte offset of the doorbell record in the send queue page */
+
+struct nic_ep_ctx {
+    uint32_t flags;        /* NIC_EPC_VALID (driver) */
+    uint16_t pid;          /* owner */
+    uint8_t cq_log2;       /* completion queue entries, log2 */
+    uint8_t eq;            /* event queue its completions are reported to (0: none) */
+    uint32_t cq_lo, cq_hi; /* completion queue host PA */
+    uint32_t sq_lo, sq_hi; /* send queue page host PA */
+    uint32_t cq_n;         /* NCP (written back at eviction; 0 at open): completions produced */
+    uint32_t sq_n;         /* NCP (idem): requests retired, all of them taken and rung */
+};
+
 /* ---- Events: NCP -> driver, a ring in host memory (INIT), written by NIC DMA. The NCP raises
  * hostif.irq_raise.miss for MISS events and .cmpl for the others. The driver publishes how far
  * it has read by writing its consumer count to doorbell page 0 at NIC_DB_EV_CI; the NCP never
@@ -258,6 +304,17 @@ struct nic_event {
 enum nic_wr_op {
     NIC_OP_RDMA_WRITE = 1, /* local [laddr, +len) -> remote buffer (rbuf, roff) on rnode */
     NIC_OP_RDMA_READ = 2,  /* remote buffer (rbuf, roff) on rnode -> local [laddr, +len) */
+    NIC_OP_POST_RECV = 3,  /* ABI 2.2: post [laddr, +len) of lbuf (local-write right) as a receive buffer
+                            * of this node's message queue rbuf (1..NIC_MQ_QUEUES-1) with key rkey:
+                            * the first post claims a free queue for the process (and its endpoint,
+                            * until it closes), later ones must name the same key; rnode = this
+                            * node, roff = rpid = 0. Completes at once: NIC_ST_OK (posted),
+                            * NIC_ST_BAD_HANDLE (no such queue id, or the process has no
+                            * NIC_EQF_NOTIFY event queue), NIC_ST_KEY (the queue is another process's
+                            * or has another key), NIC_ST_NO_RESOURCES (NIC_MQ_DEPTH buffers posted
+                            * and not yet used), NIC_ST_BOUNDS (an offset beyond 4 GiB in lbuf) */
+    NIC_OP_SEND = 4,       /* ABI 2.2: never in a send queue entry (a send is NIC_OP_RDMA_WRITE with
+                            * NIC_WR_SEND): the op the user library reports a send's completion with */
 };
 
 #define NIC_WR_SIGNALED 0x1u /* post a completion on success (errors are always posted) */
@@ -291,6 +348,21 @@ struct nic_sq_entry {
 #define NIC_WR_IMM 0x2u
 #define NIC_IMM_MAX 0xFFFFu
 
+/* ABI 2.2: a two-sided send (message queues; docs/wire-protocol.md "Message queues"). An RDMA write
+ * entry with NIC_WR_SEND carries a message of len <= NIC_MSG_MAX bytes (and <= the MTU: one segment)
+ * to message queue rbuf of node rnode, presenting the queue's key in rkey (roff = rpid = 0, no
+ * NIC_WR_IMM). The target NCP places it into the queue's oldest posted buffer and reports it in the
+ * owner's NIC_EQF_NOTIFY event queue (NIC_EQE_RECV); the send completes NIC_ST_OK only when the
+ * bytes are in that buffer. No buffer posted: the target answers BUSY (retried every 20 us) up to
+ * NIC_MQ_RNR_TRIES times, then the send fails NIC_ST_RNR. A message longer than the buffer:
+ * NIC_ST_TOO_BIG (and a NIC_EQE_RECV with that status at the target; nothing written, the buffer
+ * stays posted). Unknown queue: NIC_ST_BAD_HANDLE; wrong key: NIC_ST_KEY. */
+#define NIC_WR_SEND 0x4u
+#define NIC_MSG_MAX 4096u    /* largest message (also limited to the NCP's MTU) */
+#define NIC_MQ_QUEUES 8u     /* queue ids 1..7 per node */
+#define NIC_MQ_DEPTH 8u      /* posted buffers per queue */
+#define NIC_MQ_RNR_TRIES 32u /* BUSY answers to one send before NIC_ST_RNR (about 0.7 ms) */
+
 /* ---- Completion queue: per endpoint, in host memory (EP_OPEN), written by NIC DMA ---- */
 
 enum nic_status {
@@ -307,6 +379,8 @@ enum nic_status {
     NIC_ST_BAD_CMD = -10,     /* malformed command */
     NIC_ST_BUSY = -11,        /* ABI 2.0, EP_CLOSE answer: closed, but packets of the endpoint are
                                * still in flight; ask again (same command) until NIC_ST_OK */
+    NIC_ST_RNR = -12,         /* ABI 2.2, send: the target queue had no posted buffer through every retry */
+    NIC_ST_TOO_BIG = -13,     /* ABI 2.2, send: the message is longer than the target's posted buffer */
 };
 
 struct nic_cqe {
@@ -342,6 +416,11 @@ enum nic_eqe_type {
     NIC_EQE_UPCALL = 4,   /* posted by the driver (EQ_POST): it must take back the pinned pages
                            * [b | c << 32, + d pages) of the process; a = token to answer with
                            * (nicdrv_upcall_done) within the driver's grace period */
+    NIC_EQE_RECV = 5,     /* ABI 2.2: a message for queue a landed (status NIC_ST_OK: b bytes in the
+                           * posted buffer c at offset d) or did not: status NIC_ST_TOO_BIG (b = the
+                           * message's length; nothing written, the buffer stays posted) or
+                           * NIC_ST_HOST_ERROR (the buffer is used up, the message is placed again
+                           * in the next one); ep = source node, pid = source process */
 };
 
 struct nic_eqe {
@@ -352,11 +431,12 @@ struct nic_eqe {
     uint16_t reserved0;
     uint32_t a, b, c, d;
     uint32_t seq;   /* the entry's index in the queue's stream */
-    uint32_t reserved1;
+    int32_t status; /* ABI 2.2 (was reserved1): NIC_EQE_RECV's enum nic_status; 0 otherwise */
 };
 
 /* ---- Doorbell pages (BAR4, NIC_BAR_DOORBELL_PAGE bytes each, page = endpoint; page 0 = the
- * driver). The values come from the map (linker/memmap.toml, hal/regmap/nic.toml layout dbpage):
+ * driver; ABI 2.2: pages max_procs.. are host endpoints', whose send queue is in host memory: only
+ * NIC_DB_SQ_PI is used there, its value a hint, the count read from the doorbell record). The values come from the map (linker/memmap.toml, hal/regmap/nic.toml layout dbpage):
  * these are the ABI's names for them. ---- */
 
 #define NIC_DB_PAGE NIC_BAR_DOORBELL_PAGE  /* bytes per doorbell page: page p at BAR4 + p * NIC_DB_PAGE */
@@ -394,7 +474,13 @@ struct nic_stats {
     uint32_t void_fails;    /* operations failed because a segment went VOID (no data) */
     uint32_t ce_received;   /* sequenced packets received with the switch's congestion mark (CE) */
     uint32_t cc_cuts;       /* congestion window cuts on an echoed mark (ECE) */
-    uint32_t reserved_xport[5];
+    /* peer contexts (ABI 2.2, in what was reserved_xport[0..4]; docs/firmware.md "Peer contexts") */
+    uint32_t peer_fills;      /* contexts filled from the host table (a peer not resident was needed) */
+    uint32_t peer_evictions;  /* resident contexts chosen as victims (quiet peers only) */
+    uint32_t peer_writebacks; /* victims' contexts written back to the host table */
+    uint32_t peer_fill_drops; /* frames dropped because their source's context was being filled */
+    uint32_t peer_no_victim;  /* a context was needed, no slot free and no resident peer quiet: the
+                               * frame dropped (its sender resends) or the send retried later */
     /* translation liveness (issue 18) */
     uint32_t miss_requests;      /* miss requests recorded (one per (cache, pid, line) outstanding) */
     uint32_t miss_reposts;       /* posted misses the host did not answer within 10 ms, posted again */
@@ -402,7 +488,10 @@ struct nic_stats {
     /* prefetch on a miss (issue 14, in what was reserved_xlate[0..1]) */
     uint32_t miss_prefetch_lines; /* lines miss requests asked for beyond the missed line */
     uint32_t miss_range_merged;   /* misses that fell into an outstanding request's prefetched lines */
-    uint32_t reserved_xlate[3];
+    /* message queues (ABI 2.2, in what were reserved_xlate[2..4], the last three) */
+    uint32_t mq_placed;          /* messages placed into posted buffers (reported NIC_EQE_RECV) */
+    uint32_t mq_rnr_nacks;       /* sends answered BUSY: their queue had no posted buffer */
+    uint32_t mq_refused;         /* sends refused: unknown queue, wrong key, too long, NIC_ST_RNR */
     /* host interface (ABI 2.0) */
     uint32_t local_refused;      /* requests whose local range failed the NCP's check (lbuf) */
     uint32_t close_busy;         /* EP_CLOSE answered NIC_ST_BUSY: the endpoint's packets in flight */
@@ -417,7 +506,11 @@ struct nic_stats {
     uint32_t imm_no_eq;          /* writes with immediate whose target process has no NIC_EQF_NOTIFY queue */
     uint32_t loop_frames;        /* (ABI 2.1, in a reserved word; issue 15) frames to this node itself:
                                   * handled by its own RX path, not sent (loopback) */
-    uint32_t reserved[5];
+    uint32_t reserved[2];
+    /* host endpoints (ABI 2.2, in what were reserved[2..4]) */
+    uint32_t ep_fills;           /* host endpoint contexts fetched into the NIC's cache */
+    uint32_t ep_evictions;       /* idle host endpoint contexts written back to make room */
+    uint32_t ep_db_refused;      /* doorbells refused: no such endpoint, a closed one, a bad count */
 };
 
 /* Layout checks: both sides compile this header, so a mismatch fails the build on either. */
@@ -433,6 +526,7 @@ NIC_ABI_ASSERT_SIZE(struct nic_sq_entry, 64);
 NIC_ABI_ASSERT_SIZE(struct nic_cqe, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_eqe, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_usage_way, 16);
+NIC_ABI_ASSERT_SIZE(struct nic_ep_ctx, 32);
 NIC_ABI_ASSERT_SIZE(struct nic_stats, 328);
 
 #endif /* NIC_ABI_H */

@@ -3,8 +3,9 @@
  * on different nodes (docs/api.md has every call with an example).
  *
  * Model: a process opens the device (nic_dev_open: its handle to the driver, like opening
- * /dev/nic), opens endpoints (up to NIC_MAX_EPS; each a doorbell page, a send queue in NIC memory,
- * a completion queue in its own memory pinned by the driver), registers memory (a handle and a
+ * /dev/nic), opens endpoints (up to NIC_MAX_EPS; each a doorbell page, a send queue in NIC memory
+ * or, for the NIC's host endpoints (up to 496 beyond its 15 resident ones, issue 15), in a page of
+ * its own memory, a completion queue in its own memory pinned by the driver), registers memory (a handle and a
  * remote key to give to peers), posts work requests and polls or waits for completions: per
  * endpoint (nic_poll, nic_wait), or for all its endpoints at once through its event queue
  * (nic_eq_open, nic_eq_poll, nic_eq_wait: one queue, a blocking wait woken by the NIC's
@@ -56,6 +57,9 @@ enum nic_wc_status {
     NIC_WC_UNREACHABLE = -6, /* the peer did not answer within the retry limit */
     NIC_WC_FLUSHED = -7,     /* the endpoint was closed with the request outstanding */
     NIC_WC_HOST_ERROR = -8,  /* host DMA error */
+    NIC_WC_NO_RESOURCES = -9, /* nic_post_recv: NIC_MQ_DEPTH buffers posted and not yet used */
+    NIC_WC_RNR = -12,        /* nic_post_send: the target queue had no buffer posted through every retry */
+    NIC_WC_TOO_BIG = -13,    /* nic_post_send: the message is longer than the target's posted buffer */
 };
 
 #define NIC_ACCESS_LOCAL_READ NIC_RIGHT_LOCAL_READ     /* source of my RDMA writes */
@@ -65,6 +69,7 @@ enum nic_wc_status {
 
 #define NIC_CQ_VA_DEFAULT 0xFFFF0000u /* completion queue pages: endpoint slot k at + k pages */
 #define NIC_MAX_EPS 8u                /* endpoints a process may have open at once */
+#define NIC_EP_IDS_MAX 512u           /* NIC endpoint ids (resident and host, ABI 2.2) the library knows */
 
 typedef struct nic_dev nic_dev_t;
 typedef uint32_t nic_ep_t; /* generation << 16 | endpoint: a closed endpoint's handle stays invalid */
@@ -104,10 +109,15 @@ struct nic_wc {
 struct nic_dev_attr {
     uint64_t cq_va; /* page-aligned: NIC_MAX_EPS completion queue pages from here (0: default) */
     uint64_t eq_va; /* page-aligned: the event queue's page (0: the page after the CQ pages) */
+    uint64_t sq_va; /* page-aligned: NIC_MAX_EPS send queue pages from here, used by host endpoints
+                     * (issue 15; 0: the pages after the event queue's page) */
 };
 
 /* ---- event queue (docs/api.md "Event queue") ---- */
 #define NIC_EQ_NOTIFY 0x1u /* nic_eq_attr.flags: writes with immediate to this process are reported */
+#define NIC_EQ_AFTER_EPS 0x2u /* nic_eq_attr.flags: the queue may open while endpoints are open; those
+                               * stay unbound (their completions: nic_poll / nic_wait only), endpoints
+                               * opened later are bound. For a queue of notifications and messages. */
 
 struct nic_eq_attr {
     uint32_t log2_entries; /* 2..6 (0: 6, 64 entries) */
@@ -122,6 +132,11 @@ enum nic_ev_kind {
     NIC_EV_UPCALL = 4,     /* the driver must take back the pinned pages [va, +len) of ours: answer
                             * with nic_upcall_done(token) within its grace period (then they go at
                             * once), or they go when it ends */
+    NIC_EV_RECV = 5,       /* a message for our queue `queue`: status NIC_WC_SUCCESS: len bytes in
+                            * the posted buffer `handle` at `offset`, from src_node's process
+                            * src_pid; NIC_WC_TOO_BIG: a message of len bytes did not fit (nothing
+                            * written, the buffer stays posted); NIC_WC_HOST_ERROR: the buffer was
+                            * used up by a failed placement (the message comes in the next one) */
 };
 
 struct nic_ev {
@@ -135,6 +150,8 @@ struct nic_ev {
     uint32_t lost;      /* NIC_EV_OVERFLOW */
     uint64_t va;        /* NIC_EV_UPCALL: the range (len: its bytes) */
     uint32_t token;     /* NIC_EV_UPCALL: what nic_upcall_done answers */
+    uint32_t queue;     /* NIC_EV_RECV: our message queue */
+    int status;         /* NIC_EV_RECV: enum nic_wc_status */
 };
 
 /* Open/close the device for process pid. close releases everything still open (endpoint,
@@ -160,6 +177,22 @@ int nic_reg_wait(nic_dev_t *dev, uint64_t va, uint64_t len, uint32_t access, str
 int nic_post_write(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
 int nic_post_read(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
 
+/* ---- message queues (docs/api.md "Message queues"): two-sided sends into posted buffers ----
+ * nic_post_recv posts [local_va, +len) (registered with NIC_ACCESS_LOCAL_WRITE) as a receive buffer
+ * of this node's queue `queue` (1..NIC_MQ_QUEUES-1) with key qkey: the first post claims a free
+ * queue for this process (until the endpoint closes); a message that lands in it is reported as
+ * NIC_EV_RECV in the event queue (opened with NIC_EQ_NOTIFY: else NIC_ENOEQ). Completes at once
+ * (op NIC_OP_POST_RECV): NIC_WC_SUCCESS, NIC_WC_KEY (the queue is another's or has another key),
+ * NIC_WC_BAD_HANDLE, NIC_WC_NO_RESOURCES (NIC_MQ_DEPTH buffers posted not yet used).
+ * nic_post_send sends [local_va, +len) (len <= NIC_MSG_MAX and the MTU) to queue remote.handle
+ * of node remote.node with its key remote.rkey (remote.pid, remote_offset unused); it completes
+ * (op NIC_OP_SEND) NIC_WC_SUCCESS when the bytes are in the target's buffer, else NIC_WC_RNR (no
+ * buffer posted through NIC_MQ_RNR_TRIES retries), NIC_WC_TOO_BIG, NIC_WC_KEY, NIC_WC_BAD_HANDLE
+ * (no such queue), or as a write fails. NIC_EINVAL: a bad queue id, a length 0 or beyond
+ * NIC_MSG_MAX, with_imm. */
+int nic_post_recv(nic_dev_t *dev, nic_ep_t ep, uint32_t queue, uint32_t qkey, const struct nic_wr *wr);
+int nic_post_send(nic_dev_t *dev, nic_ep_t ep, const struct nic_wr *wr);
+
 /* Up to max completions (0 if none); never blocks. */
 int nic_poll(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, int max);
 /* One completion, waiting up to timeout_cycles (simulated NIC core cycles). */
@@ -169,7 +202,7 @@ int nic_wait(nic_dev_t *dev, nic_ep_t ep, struct nic_wc *wc, uint64_t timeout_cy
 int nic_outstanding(const nic_dev_t *dev, nic_ep_t ep);
 
 /* The event queue of the process (one): endpoints opened after it report their completions there.
- * NIC_EBUSY: one is open, or endpoints are; NIC_ENORES: the NIC has no free queue; NIC_EINVAL: bad
+ * NIC_EBUSY: one is open, or endpoints are (unless NIC_EQ_AFTER_EPS); NIC_ENORES: the NIC has no free queue; NIC_EINVAL: bad
  * attr. nic_eq_close: no entry lands after it; NIC_ENOEQ if none is open. */
 int nic_eq_open(nic_dev_t *dev, const struct nic_eq_attr *attr);
 int nic_eq_close(nic_dev_t *dev);

@@ -108,6 +108,11 @@ struct nicdrv_config {
                                    message, and the miss thread fills them all in order, so a large
                                    transfer pays one host miss, not one per line. 0 (default): one
                                    line per miss, the seed. At most NIC_PREFETCH_MAX */
+    uint32_t peer_slots;        /* peer contexts the NCP keeps resident in NIC SRAM (NIC_CMD_PEER_TABLE's
+                                   d; issue 13): 0 (default) = all it has (nic_info.peer_slots); fewer
+                                   is a test setting that makes it fill and evict with a small cluster.
+                                   The driver gives the NCP its host table of peer contexts whenever
+                                   the cluster has more nodes than that */
     uint32_t pin_mode;          /* enum nicdrv_pin_mode (issue 14, item 3), dynamic build: when a
                                    registered buffer's pages are pinned (default NICDRV_PIN_ON_MISS) */
     /* Observer of the driver's cache work, for tools (nicsim --events); NULL (default): none.
@@ -253,6 +258,13 @@ int nicdrv_mmu_release(nicdrv_t *d, uint32_t pid, uint64_t va);
  * free endpoint); EBUSY: cq_va is already the page of one of its queues. An endpoint opened while
  * the process has an event queue reports its completions there too (NIC_EQE_CQ). */
 int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint32_t *cq_entries);
+/* As nicdrv_ep_open, and when every resident endpoint (1..info.max_procs-1, send queue in NIC SRAM)
+ * is taken and sq_va != 0, a host endpoint (ABI 2.2, ids max_procs..info.max_eps-1): its send queue
+ * is the page at sq_va in pid's memory (pinned here; entries from offset 0, the doorbell record at
+ * NIC_EPC_DBREC), its context in the driver's table, cached on the NIC while it is used. ENORES:
+ * every id is taken; EINVAL: sq_va not page-aligned or the CQ's page; EBUSY: sq_va is the page of
+ * another of its queues. The caller tells the two kinds apart by *ep >= info.max_procs. */
+int nicdrv_ep_open_sq(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint64_t sq_va, uint16_t *ep, uint32_t *cq_entries);
 /* EP_CLOSE (the NCP flushes outstanding work into the CQ), forget the PCH entry, unpin the CQ. */
 int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep);
 /* Register [va, va+len) with NIC_RIGHT_* rights: *id = buffer id (the handle), *key = remote key.

@@ -41,6 +41,8 @@ struct lib_ep { /* one endpoint (slot k of the process: completion queue page cq
     int open;
     uint16_t ep, gen;
     uint64_t cq_va;
+    uint64_t sq_va; /* host endpoint (ABI 2.2): its send queue page in our memory */
+    int host;
     uint32_t sq_entries, sq_pi, sq_ci;
     uint8_t *user_signaled; /* per send queue slot */
     uint8_t *slot_op;
@@ -61,9 +63,11 @@ struct nic_dev {
     struct lib_mr *mr;
     struct lib_ep eps[NIC_MAX_EPS];
     uint16_t gen;            /* handles carry it: a closed endpoint's handle stays invalid */
-    int8_t slot_of[256];     /* NIC endpoint -> slot (-1: not ours) */
+    int8_t slot_of[NIC_EP_IDS_MAX]; /* NIC endpoint -> slot (-1: not ours) */
+    uint64_t sq_va;          /* host endpoints' send queue pages: slot k at + k pages (ABI 2.2) */
     /* event queue (ABI 2.1) */
     int eq_open;
+    int eq_notify; /* opened with NIC_EQ_NOTIFY: notifications and messages come here */
     uint32_t eq_entries, eq_ci, eq_told; /* eq_told: the last count the NCP got */
     uint8_t ready[NIC_MAX_EPS]; /* endpoints with completions stashed, in the order they got them */
     uint32_t ready_head, ready_count;
@@ -115,6 +119,11 @@ int nic_dev_open(nicdrv_t *drv, uint32_t pid, const struct nic_dev_attr *attr, n
     d->pid = pid;
     d->cq_va = attr && attr->cq_va ? attr->cq_va : NIC_CQ_VA_DEFAULT;
     d->eq_va = attr && attr->eq_va ? attr->eq_va : d->cq_va + NIC_MAX_EPS * (uint64_t)NICDRV_PAGE_SIZE;
+    d->sq_va = attr && attr->sq_va ? attr->sq_va : d->eq_va + NICDRV_PAGE_SIZE;
+    if (d->sq_va % NICDRV_PAGE_SIZE) {
+        free(d);
+        return NIC_EINVAL;
+    }
     memset(d->slot_of, -1, sizeof d->slot_of);
     d->nmr = nicdrv_config_of(drv)->max_bufs;
     d->mr = calloc(d->nmr, sizeof *d->mr);
@@ -172,7 +181,7 @@ static struct lib_ep *ep_of(nic_dev_t *d, nic_ep_t ep)
 {
     int k;
 
-    if (!d || (ep & 0xFFFFu) > 0xFFu || (k = d->slot_of[ep & 0xFFu]) < 0)
+    if (!d || (ep & 0xFFFFu) >= NIC_EP_IDS_MAX || (k = d->slot_of[ep & 0xFFFFu]) < 0)
         return NULL;
     return d->eps[k].open && handle_of(&d->eps[k]) == ep ? &d->eps[k] : NULL;
 }
@@ -207,18 +216,20 @@ int nic_ep_open(nic_dev_t *d, nic_ep_t *ep)
         return NIC_ENOMEM;
     }
     e->cq_va = d->cq_va + k * (uint64_t)NICDRV_PAGE_SIZE;
-    rc = nicdrv_ep_open(d->drv, d->pid, e->cq_va, &n, &cqn);
+    e->sq_va = d->sq_va + k * (uint64_t)NICDRV_PAGE_SIZE; /* used if the NIC gives a host endpoint */
+    rc = nicdrv_ep_open_sq(d->drv, d->pid, e->cq_va, e->sq_va, &n, &cqn);
     if (rc) {
         free_ep_state(e);
         return map_drv(rc);
     }
-    if (cqn < e->sq_entries || n > 0xFF) { /* a completion queue that could overflow: refuse the geometry */
+    if (cqn < e->sq_entries || n >= NIC_EP_IDS_MAX) { /* a completion queue that could overflow: refuse the geometry */
         nicdrv_ep_close(d->drv, d->pid, n);
         free_ep_state(e);
         return NIC_ENORES;
     }
     e->open = 1;
     e->ep = n;
+    e->host = n >= in->max_procs; /* ABI 2.2: its send queue is the page at sq_va (docs/api.md) */
     e->gen = ++d->gen;
     e->sq_pi = e->sq_ci = e->cq_ci = 0;
     e->cq_entries = cqn;
@@ -313,17 +324,18 @@ int nic_eq_open(nic_dev_t *d, const struct nic_eq_attr *attr)
     uint32_t log2 = attr && attr->log2_entries ? attr->log2_entries : NIC_EQ_LOG2_MAX;
     int rc;
 
-    if (!d || log2 > NIC_EQ_LOG2_MAX || log2 < 2 || (attr && (attr->flags & ~NIC_EQ_NOTIFY)))
+    if (!d || log2 > NIC_EQ_LOG2_MAX || log2 < 2 || (attr && (attr->flags & ~(NIC_EQ_NOTIFY | NIC_EQ_AFTER_EPS))))
         return NIC_EINVAL;
     if (d->eq_open)
         return NIC_EBUSY;
-    for (unsigned k = 0; k < NIC_MAX_EPS; k++)
+    for (unsigned k = 0; k < NIC_MAX_EPS && !(attr && (attr->flags & NIC_EQ_AFTER_EPS)); k++)
         if (d->eps[k].open)
             return NIC_EBUSY; /* endpoints are bound to the queue when they open: open it first */
     rc = nicdrv_eq_open(d->drv, d->pid, d->eq_va, log2, attr && (attr->flags & NIC_EQ_NOTIFY) ? NIC_EQF_NOTIFY : 0u);
     if (rc)
         return map_drv(rc);
     d->eq_open = 1;
+    d->eq_notify = attr && (attr->flags & NIC_EQ_NOTIFY);
     d->eq_entries = 1u << log2;
     d->eq_ci = d->eq_told = 0;
     d->ready_head = d->ready_count = 0;
@@ -371,7 +383,7 @@ static void eq_read(nic_dev_t *d)
         d->eq_ci++;
         switch (q.type) {
         case NIC_EQE_CQ:
-            if (q.ep < 256 && d->slot_of[q.ep] >= 0)
+            if (q.ep < NIC_EP_IDS_MAX && d->slot_of[q.ep] >= 0)
                 reap(d, &d->eps[d->slot_of[q.ep]]);
             break;
         case NIC_EQE_OVERFLOW:
@@ -388,6 +400,10 @@ static void eq_read(nic_dev_t *d)
         case NIC_EQE_IMM:
             uev_put(d, &(struct nic_ev){ .kind = NIC_EV_IMM, .imm = q.a, .len = q.b, .handle = q.c, .offset = q.d,
                                           .src_node = q.ep, .src_pid = q.pid });
+            break;
+        case NIC_EQE_RECV: /* ABI 2.2: a message (or a refused one) for one of our queues */
+            uev_put(d, &(struct nic_ev){ .kind = NIC_EV_RECV, .queue = q.a, .len = q.b, .handle = q.c, .offset = q.d,
+                                          .src_node = q.ep, .src_pid = q.pid, .status = q.status });
             break;
         default:
             d->cnt.eqe_bogus++;
@@ -564,10 +580,12 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     if (!wr || !wr->len || wr->len > NIC_MAX_XFER || wr->local_va + wr->len < wr->local_va ||
         (wr->with_imm && (op != NIC_OP_RDMA_WRITE || wr->imm > NIC_IMM_MAX)))
         return NIC_EINVAL;
-    if (wr->remote.node >= nicdrv_config_of(d->drv)->nodes)
+    if (op == NIC_OP_SEND && (wr->len > NIC_MSG_MAX || !wr->remote.handle || wr->remote.handle >= NIC_MQ_QUEUES))
+        return NIC_EINVAL; /* a message: one queue id of the target, at most NIC_MSG_MAX bytes */
+    if (op != NIC_OP_POST_RECV && wr->remote.node >= nicdrv_config_of(d->drv)->nodes)
         return NIC_EPEER;
-    rc = check_local(d, wr->local_va, wr->len, op == NIC_OP_RDMA_WRITE ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE,
-                     &lbuf);
+    rc = check_local(d, wr->local_va, wr->len,
+                     op == NIC_OP_RDMA_WRITE || op == NIC_OP_SEND ? NIC_RIGHT_LOCAL_READ : NIC_RIGHT_LOCAL_WRITE, &lbuf);
     if (rc)
         return rc;
     if (!nicdrv_probed(d->drv))
@@ -589,6 +607,14 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     e.rpid = wr->remote.pid;
     e.roff_lo = (uint32_t)wr->remote_offset;
     e.roff_hi = (uint32_t)(wr->remote_offset >> 32);
+    if (op == NIC_OP_SEND || op == NIC_OP_POST_RECV) { /* ABI 2.2: message queues */
+        e.op = op == NIC_OP_SEND ? NIC_OP_RDMA_WRITE : NIC_OP_POST_RECV;
+        e.flags |= op == NIC_OP_SEND ? NIC_WR_SEND : 0u;
+        e.rpid = 0;
+        e.roff_lo = e.roff_hi = 0;
+        if (op == NIC_OP_POST_RECV)
+            e.rnode = nicdrv_config_of(d->drv)->node_id;
+    }
     e.rkey = wr->remote.rkey;
     e.wr_id_lo = (uint32_t)wr->wr_id;
     e.wr_id_hi = (uint32_t)(wr->wr_id >> 32);
@@ -602,9 +628,16 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     x->slot_wr_id[slot] = wr->wr_id;
     memcpy(w, &e, sizeof w);
     page = (uint32_t)x->ep * NIC_DB_PAGE;
-    for (unsigned i = 0; i < sizeof e / 4; i++)
-        if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + slot * (uint32_t)sizeof e + 4 * i, w[i]))
+    if (x->host) { /* ABI 2.2: the entry and the doorbell record in our own memory, then the ring */
+        uint32_t pi = x->sq_pi + 1u;
+        if (d->host->proc_write(d->host->ctx, d->pid, x->sq_va + slot * (uint64_t)sizeof e, &e, sizeof e) ||
+            d->host->proc_write(d->host->ctx, d->pid, x->sq_va + NIC_EPC_DBREC, &pi, sizeof pi))
             return NIC_EDEV;
+    } else {
+        for (unsigned i = 0; i < sizeof e / 4; i++)
+            if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + slot * (uint32_t)sizeof e + 4 * i, w[i]))
+                return NIC_EDEV;
+    }
     x->sq_pi++;
     if (d->bus->wr32(d->bus->ctx, NICDRV_BAR_DOORBELL, page + NIC_DB_SQ_PI, x->sq_pi))
         return NIC_EDEV;
@@ -619,6 +652,26 @@ int nic_post_write(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
 int nic_post_read(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
 {
     return post(d, ep, wr, NIC_OP_RDMA_READ);
+}
+
+int nic_post_send(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr)
+{
+    if (wr && wr->with_imm)
+        return NIC_EINVAL;
+    return post(d, ep, wr, NIC_OP_SEND);
+}
+
+int nic_post_recv(nic_dev_t *d, nic_ep_t ep, uint32_t queue, uint32_t qkey, const struct nic_wr *wr)
+{
+    struct nic_wr w;
+
+    if (!d || !wr || wr->with_imm || !queue || queue >= NIC_MQ_QUEUES)
+        return NIC_EINVAL;
+    if (!d->eq_open || !d->eq_notify)
+        return NIC_ENOEQ; /* messages are reported in the event queue opened with NIC_EQ_NOTIFY */
+    w = *wr;
+    w.remote = (struct nic_remote){ .handle = queue, .rkey = qkey };
+    return post(d, ep, &w, NIC_OP_POST_RECV);
 }
 
 /* ---- completions ---- */
@@ -733,6 +786,12 @@ const char *nic_wc_status_str(int status)
         return "flushed";
     case NIC_WC_HOST_ERROR:
         return "host DMA error";
+    case NIC_WC_NO_RESOURCES:
+        return "no resources";
+    case NIC_WC_RNR:
+        return "receiver not ready (no buffer posted)";
+    case NIC_WC_TOO_BIG:
+        return "message longer than the posted buffer";
     default:
         return "unknown status";
     }

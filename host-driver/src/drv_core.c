@@ -488,6 +488,9 @@ static int read_info(nicdrv_t *d, char *err, size_t errlen)
                  (unsigned)in->max_peers, (unsigned)d->cfg.nodes, (unsigned)d->cfg.node_id, (unsigned)d->cfg.nodes);
         return fail(err, errlen, NICDRV_ENORES, msg);
     }
+    if (in->peer_ctx_bytes &&
+        (in->peer_ctx_bytes > NICDRV_PAGE_SIZE || (in->peer_ctx_bytes & (in->peer_ctx_bytes - 1u))))
+        return fail(err, errlen, NICDRV_EPROTO, "info block: peer context size not a power of two up to a page");
     for (unsigned c = 0; c < NIC_CACHE__COUNT; c++) {
         const struct nic_cache_geom *g = &in->cache[c];
         if (!g->line || (size_t)g->line * drv_entry_size(c) > NICDRV_PAGE_SIZE) {
@@ -511,6 +514,22 @@ static void free_rings(nicdrv_t *d)
     if (d->ev_pa)
         d->host.dma_free(d->host.ctx, d->ev_pa);
     d->ev_pa = 0;
+    for (uint32_t k = 0; k < DRV_EPT_PAGES; k++)
+        if (d->ept_pa[k])
+            d->host.dma_free(d->host.ctx, d->ept_pa[k]);
+    memset(d->ept_pa, 0, sizeof d->ept_pa);
+    free(d->hep_pid);
+    free(d->hep_cq_va);
+    free(d->hep_sq_va);
+    d->hep_pid = NULL;
+    d->hep_cq_va = d->hep_sq_va = NULL;
+    d->neps = 0;
+    for (uint32_t i = 0; i < d->peer_pages; i++)
+        if (d->peer_pa[i])
+            d->host.dma_free(d->host.ctx, d->peer_pa[i]);
+    free(d->peer_pa);
+    d->peer_pa = NULL;
+    d->peer_pages = 0;
     free(d->ep_used);
     free(d->eq_used);
     free(d->eq_fired);
@@ -532,6 +551,21 @@ static int alloc_rings(nicdrv_t *d)
             return NICDRV_ENOMEM;
     if (d->host.dma_alloc(d->host.ctx, &d->ev_pa))
         return NICDRV_ENOMEM;
+    /* the host table of peer contexts (ABI 2.2): when the cluster has more nodes than the NCP keeps
+     * resident, pages of peer_ctx_bytes-sized contexts it fills from and writes back to; the driver's
+     * own memory (never mapped into a process) */
+    uint32_t slots = d->cfg.peer_slots && d->cfg.peer_slots < d->info.peer_slots ? d->cfg.peer_slots
+                                                                                  : d->info.peer_slots;
+    if (d->info.peer_ctx_bytes && d->cfg.nodes > slots) {
+        uint32_t per = NICDRV_PAGE_SIZE / d->info.peer_ctx_bytes;
+        d->peer_pages = (d->cfg.nodes + per - 1) / per;
+        d->peer_pa = calloc(d->peer_pages, sizeof *d->peer_pa);
+        if (!d->peer_pa)
+            return NICDRV_ENOMEM;
+        for (uint32_t i = 0; i < d->peer_pages; i++)
+            if (d->host.dma_alloc(d->host.ctx, &d->peer_pa[i]))
+                return NICDRV_ENOMEM;
+    }
     d->ev_size = 1u << d->cfg.ev_log2;
     d->ev_ci = 0;
     d->cmd_pi = d->cmd_answered = 0;
@@ -544,6 +578,44 @@ static void hold_core(nicdrv_t *d)
     wr(d, NICDRV_BAR_REGS, REG(HOSTIF, IRQ_MASK), 0);
     wr(d, NICDRV_BAR_REGS, REG(HOSTIF, CTRL), NIC_HOSTIF_CTRL_CORE_RESET_MASK);
     wr(d, NICDRV_BAR_REGS, REG(HOSTIF, IRQ_CAUSE), IRQ_ALL);
+}
+
+/* ABI 2.2 (issue 15 item 2): the host endpoints' context table, when the NCP has them: pages of
+ * kernel memory, zeroed (no endpoint open), given to the NCP one NIC_CMD_EP_TABLE each. */
+static int ep_table_init(nicdrv_t *d)
+{
+    static const uint8_t zero[NICDRV_PAGE_SIZE];
+    uint32_t n = d->info.max_eps, pages;
+
+    d->neps = d->info.max_procs;
+    if ((d->info.abi_version & 0xFFFFu) < 2u || n <= d->info.max_procs)
+        return NICDRV_OK; /* an NCP without host endpoints: the resident ones only */
+    if (n > DRV_EPT_PAGES * NIC_EPC_PER_PAGE)
+        n = DRV_EPT_PAGES * NIC_EPC_PER_PAGE;
+    pages = (n + NIC_EPC_PER_PAGE - 1u) / NIC_EPC_PER_PAGE;
+    d->hep_pid = calloc(n, sizeof *d->hep_pid);
+    d->hep_cq_va = calloc(n, sizeof *d->hep_cq_va);
+    d->hep_sq_va = calloc(n, sizeof *d->hep_sq_va);
+    if (!d->hep_pid || !d->hep_cq_va || !d->hep_sq_va)
+        return NICDRV_ENOMEM;
+    for (uint32_t k = 0; k < pages; k++) {
+        struct nic_cmd c = { .op = NIC_CMD_EP_TABLE, .key = k };
+        int32_t st;
+        int rc;
+        if (d->host.dma_alloc(d->host.ctx, &d->ept_pa[k]))
+            return NICDRV_ENOMEM;
+        if (d->host.phys_write(d->host.ctx, d->ept_pa[k], zero, sizeof zero))
+            return NICDRV_EFAULT;
+        c.a = (uint32_t)d->ept_pa[k];
+        c.b = (uint32_t)(d->ept_pa[k] >> 32);
+        rc = drv_cmd(d, &c, NULL, 0, &st);
+        if (!rc)
+            rc = drv_map_status(st);
+        if (rc)
+            return rc;
+    }
+    d->neps = n;
+    return NICDRV_OK;
 }
 
 int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t errlen)
@@ -600,6 +672,24 @@ int nicdrv_probe(nicdrv_t *d, const void *image, size_t len, char *err, size_t e
         snprintf(msg, sizeof msg, "INIT not answered: %s (status %d)", nicdrv_strerror(rc), rc == NICDRV_EFW ? st : 0);
         fail(err, errlen, rc, msg);
         goto fail_rings;
+    }
+    rc = ep_table_init(d);
+    if (rc) {
+        fail(err, errlen, rc, "host endpoint table not taken");
+        goto fail_rings;
+    }
+    for (uint32_t i = 0; i < d->peer_pages; i++) { /* before any traffic: no endpoint is open yet */
+        struct nic_cmd pt = {.op = NIC_CMD_PEER_TABLE, .a = (uint32_t)d->peer_pa[i],
+                             .b = (uint32_t)(d->peer_pa[i] >> 32), .c = i, .d = i ? 0 : d->cfg.peer_slots};
+        rc = drv_cmd(d, &pt, NULL, 0, &st);
+        if (!rc && st != NIC_ST_OK)
+            rc = NICDRV_EFW;
+        if (rc) {
+            snprintf(msg, sizeof msg, "PEER_TABLE page %u not answered: %s (status %d)", (unsigned)i,
+                     nicdrv_strerror(rc), rc == NICDRV_EFW ? st : 0);
+            fail(err, errlen, rc, msg);
+            goto fail_rings;
+        }
     }
     return NICDRV_OK;
 

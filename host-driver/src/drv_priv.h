@@ -47,7 +47,10 @@ struct drv_proc { /* per process: CBH registry, endpoints (PCH context), event q
     bool eq_open;             /* its event queue (ABI 2.1): id eq, page at eq_va */
     uint16_t eq;
     uint64_t eq_va;
+    uint32_t nhep;            /* its open host endpoints (ABI 2.2: ids >= info.max_procs) */
 };
+
+#define DRV_EPT_PAGES 4u /* host endpoint context table pages: ids < 4 * NIC_EPC_PER_PAGE */
 
 struct drv_slot { /* one command ring slot */
     bool busy, done;
@@ -68,6 +71,8 @@ struct nicdrv {
     struct nic_info info;
     bool dynamic;
     uint64_t ev_pa;
+    uint64_t *peer_pa; /* the host table of peer contexts (NIC_CMD_PEER_TABLE): its pages, NIC-private */
+    uint32_t peer_pages;
     uint32_t ev_size, ev_ci;
     struct drv_slot *slots;
     uint32_t nslots, cmd_pi, cmd_answered;
@@ -78,6 +83,11 @@ struct nicdrv {
     struct drv_line *lines;
     uint32_t nlines;
     uint8_t *ep_used; /* [max_procs of the NIC] */
+    /* host endpoints (ABI 2.2, issue 15 item 2): ids max_procs..neps-1, contexts in ept pages */
+    uint32_t neps;
+    uint64_t ept_pa[DRV_EPT_PAGES];
+    uint32_t *hep_pid;           /* [neps]: owner pid + 1 (0: free) */
+    uint64_t *hep_cq_va, *hep_sq_va; /* [neps]: its completion queue and send queue pages */
     uint8_t *eq_used; /* [max_procs of the NIC]: event queue ids (same range as endpoints) */
     uint64_t *eq_fired; /* [max_procs]: NIC_EV_EQ events seen per queue id (nicdrv_eq_wait) */
     /* the eviction upcall waiting for its answer (one at a time: evictions run under tbl_lock) */

@@ -448,9 +448,9 @@ static int build_line(nicdrv_t *d, unsigned cache, uint16_t pid, uint32_t key, v
     struct nic_pch_entry *e = img; /* PCH: the line holds pids key*L .. key*L+L-1 */
     for (uint32_t i = 0; i < L; i++) {
         const struct drv_proc *q = find_proc(d, key * L + i, false);
-        if (q && q->ep_mask) { /* the context names one endpoint: its lowest */
+        if (q && (q->ep_mask || q->nhep)) { /* the context names one endpoint: its lowest resident */
             e[i].flags = NIC_ENTRY_VALID;
-            e[i].ep = (uint16_t)__builtin_ctz(q->ep_mask);
+            e[i].ep = q->ep_mask ? (uint16_t)__builtin_ctz(q->ep_mask) : 0u;
         }
     }
     return NICDRV_OK;
@@ -693,7 +693,7 @@ int nicdrv_miss_resolve(nicdrv_t *d, const struct nicdrv_miss *m)
 
 /* ---- MMU notifier (seed 004) ---- */
 
-static bool queue_page(const struct drv_proc *p, uint64_t va);
+static bool queue_page(const nicdrv_t *d, const struct drv_proc *p, uint64_t va);
 
 int nicdrv_mmu_release(nicdrv_t *d, uint32_t pid, uint64_t va)
 {
@@ -721,7 +721,7 @@ int nicdrv_mmu_release(nicdrv_t *d, uint32_t pid, uint64_t va)
         }
     } else {
         struct drv_proc *p = find_proc(d, pid, false);
-        if (p && queue_page(p, va & ~(uint64_t)(NICDRV_PAGE_SIZE - 1)))
+        if (p && queue_page(d, p, va & ~(uint64_t)(NICDRV_PAGE_SIZE - 1)))
             rc = NICDRV_EBUSY; /* written by the NCP without a translation: stays pinned */
     }
     if (rc)
@@ -1028,16 +1028,97 @@ static int pin_page(nicdrv_t *d, struct drv_proc *p, uint64_t va, uint64_t *pa)
     return NICDRV_OK;
 }
 
-/* va is the page of one of the process's queues already. */
-static bool queue_page(const struct drv_proc *p, uint64_t va)
+/* The host endpoint id ep (ABI 2.2) is open and the process's. */
+static bool hep_owned(const nicdrv_t *d, const struct drv_proc *p, uint32_t ep)
 {
+    return ep >= d->info.max_procs && ep < d->neps && d->hep_pid[ep] == p->pid + 1u;
+}
+
+/* va is the page of one of the process's queues already. */
+static bool queue_page(const nicdrv_t *d, const struct drv_proc *p, uint64_t va)
+{
+    for (uint32_t e = d->info.max_procs; p->nhep && e < d->neps; e++)
+        if (hep_owned(d, p, e) && (d->hep_cq_va[e] == va || d->hep_sq_va[e] == va))
+            return true;
     for (uint32_t e = 0; e < DRV_EPS; e++)
         if ((p->ep_mask >> e & 1u) && p->cq_va[e] == va)
             return true;
     return p->eq_open && p->eq_va == va;
 }
 
+/* A host endpoint (ABI 2.2, docs/host-interface.md "Host endpoints"): its context written into the
+ * driver's table (valid), then EP_OPEN; the completion queue and send queue pages pinned. */
+static int hep_open_locked(nicdrv_t *d, struct drv_proc *p, uint64_t cq_va, uint64_t sq_va, uint16_t *ep)
+{
+    struct nic_cmd c = { .op = NIC_CMD_EP_OPEN };
+    struct nic_ep_ctx x;
+    uint64_t cq_pa, sq_pa, ctx;
+    uint32_t e;
+    int32_t st;
+    int rc;
+
+    if (sq_va % NICDRV_PAGE_SIZE || sq_va == cq_va)
+        return NICDRV_EINVAL;
+    if (queue_page(d, p, sq_va))
+        return NICDRV_EBUSY;
+    for (e = d->info.max_procs; e < d->neps && d->hep_pid[e]; e++)
+        ;
+    if (e >= d->neps)
+        return NICDRV_ENORES;
+    ctx = d->ept_pa[e / NIC_EPC_PER_PAGE] + (e % NIC_EPC_PER_PAGE) * sizeof x;
+    rc = pin_page(d, p, cq_va, &cq_pa);
+    if (rc)
+        return rc;
+    rc = pin_page(d, p, sq_va, &sq_pa); /* cleared: its doorbell record starts at 0 */
+    if (rc)
+        goto fail_cq;
+    memset(&x, 0, sizeof x);
+    x.flags = NIC_EPC_VALID;
+    x.pid = (uint16_t)p->pid;
+    x.cq_log2 = (uint8_t)d->cfg.cq_log2;
+    x.eq = p->eq_open ? (uint8_t)p->eq : 0u;
+    x.cq_lo = (uint32_t)cq_pa;
+    x.cq_hi = (uint32_t)(cq_pa >> 32);
+    x.sq_lo = (uint32_t)sq_pa;
+    x.sq_hi = (uint32_t)(sq_pa >> 32);
+    rc = d->host.phys_write(d->host.ctx, ctx, &x, sizeof x) ? NICDRV_EFAULT : NICDRV_OK;
+    c.ep = (uint16_t)e;
+    c.pid = (uint16_t)p->pid;
+    c.a = x.cq_lo;
+    c.b = x.cq_hi;
+    c.c = x.cq_log2;
+    c.d = x.eq;
+    if (!rc)
+        rc = drv_cmd(d, &c, NULL, 0, &st);
+    if (!rc)
+        rc = drv_map_status(st);
+    if (rc) {
+        memset(&x, 0, sizeof x);
+        d->host.phys_write(d->host.ctx, ctx, &x, sizeof x);
+        goto fail_sq;
+    }
+    d->hep_pid[e] = p->pid + 1u;
+    d->hep_cq_va[e] = cq_va;
+    d->hep_sq_va[e] = sq_va;
+    p->nhep++;
+    d->st.eps++;
+    if (p->nhep == 1 && !p->ep_mask && (rc = pch_update(d, (uint16_t)p->pid)) != NICDRV_OK)
+        return rc; /* open; its close (or the process's release) cleans up */
+    *ep = (uint16_t)e;
+    return NICDRV_OK;
+fail_sq:
+    unpin_page(d, p, sq_va);
+fail_cq:
+    unpin_page(d, p, cq_va);
+    return rc;
+}
+
 int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint32_t *cq_entries)
+{
+    return nicdrv_ep_open_sq(d, pid, cq_va, 0, ep, cq_entries);
+}
+
+int nicdrv_ep_open_sq(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint64_t sq_va, uint16_t *ep, uint32_t *cq_entries)
 {
     struct nic_cmd c = { .op = NIC_CMD_EP_OPEN };
     uint32_t nep, e;
@@ -1055,12 +1136,18 @@ int nicdrv_ep_open(nicdrv_t *d, uint32_t pid, uint64_t cq_va, uint16_t *ep, uint
         nep = DRV_EPS;
     drv_lock(d, &d->tbl_lock);
     p = find_proc(d, pid, true);
-    rc = !p ? NICDRV_ENOMEM : queue_page(p, cq_va) ? NICDRV_EBUSY : NICDRV_OK;
+    rc = !p ? NICDRV_ENOMEM : queue_page(d, p, cq_va) ? NICDRV_EBUSY : NICDRV_OK;
     if (rc)
         goto out;
     for (e = 1; e < nep && d->ep_used[e]; e++)
         ;
     rc = NICDRV_ENORES;
+    if (e == nep && sq_va) { /* the resident endpoints are taken: a host endpoint (ABI 2.2) */
+        rc = hep_open_locked(d, p, cq_va, sq_va, ep);
+        if (!rc)
+            *cq_entries = 1u << d->cfg.cq_log2;
+        goto out;
+    }
     if (e == nep)
         goto out;
     rc = pin_page(d, p, cq_va, &pa);
@@ -1104,9 +1191,16 @@ out:
 static int ep_close_locked(nicdrv_t *d, struct drv_proc *p, uint16_t ep)
 {
     struct nic_cmd c = { .op = NIC_CMD_EP_CLOSE, .ep = ep, .pid = (uint16_t)p->pid };
+    bool host = ep >= d->info.max_procs;
     int32_t st;
     int rc = NICDRV_OK;
 
+    if (host) { /* its context invalid first: a doorbell from now on cannot fill it again */
+        struct nic_ep_ctx x;
+        memset(&x, 0, sizeof x);
+        d->host.phys_write(d->host.ctx, d->ept_pa[ep / NIC_EPC_PER_PAGE] + (ep % NIC_EPC_PER_PAGE) * sizeof x, &x,
+                           sizeof x.flags);
+    }
     if (!d->dead) {
         /* The NCP flushes outstanding work into the CQ first; it answers BUSY while packets the
          * endpoint sent are still in a window (at most the transport's give-up span): ask again,
@@ -1136,6 +1230,16 @@ static int ep_close_locked(nicdrv_t *d, struct drv_proc *p, uint16_t ep)
         if (rc)
             return rc;
     }
+    if (host) {
+        d->hep_pid[ep] = 0;
+        p->nhep--;
+        d->st.eps--;
+        unpin_page(d, p, d->hep_cq_va[ep]);
+        unpin_page(d, p, d->hep_sq_va[ep]);
+        if (!d->dead && !p->nhep && !p->ep_mask)
+            return pch_update(d, (uint16_t)p->pid);
+        return NICDRV_OK;
+    }
     p->ep_mask &= ~(1u << ep);
     if (!d->dead) {
         rc = pch_update(d, (uint16_t)p->pid);
@@ -1157,7 +1261,7 @@ int nicdrv_ep_close(nicdrv_t *d, uint32_t pid, uint16_t ep)
         return rc;
     drv_lock(d, &d->tbl_lock);
     p = find_proc(d, pid, false);
-    if (!p || ep >= DRV_EPS || !(p->ep_mask >> ep & 1u))
+    if (!p || ((ep >= DRV_EPS || !(p->ep_mask >> ep & 1u)) && !hep_owned(d, p, ep)))
         rc = NICDRV_ENOENT;
     else
         rc = ep_close_locked(d, p, ep);
@@ -1182,7 +1286,7 @@ int nicdrv_eq_open(nicdrv_t *d, uint32_t pid, uint64_t eq_va, uint32_t log2, uin
         return NICDRV_EINVAL;
     drv_lock(d, &d->tbl_lock);
     p = find_proc(d, pid, true);
-    rc = !p ? NICDRV_ENOMEM : p->eq_open || queue_page(p, eq_va) ? NICDRV_EBUSY : NICDRV_OK;
+    rc = !p ? NICDRV_ENOMEM : p->eq_open || queue_page(d, p, eq_va) ? NICDRV_EBUSY : NICDRV_OK;
     if (rc)
         goto out;
     for (q = 1; q < d->info.max_procs && d->eq_used[q]; q++)
@@ -1316,6 +1420,9 @@ static int release_locked(nicdrv_t *d, struct drv_proc *p)
     for (uint16_t e = 0; !rc && e < DRV_EPS; e++)
         if (p->ep_mask >> e & 1u)
             rc = ep_close_locked(d, p, e);
+    for (uint32_t e = d->info.max_procs; !rc && p->nhep && e < d->neps; e++)
+        if (hep_owned(d, p, e))
+            rc = ep_close_locked(d, p, (uint16_t)e);
     if (!rc && p->eq_open)
         rc = eq_close_locked(d, p);
     for (uint32_t i = 0; !rc && i < d->cfg.max_bufs; i++)

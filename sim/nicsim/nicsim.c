@@ -84,7 +84,11 @@ static void usage(FILE *f)
             "\n"
             "Cluster and workload:\n"
             "  --nodes N            nodes on the switch, 2..%u (default 4); the firmware's own limit\n"
-            "                       (max_peers, NCP_MAX_PEERS) applies: a larger cluster stops with an error\n"
+            "                       (max_peers, NCP_MAX_PEERS, 256 by default) applies: a larger cluster\n"
+            "                       stops with an error. Peer contexts beyond the NCP's resident ones\n"
+            "                       (NCP_PEER_SLOTS, 64) live in a host table the driver gives it\n"
+            "  --peer-slots N       peer contexts the NCP keeps resident in NIC SRAM (1..its NCP_PEER_SLOTS;\n"
+            "                       default 0: all): fewer makes it fill and evict with a small cluster\n"
             "  --procs P            user processes per node (default 1), each its own pid, endpoint and\n"
             "                       registrations, sharing the node's NIC and its caches; the workload's\n"
             "                       ranks are nodes x P, rank r on node r %% nodes (at most the NIC's user\n"
@@ -142,7 +146,10 @@ static void usage(FILE *f)
             "                       recently filled, the driver's own record) or lru (least recently used\n"
             "                       on the NIC: its LRU stamps, NIC_CMD_USAGE, before each eviction)\n"
             "  --sr on|off          the NCPs' transport: selective repeat (out-of-order receive, SACKs,\n"
-            "                       only missing packets resent) or go-back-N (default off)\n"
+            "                       only missing packets resent) or go-back-N (default off)\n"            "  --bootstrap B        how processes publish their buffers' handles and keys: directory\n"
+            "                       (default: out of band, zero cost) or nic (message-queue sends to\n"
+            "                       every other process at each barrier, in simulated time; at most 7\n"
+            "                       processes per node; docs/nicsim.md \"Bootstrap\")\n"
             "\n"
             "Transport (issue 14; docs/wire-protocol.md \"Flow and congestion control\"):\n"
             "  --flow on|off        receiver credits: no receiver is overrun by a sender (default off)\n"
@@ -410,10 +417,13 @@ open:
         ns_fail(n, "cannot create the user process");
         goto out;
     }
-    if ((rc = nic_dev_open(n->drv, n->pid, NULL, &n->dev)) || (rc = nic_ep_open(n->dev, &n->ep))) {
+    if ((rc = nic_dev_open(n->drv, n->pid, NULL, &n->dev)) || (rc = nic_ep_open(n->dev, &n->ep)) ||
+        (w->o->boot_nic && (rc = ns_boot_eq(n)))) {
         ns_fail(n, "open: %s", nic_strerror(rc));
         goto out;
     }
+    if (w->o->boot_nic && ns_boot_open(n))
+        goto out;
     n->ok = 1;
     w->wl->run(n);
     ns_barrier(n); /* every node finished: nothing in flight any more */
@@ -526,7 +536,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
-        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD
+        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD, O_BOOT, O_PSLOTS
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -549,7 +559,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
         { "flow", 1, 0, O_FLOW },         { "cc", 1, 0, O_CC },            { "ecn-kb", 1, 0, O_ECN },
         { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },  { "sr", 1, 0, O_SR },
-        { "breakdown", 0, 0, O_BD },
+        { "breakdown", 0, 0, O_BD },      { "bootstrap", 1, 0, O_BOOT },
+        { "peer-slots", 1, 0, O_PSLOTS },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -727,10 +738,20 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             o->sr = !strcmp(a, "on");
             break;
         case O_BD: o->breakdown = 1; break;
+        case O_BOOT:
+            if (strcmp(a, "nic") && strcmp(a, "directory"))
+                return bad("--bootstrap", a, "nic or directory");
+            o->boot_nic = !strcmp(a, "nic");
+            break;
         case O_PREFILL:
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--prefill", a, "on or off");
             o->prefill = !strcmp(a, "on");
+            break;
+        case O_PSLOTS:
+            if (parse_u64(a, &v) || v > 255)
+                return bad("--peer-slots", a, "0..255 resident peer contexts (at most the firmware's NCP_PEER_SLOTS)");
+            o->peer_slots = (unsigned)v;
             break;
         case O_PF:
             if (parse_u64(a, &v) || v > NIC_PREFETCH_MAX)
@@ -1032,6 +1053,7 @@ int main(int argc, char **argv)
         dc.prefill = o->prefill != 0;
         dc.mmu_notifier = o->mem_pressure != 0;
         dc.prefetch_lines = o->prefetch;
+        dc.peer_slots = o->peer_slots;
         dc.pin_mode = o->pin_mode;
         dc.evict_policy = o->evict;
         dc.xport_opts = (o->flow ? NIC_XOPT_FLOW : 0u) | (o->cc ? NIC_XOPT_CONGESTION : 0u) |

@@ -77,9 +77,12 @@ struct ns_opts {
     uint64_t mem_pressure; /* --mem-pressure: OS pressure period, cycles (0: off); the driver's MMU notifier on */
     int prefill;           /* driver installs PCH/CBH lines at EP_OPEN / registration (nicdrv cfg) */
     unsigned prefetch;     /* prefetch on a miss: VMH lines per miss request (nicdrv cfg; 0: one) */
+    unsigned peer_slots;   /* --peer-slots: resident peer contexts in each NCP (nicdrv cfg; 0: all) */
     unsigned pin_mode;     /* enum nicdrv_pin_mode (nicdrv cfg): on-miss, at-reg, overlap */
     unsigned evict;        /* enum nicdrv_evict (nicdrv cfg): lrf, lru */
     int sr;                /* --sr: selective repeat in every NCP (nicdrv cfg xport_opts NIC_XOPT_SR) */
+    int boot_nic;          /* --bootstrap nic: handles and keys published by message-queue sends
+                            * (ns_boot.c) in simulated time, not through the zero-cost directory */
     /* transport options (issue 14) and the switch's queue */
     int flow, cc;          /* --flow, --cc on|off: NIC_XOPT_FLOW / NIC_XOPT_CONGESTION in INIT */
     uint32_t ecn_bytes;    /* --ecn-kb: switch marking threshold (default: 16 KiB with --cc on, else 0) */
@@ -159,6 +162,13 @@ struct ns_node {
     uint64_t nmsg;
     int bd_warmup; /* --breakdown: the writes posted now are warm-up rounds (not in the breakdown) */
     void *wl; /* workload's per-node state */
+    /* --bootstrap nic (ns_boot.c): entries published since the last exchange, what it cost */
+    uint64_t boot_pend;               /* slots to send */
+    struct nic_mr boot_pub[NS_MAX_BUFS];
+    uint64_t boot_own;                /* this process's cycles in exchanges */
+    /* the node's processes (on its first, rank nid): cycles in exchanges (sum, the most of one),
+     * messages sent, sends resent after NIC_WC_RNR */
+    uint64_t boot_cycles, boot_cycles_max, boot_msgs, boot_rnr;
 };
 
 struct ns_workload {
@@ -220,6 +230,16 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
 /* Publish an entry in the directory (seen by everyone from the next boundary). */
 void ns_publish(struct ns_node *n, unsigned slot, const struct nic_mr *mr);
 void ns_done(struct ns_node *n); /* the node's program has ended */
+
+/* ---- ns_boot.c: --bootstrap nic ---- */
+/* After the endpoint opened: the process's notify event queue, the endpoint not bound to it (0 or an
+ * API error). */
+int ns_boot_eq(struct ns_node *n);
+/* After it opened: the receive buffers registered and posted to its queue (0 or -1, reported). */
+int ns_boot_open(struct ns_node *n);
+/* At a barrier, before the arrival: every rank sends every other one the entries it published
+ * since the last exchange and takes theirs into the directory (every rank takes part). */
+void ns_boot_exchange(struct ns_node *n);
 
 /* ---- ns_rt.c: the per-node runtime workloads use ---- */
 /* A node's NCP halted (sim/node/fwdiag.h): records it as the run's failure the first time;

@@ -85,6 +85,11 @@ static void get_str(struct rd *r, char *s, size_t cap)
 void ns_publish(struct ns_node *n, unsigned slot, const struct nic_mr *mr)
 {
     uint32_t s = slot;
+    if (n->w->o->boot_nic) { /* sent by the NIC at the next barrier (ns_boot.c) */
+        n->boot_pub[slot % NS_MAX_BUFS] = *mr;
+        n->boot_pend |= 1ull << (slot % NS_MAX_BUFS);
+        return;
+    }
     put_hdr(n->w, R_PUB, (uint16_t)n->id);
     put(n->w, &s, 4);
     put(n->w, mr, sizeof *mr);
@@ -134,6 +139,8 @@ void ns_barrier(struct ns_node *n)
     struct ns_world *w = n->w;
     uint64_t gen = w->bar_gen;
 
+    if (w->o->boot_nic && n->ok && n->dev)
+        ns_boot_exchange(n);
     put_hdr(w, R_ARRIVE, (uint16_t)n->id);
     while (w->bar_gen == gen)
         coro_wait_change(&w->bar_ev, coro_event_count(&w->bar_ev), SIM_CYCLE_NEVER);
@@ -400,6 +407,7 @@ struct node_res {
     struct nicdrv_stats dstats;
     uint32_t mac[5];
     uint64_t pinned_after_close, posted, completed, errors;
+    uint64_t boot_cycles, boot_cycles_max, boot_msgs, boot_rnr;
     struct switch_port_counters sw;
     uint64_t miss_count;
     uint32_t miss_kept;
@@ -433,6 +441,8 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
         r.mac[3] = n->mac.rx_overflow, r.mac[4] = n->mac.tx_ok;
         r.pinned_after_close = n->pinned_after_close;
         r.posted = n->posted, r.completed = n->completed, r.errors = n->errors;
+        r.boot_cycles = n->boot_cycles, r.boot_cycles_max = n->boot_cycles_max;
+        r.boot_msgs = n->boot_msgs, r.boot_rnr = n->boot_rnr;
         r.sw = *switch_port_counters(cluster_switch(w->cl), i);
         r.miss_kept = n->costs ? costs_samples(n->costs, &r.miss_count, &dl, &pr) : 0;
         oom |= cluster_buf_put(&b, &r, sizeof r);
@@ -481,6 +491,8 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
             n->mac.rx_overflow = nr.mac[3], n->mac.tx_ok = nr.mac[4];
             n->pinned_after_close = nr.pinned_after_close;
             n->posted = nr.posted, n->completed = nr.completed, n->errors = nr.errors;
+            n->boot_cycles = nr.boot_cycles, n->boot_cycles_max = nr.boot_cycles_max;
+            n->boot_msgs = nr.boot_msgs, n->boot_rnr = nr.boot_rnr;
             {
                 const uint64_t *src = (const uint64_t *)&nr.sw;
                 uint64_t *dst = (uint64_t *)sw_total;

@@ -294,6 +294,18 @@ void ns_summary(FILE *f, const struct ns_report *r)
     fprintf(f, "  time        %.1f us measured (%.3f ms simulated in all, %" PRIu64 " cycles); wall %.1f s, %.2f M cycles/s\n",
             time_ns(w) / 1e3, (double)cs->cycles * 1e3 / (double)w->clock_hz, (uint64_t)cs->cycles, cs->wall_s,
             cs->wall_s > 0 ? (double)cs->cycles / cs->wall_s / 1e6 : 0);
+    if (w->o->boot_nic) { /* --bootstrap nic: handles and keys published through the NIC */
+        uint64_t msgs = 0, rnr = 0, cyc = 0, cmax = 0;
+        for (unsigned i = 0; i < w->o->nodes; i++) {
+            const struct ns_node *n = &w->node[i];
+            msgs += n->boot_msgs, rnr += n->boot_rnr, cyc += n->boot_cycles;
+            cmax = n->boot_cycles_max > cmax ? n->boot_cycles_max : cmax;
+        }
+        fprintf(f, "  bootstrap   nic: %" PRIu64 " messages (%" PRIu64 " resent after RNR); %" PRIu64
+                   " cycles in exchanges over all processes, at most %" PRIu64 " (%.1f us) for one\n",
+                msgs, rnr, cyc, cmax, (double)cmax * 1e9 / (double)w->clock_hz / 1e3);
+    } else
+        fprintf(f, "  bootstrap   directory (out of band, no simulated cost)\n");
     char lt[80];
     if (r->nl) {
         struct ns_lat_stats st;
@@ -480,6 +492,7 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddStringToObject(x, "pin_mode", o->pin_mode == 1 ? "at-reg" : o->pin_mode == 2 ? "overlap" : "on-miss");
     cJSON_AddStringToObject(x, "evict", o->evict == NICDRV_EVICT_LRU ? "lru" : "lrf");
     cJSON_AddBoolToObject(x, "sr", o->sr);
+    cJSON_AddStringToObject(x, "bootstrap", o->boot_nic ? "nic" : "directory");
     cJSON_AddBoolToObject(x, "flow", o->flow);
     cJSON_AddBoolToObject(x, "cc", o->cc);
     report_u64(x, "ecn_bytes", o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u);
@@ -622,6 +635,11 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "loop_frames", s->loop_frames);
         report_u64(y, "ce_received", s->ce_received);
         report_u64(y, "cc_cuts", s->cc_cuts);
+        report_u64(y, "peer_fills", s->peer_fills); /* peer contexts (issue 13): docs/firmware.md */
+        report_u64(y, "peer_evictions", s->peer_evictions);
+        report_u64(y, "peer_writebacks", s->peer_writebacks);
+        report_u64(y, "peer_fill_drops", s->peer_fill_drops);
+        report_u64(y, "peer_no_victim", s->peer_no_victim);
         y = cJSON_AddObjectToObject(q, "mac");
         report_u64(y, "rx_ok", n->mac.rx_ok);
         report_u64(y, "rx_bad_crc", n->mac.rx_bad_crc);
@@ -656,6 +674,13 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "posted", n->posted);
         report_u64(y, "completed", n->completed);
         report_u64(y, "errors", n->errors);
+        if (r->w->o->boot_nic) { /* --bootstrap nic: what publishing through the NIC cost */
+            y = cJSON_AddObjectToObject(q, "bootstrap");
+            report_u64(y, "cycles", n->boot_cycles);
+            report_u64(y, "cycles_max_process", n->boot_cycles_max);
+            report_u64(y, "messages", n->boot_msgs);
+            report_u64(y, "rnr_resends", n->boot_rnr);
+        }
         cJSON_AddItemToArray(arr, q);
     }
     return root;

@@ -39,8 +39,12 @@ def main():
         return nodes_256(sys.argv[2], sys.argv[3])
     nicsim, peers = sys.argv[1], int(sys.argv[2])
     nodes = peers + 1
-    if nodes > 256:
-        print("the firmware takes 256 nodes: no larger cluster to refuse")
+    if nodes > 256:  # the default firmware since issue 13: the simulator's 257 is the limit to refuse
+        p = subprocess.run([nicsim, "--nodes", "257"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 3 or "2..256" not in p.stderr:
+            fail("--nodes 257: exit %d, %r" % (p.returncode, p.stderr))
+        print("the firmware takes 256 nodes; 257 refused: " + p.stderr.strip())
+        print("PASS")
         return
     with tempfile.TemporaryDirectory() as tmp:
         rep = os.path.join(tmp, "n.json")

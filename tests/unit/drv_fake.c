@@ -214,6 +214,90 @@ static void eq_imm(struct fake *f, const struct nic_sq_entry *s)
     f->imm_no_eq++;
 }
 
+/* ---- message queues (the NCP's rules: firmware/src/mq.c; every send is a loopback here) ---- */
+
+static int notify_eq(struct fake *f, uint16_t pid)
+{
+    for (unsigned id = 1; id < 16; id++)
+        if (f->eq[id].open && f->eq[id].pid == pid && (f->eq[id].flags & NIC_EQF_NOTIFY))
+            return (int)id;
+    return 0;
+}
+
+/* NIC_OP_POST_RECV, its local range checked: the buffer joins the ring (or a status). */
+static int32_t mq_post(struct fake *f, unsigned epi, const struct nic_sq_entry *s, const struct nic_cbh_entry *cb)
+{
+    struct fake_mq *q = s->rbuf && s->rbuf < NIC_MQ_QUEUES ? &f->mq[s->rbuf] : NULL;
+    uint64_t la = (uint64_t)s->laddr_hi << 32 | s->laddr_lo, va = (uint64_t)cb->va_hi << 32 | cb->va_lo;
+
+    if (!q || !notify_eq(f, f->ep[epi].pid))
+        return NIC_ST_BAD_HANDLE;
+    if (q->open && (q->pid != f->ep[epi].pid || q->key != s->rkey))
+        return NIC_ST_KEY;
+    if (q->open && q->tail - q->head >= NIC_MQ_DEPTH)
+        return NIC_ST_NO_RESOURCES;
+    if (!q->open)
+        *q = (struct fake_mq){ .open = true, .pid = f->ep[epi].pid, .ep = (uint16_t)epi, .key = s->rkey };
+    q->b[q->tail++ % NIC_MQ_DEPTH].buf = s->lbuf;
+    q->b[(q->tail - 1u) % NIC_MQ_DEPTH].off = (uint32_t)(la - va);
+    q->b[(q->tail - 1u) % NIC_MQ_DEPTH].len = s->len;
+    return NIC_ST_OK;
+}
+
+static void mq_event(struct fake *f, const struct fake_mq *q, uint32_t qid, uint16_t spid, uint32_t len, uint32_t buf,
+                     uint32_t off, int32_t st)
+{
+    const uint32_t bcd[3] = { len, buf, off };
+    int id = notify_eq(f, q->pid);
+    if (!id)
+        return;
+    eq_put_x(f, (unsigned)id, NIC_EQE_RECV, (uint16_t)f->node_id, qid, bcd);
+    struct fake_eq *e = &f->eq[id]; /* the source process and the status: the entry just written */
+    struct nic_eqe x;
+    uint64_t at = e->pa + ((e->n - 1u) & ((1u << e->log2) - 1u)) * sizeof x;
+    hostmem_dma_read(f->mem, 0, at, &x, sizeof x);
+    x.pid = spid;
+    x.status = st;
+    hostmem_dma_write(f->mem, 0, at, &x, sizeof x);
+}
+
+/* A send from endpoint epi (loopback): [la, +len) into the queue's oldest buffer; *st. */
+static void mq_send(struct fake *f, unsigned epi, const struct nic_sq_entry *s, uint64_t la, int32_t *st)
+{
+    struct fake_mq *q = s->rbuf && s->rbuf < NIC_MQ_QUEUES ? &f->mq[s->rbuf] : NULL;
+    uint8_t b[NIC_MSG_MAX];
+
+    if (!q || !q->open)
+        *st = NIC_ST_BAD_HANDLE;
+    else if (q->key != s->rkey)
+        *st = NIC_ST_KEY;
+    else if (q->head == q->tail)
+        *st = NIC_ST_RNR; /* (no retries here: the NIC's would find none posted either) */
+    else if (s->len > q->b[q->head % NIC_MQ_DEPTH].len) {
+        *st = NIC_ST_TOO_BIG;
+        mq_event(f, q, s->rbuf, f->ep[epi].pid, s->len, q->b[q->head % NIC_MQ_DEPTH].buf,
+                 q->b[q->head % NIC_MQ_DEPTH].off, NIC_ST_TOO_BIG);
+    }
+    if (*st) {
+        f->mq_refused++;
+        return;
+    }
+    const struct nic_cbh_entry *cb;
+    if (lookup(f, NIC_CACHE_CBH, q->pid, q->b[q->head % NIC_MQ_DEPTH].buf, (const uint8_t **)&cb) == MISS) {
+        *st = NIC_ST_BAD_HANDLE;
+        return;
+    }
+    uint64_t dst = ((uint64_t)cb->va_hi << 32 | cb->va_lo) + q->b[q->head % NIC_MQ_DEPTH].off;
+    if (os_read(f->os, f->ep[epi].pid, la, b, s->len) || os_write(f->os, q->pid, dst, b, s->len)) {
+        *st = NIC_ST_HOST_ERROR;
+        return;
+    }
+    mq_event(f, q, s->rbuf, f->ep[epi].pid, s->len, q->b[q->head % NIC_MQ_DEPTH].buf,
+             q->b[q->head % NIC_MQ_DEPTH].off, NIC_ST_OK);
+    q->head++;
+    f->mq_placed++;
+}
+
 /* ---- send queues ---- */
 
 static void cqe(struct fake *f, struct fake_ep *ep, const struct nic_sq_entry *s, int32_t st, uint32_t bytes)
@@ -268,8 +352,12 @@ static int exec(struct fake *f, unsigned epi, const struct nic_sq_entry *s, int3
 
     *st = NIC_ST_OK;
     *bytes = 0;
-    if ((s->op != NIC_OP_RDMA_WRITE && s->op != NIC_OP_RDMA_READ) || !s->len || s->len > NIC_MAX_XFER ||
-        (s->flags & ~(NIC_WR_SIGNALED | NIC_WR_IMM)) || ((s->flags & NIC_WR_IMM) && s->op != NIC_OP_RDMA_WRITE) ||
+    if ((s->op != NIC_OP_RDMA_WRITE && s->op != NIC_OP_RDMA_READ && s->op != NIC_OP_POST_RECV) || !s->len ||
+        s->len > NIC_MAX_XFER || (s->flags & ~(NIC_WR_SIGNALED | NIC_WR_IMM | NIC_WR_SEND)) ||
+        ((s->flags & (NIC_WR_IMM | NIC_WR_SEND)) && s->op != NIC_OP_RDMA_WRITE) ||
+        (s->flags & (NIC_WR_IMM | NIC_WR_SEND)) == (NIC_WR_IMM | NIC_WR_SEND) ||
+        ((s->flags & NIC_WR_SEND) && (s->len > NIC_MSG_MAX || roff || s->rpid)) ||
+        (s->op == NIC_OP_POST_RECV && (s->rnode != f->node_id || roff || s->rpid)) ||
         s->reserved1[0] > ((s->flags & NIC_WR_IMM) ? NIC_IMM_MAX : 0u)) { /* as sqe_validate */
         *st = NIC_ST_BAD_DESC;
         return HIT;
@@ -295,8 +383,18 @@ static int exec(struct fake *f, unsigned epi, const struct nic_sq_entry *s, int3
         f->local_refused++;
         return HIT;
     }
+    if (s->op == NIC_OP_POST_RECV) { /* ABI 2.2 */
+        *st = mq_post(f, epi, s, cb);
+        *bytes = *st ? 0 : s->len;
+        return HIT;
+    }
     if (s->rnode != f->node_id) {
         *st = NIC_ST_UNREACHABLE; /* node 1 never answers: as after the retry limit */
+        return HIT;
+    }
+    if (s->flags & NIC_WR_SEND) { /* ABI 2.2: a message (the pages: checked by the copy) */
+        mq_send(f, epi, s, la, st);
+        *bytes = *st ? 0 : s->len;
         return HIT;
     }
     if (lookup(f, NIC_CACHE_CBH, s->rpid, s->rbuf, (const uint8_t **)&cb) == MISS)
@@ -353,8 +451,11 @@ static void sq_process(struct fake *f, unsigned epi)
         struct nic_sq_entry s;
         int32_t st;
         uint32_t bytes;
-        memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
-               sizeof s);
+        if (ep->host) /* ABI 2.2: the entry from the process's page, by DMA */
+            hostmem_dma_read(f->mem, 0, ep->sq_pa + (ep->sq_ci % SQ_ENTRIES) * sizeof s, &s, sizeof s);
+        else
+            memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + epi * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
+                   sizeof s);
         if (exec(f, epi, &s, &st, &bytes) == MISS)
             return;
         ep->sq_ci++;
@@ -364,7 +465,7 @@ static void sq_process(struct fake *f, unsigned epi)
 
 static void sq_all(struct fake *f)
 {
-    for (unsigned i = 1; i < MAX_PROCS; i++)
+    for (unsigned i = 1; i < FAKE_EP_IDS; i++)
         sq_process(f, i);
 }
 
@@ -421,7 +522,30 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
             return NIC_ST_BAD_CMD;
         f->prefetch = c->ep;
         return NIC_ST_OK;
+    case NIC_CMD_EP_TABLE:
+        if (!f->max_eps || c->key >= 4 || (((uint64_t)c->b << 32 | c->a) % 4096u) || !c->a)
+            return NIC_ST_BAD_CMD;
+        f->ept_pa[c->key] = (uint64_t)c->b << 32 | c->a;
+        f->ep_tables++;
+        return NIC_ST_OK;
     case NIC_CMD_EP_OPEN:
+        if (c->ep >= MAX_PROCS) { /* a host endpoint: its context from the driver's table */
+            struct nic_ep_ctx x;
+            if (c->ep >= f->max_eps || !f->ept_pa[c->ep / NIC_EPC_PER_PAGE] || f->ep[c->ep].open ||
+                hostmem_dma_read(f->mem, 0, f->ept_pa[c->ep / NIC_EPC_PER_PAGE] + (c->ep % NIC_EPC_PER_PAGE) * sizeof x,
+                                 &x, sizeof x) ||
+                !(x.flags & NIC_EPC_VALID) || x.pid != c->pid)
+                return NIC_ST_BAD_CMD;
+            ep = &f->ep[c->ep];
+            memset(ep, 0, sizeof *ep);
+            ep->open = ep->host = true;
+            ep->eq = x.eq;
+            ep->pid = x.pid;
+            ep->cq_pa = (uint64_t)x.cq_hi << 32 | x.cq_lo;
+            ep->cq_n = 1u << x.cq_log2;
+            ep->sq_pa = (uint64_t)x.sq_hi << 32 | x.sq_lo;
+            return NIC_ST_OK;
+        }
         if (!c->ep || c->ep >= MAX_PROCS || f->ep[c->ep].open ||
             (c->d && (c->d >= MAX_PROCS || !f->eq[c->d].open || f->eq[c->d].pid != c->pid)))
             return NIC_ST_BAD_CMD;
@@ -434,17 +558,23 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         ep->cq_n = 1u << c->c;
         return NIC_ST_OK;
     case NIC_CMD_EP_CLOSE:
-        if (!c->ep || c->ep >= MAX_PROCS || !f->ep[c->ep].open)
+        if (!c->ep || c->ep >= FAKE_EP_IDS || !f->ep[c->ep].open)
             return NIC_ST_BAD_CMD;
         ep = &f->ep[c->ep];
         while (ep->sq_ci != ep->sq_pi) { /* flush: every outstanding request, in order */
             struct nic_sq_entry s;
-            memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + c->ep * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
-                   sizeof s);
+            if (ep->host)
+                hostmem_dma_read(f->mem, 0, ep->sq_pa + (ep->sq_ci % SQ_ENTRIES) * sizeof s, &s, sizeof s);
+            else
+                memcpy(&s, f->sram + NIC_SRAM_SENDQ_OFFSET + c->ep * NIC_SENDQ_STRIDE + (ep->sq_ci % SQ_ENTRIES) * sizeof s,
+                       sizeof s);
             ep->sq_ci++;
             cqe(f, ep, &s, NIC_ST_FLUSHED, 0);
         }
         ep->open = false;
+        for (unsigned i = 1; i < NIC_MQ_QUEUES; i++) /* its message queues are free again */
+            if (f->mq[i].open && f->mq[i].ep == c->ep)
+                f->mq[i].open = false;
         return NIC_ST_OK;
     case NIC_CMD_FILL:
         if (c->cache >= NIC_CACHE__COUNT || !f->dynamic)
@@ -515,7 +645,7 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         if (!c->ep || c->ep >= MAX_PROCS || !f->eq[c->ep].open)
             return NIC_ST_BAD_CMD;
         f->eq[c->ep].open = false;
-        for (unsigned e = 0; e < 16; e++)
+        for (unsigned e = 0; e < FAKE_EP_IDS; e++)
             if (f->ep[e].eq == c->ep)
                 f->ep[e].eq = 0;
         return NIC_ST_OK;
@@ -575,6 +705,8 @@ static void boot(struct fake *f)
     in.caps = f->dynamic ? NIC_CAP_DYNAMIC_LOOKUP | NIC_CAP_NACK : 0;
     in.mtu = 4096;
     in.max_procs = MAX_PROCS;
+    in.max_eps = (uint16_t)f->max_eps; /* ABI 2.2 */
+    in.ep_slots = f->max_eps ? 16u : 0u;
     in.sq_entries = SQ_ENTRIES;
     in.cmd_entries = CMD_ENTRIES;
     in.max_peers = 2;
@@ -644,6 +776,17 @@ static int fk_wr32(void *ctx, enum nicdrv_bar bar, uint32_t off, uint32_t val)
         else if (pg && pg < MAX_PROCS && o == NIC_DB_SQ_PI && f->ep[pg].open) {
             f->ep[pg].sq_pi = val;
             sq_process(f, pg);
+        } else if (pg >= MAX_PROCS && pg < FAKE_EP_IDS && o == NIC_DB_SQ_PI) {
+            /* a host endpoint (ABI 2.2): the count from the owner's record; the value a hint */
+            struct fake_ep *e = &f->ep[pg];
+            uint32_t rec = 0;
+            if (!e->open || !e->host || hostmem_dma_read(f->mem, 0, e->sq_pa + NIC_EPC_DBREC, &rec, sizeof rec) ||
+                rec - e->sq_ci > SQ_ENTRIES || val - rec - 1u < 0x80000000u) {
+                f->db_refused++; /* closed, a record out of bounds, or a ring ahead of the record */
+            } else {
+                e->sq_pi = rec;
+                sq_process(f, pg);
+            }
         }
         return 0;
     }

@@ -59,7 +59,11 @@ struct fake_ep {
     uint16_t eq; /* event queue its completions are reported to (EP_OPEN d) */
     uint64_t cq_pa;
     uint32_t cq_n, cq_pi, sq_pi, sq_ci;
+    bool host;      /* ABI 2.2: a host endpoint (id >= max_procs): send queue in host memory */
+    uint64_t sq_pa; /* its send queue page (entries, then the doorbell record) */
 };
+
+#define FAKE_EP_IDS 64u /* endpoint ids with host endpoints on (fake.max_eps) */
 
 struct fake {
     hostmem_t *mem;
@@ -77,6 +81,7 @@ struct fake {
     uint32_t fill_nores; /* answer this many FILLs NIC_ST_NO_RESOURCES (no DMA room) */
     bool va_check_off;   /* the host cannot tell which ranges it can back (no va_check) */
     uint32_t prefetch;   /* from INIT's ep: a VMH miss event asks for this many lines (0: one) */
+    uint32_t max_eps;    /* info.max_eps: 0 (no host endpoints, the default) or FAKE_EP_IDS */
     /* registers and memories */
     uint32_t ctrl, fw_state, fw_info, irq_cause, irq_mask, win_base, node_id;
     uint8_t *sram, *imem;
@@ -94,7 +99,10 @@ struct fake {
         uint16_t pid;
         uint32_t key;
     } miss_out[16];
-    struct fake_ep ep[16];
+    struct fake_ep ep[FAKE_EP_IDS];
+    uint64_t ept_pa[4];    /* EP_TABLE pages (ABI 2.2) */
+    uint32_t ep_tables;    /* EP_TABLE commands taken */
+    uint32_t db_refused;   /* host endpoint doorbells refused (closed id, count not in its record) */
     struct fake_eq { /* event queues, as the NCP keeps them (firmware/src/evq.c) */
         bool open, armed;
         uint16_t pid;
@@ -103,6 +111,13 @@ struct fake {
     } eq[16];
     uint32_t eq_fires, eq_lost, eq_arms; /* NIC_EV_EQ posted; entries lost; EQ_ARMs taken */
     uint32_t imm_no_eq;                  /* writes with immediate to a process without a notify queue */
+    struct fake_mq { /* message queues, as the NCP keeps them (firmware/src/mq.c) */
+        bool open;
+        uint16_t pid, ep;
+        uint32_t key, head, tail;
+        struct { uint32_t buf, off, len; } b[NIC_MQ_DEPTH];
+    } mq[NIC_MQ_QUEUES];
+    uint32_t mq_placed, mq_refused;      /* messages placed; sends refused (the NCP's counters) */
     uint32_t usage_cmds;                 /* NIC_CMD_USAGE answered */
     uint64_t stamp;
     /* what the tests look at */

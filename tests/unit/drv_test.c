@@ -584,6 +584,83 @@ static void static_build_preloads_and_fails_when_full(void **state)
     fake_destroy(f);
 }
 
+/* ABI 2.2 host endpoints (issue 15 item 2): the table given at probe; resident ids first, then
+ * host ids with their context written valid and both pages pinned; every id taken: ENORES; the
+ * send queue page checked; close clears the context and unpins; remove frees the table. */
+static void host_endpoints_open_close(void **state)
+{
+    struct fake *f = fake_create(true);
+    size_t len;
+    const uint8_t *img = fake_image(&len);
+    char err[200] = "";
+    uint32_t pid, n, opened = 0;
+    uint16_t ep, first_host = 0;
+    uint64_t cq = 0x7000000ull, sq = 0x8000000ull;
+    struct nic_ep_ctx x;
+    int rc = 0;
+    (void)state;
+
+    f->max_eps = FAKE_EP_IDS;
+    assert_non_null(fake_driver(f, NULL));
+    assert_int_equal(nicdrv_probe(f->drv, img, len, err, sizeof err), NICDRV_OK);
+    assert_int_equal(f->ep_tables, 1); /* 64 ids: one page */
+    pid = fake_proc(f);
+    /* without a send queue page, only resident endpoints */
+    for (uint32_t i = 1; i < 16; i++)
+        assert_int_equal(nicdrv_ep_open(f->drv, pid, cq + i * 4096ull, &ep, &n), NICDRV_OK);
+    assert_int_equal(nicdrv_ep_open(f->drv, pid, cq + 100 * 4096, &ep, &n), NICDRV_ENORES);
+    assert_int_equal(os_pinned_pages(f->os, pid), 15);
+    /* the send queue page: aligned, not the CQ's, not another queue's page */
+    assert_int_equal(nicdrv_ep_open_sq(f->drv, pid, cq + 100 * 4096, sq + 8, &ep, &n), NICDRV_EINVAL);
+    assert_int_equal(nicdrv_ep_open_sq(f->drv, pid, cq + 100 * 4096, cq + 100 * 4096, &ep, &n), NICDRV_EINVAL);
+    assert_int_equal(nicdrv_ep_open_sq(f->drv, pid, cq + 100 * 4096, cq + 4096, &ep, &n), NICDRV_EBUSY);
+    assert_int_equal(os_pinned_pages(f->os, pid), 15);
+    for (uint32_t i = 0; i < FAKE_EP_IDS; i++) {
+        rc = nicdrv_ep_open_sq(f->drv, pid, cq + (200 + i) * 4096ull, sq + i * 4096ull, &ep, &n);
+        if (rc)
+            break;
+        if (!first_host)
+            first_host = ep;
+        assert_true(ep >= 16 && ep < FAKE_EP_IDS);
+        assert_true(f->ep[ep].open && f->ep[ep].host);
+        opened++;
+    }
+    assert_int_equal(rc, NICDRV_ENORES);
+    assert_int_equal(opened, FAKE_EP_IDS - 16);
+    assert_int_equal(first_host, 16);
+    assert_int_equal(os_pinned_pages(f->os, pid), 15 + 2 * opened);
+    hostmem_cpu_read(f->mem, f->ept_pa[0] + first_host * sizeof x, &x, sizeof x);
+    assert_int_equal(x.flags, NIC_EPC_VALID);
+    assert_int_equal(x.pid, pid);
+    {
+        uint64_t pa;
+        assert_int_equal(os_translate(f->os, pid, sq, &pa), 0);
+        assert_int_equal((uint64_t)x.sq_hi << 32 | x.sq_lo, pa);
+        assert_int_equal(os_translate(f->os, pid, cq + 200 * 4096ull, &pa), 0);
+        assert_int_equal((uint64_t)x.cq_hi << 32 | x.cq_lo, pa);
+    }
+    /* another process cannot close it */
+    assert_int_equal(nicdrv_ep_close(f->drv, fake_proc(f), first_host), NICDRV_ENOENT);
+    assert_int_equal(nicdrv_ep_close(f->drv, pid, first_host), NICDRV_OK);
+    hostmem_cpu_read(f->mem, f->ept_pa[0] + first_host * sizeof x, &x, sizeof x);
+    assert_int_equal(x.flags, 0);
+    assert_false(f->ep[first_host].open);
+    assert_int_equal(os_pinned_pages(f->os, pid), 15 + 2 * (opened - 1));
+    assert_int_equal(nicdrv_ep_close(f->drv, pid, first_host), NICDRV_ENOENT);
+    /* its id is free again */
+    assert_int_equal(nicdrv_ep_open_sq(f->drv, pid, cq + 500 * 4096ull, sq + 500 * 4096ull, &ep, &n), NICDRV_OK);
+    assert_int_equal(ep, first_host);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), NICDRV_OK); /* closes the host ones too */
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    for (uint32_t i = 16; i < FAKE_EP_IDS; i++)
+        assert_false(f->ep[i].open);
+    assert_true(hostmem_frame_exists(f->mem, f->ept_pa[0] >> 12));
+    assert_int_equal(nicdrv_remove(f->drv), NICDRV_OK);
+    assert_false(hostmem_frame_exists(f->mem, f->ept_pa[0] >> 12)); /* the table page is freed */
+    assert_int_equal(f->order_violations, 0);
+    fake_destroy(f);
+}
+
 static void nic_stats_and_calls_before_probe(void **state)
 {
     struct fake *f = fake_create(true);
@@ -918,6 +995,7 @@ int main(void)
         cmocka_unit_test(pin_at_registration_fills_every_line),
         cmocka_unit_test(overlap_pins_in_background_counts_early),
         cmocka_unit_test(mmu_release_invalidates_before_unpin),
+        cmocka_unit_test(host_endpoints_open_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,6 +122,75 @@ static void write_and_read_verified(void **state, bool dynamic)
     teardown_world(&w);
 }
 
+/* ABI 2.2 host endpoints (issue 15 item 2) through the library: with the NIC's resident endpoints
+ * taken, a process gets a host endpoint, whose entries and doorbell record the library writes into
+ * the process's own send queue page; its write completes with every byte there; a ring of it by
+ * another process names a count its record does not hold: refused, nothing executed; its handle is
+ * no endpoint of the other process; nothing leaks. */
+static void host_endpoint_through_the_library(void **state)
+{
+    struct world w;
+    struct nic_wc wc;
+    nic_dev_t *x[2];
+    nic_ep_t e, h;
+    uint8_t got[LEN], want[LEN];
+    uint32_t rec = 0;
+    size_t len;
+    const uint8_t *img;
+    char err[200];
+    (void)state;
+
+    memset(&w, 0, sizeof w);
+    w.f = fake_create(true);
+    w.f->max_eps = FAKE_EP_IDS;
+    img = fake_image(&len);
+    assert_non_null(fake_driver(w.f, NULL));
+    assert_int_equal(nicdrv_probe(w.f->drv, img, len, err, sizeof err), 0);
+    w.pa = fake_proc(w.f);
+    w.pb = fake_proc(w.f);
+    assert_int_equal(nic_dev_open(w.f->drv, w.pa, NULL, &w.a), NIC_OK);
+    assert_int_equal(nic_dev_open(w.f->drv, w.pb, NULL, &w.b), NIC_OK);
+    assert_int_equal(nic_ep_open(w.a, &w.ea), NIC_OK);
+    assert_int_equal(nic_ep_open(w.b, &w.eb), NIC_OK);
+    pattern(&w, w.pa, A_VA, LEN, 7);
+    pattern(&w, w.pb, B_VA, LEN, 99);
+    assert_int_equal(nic_reg(w.a, A_VA, LEN, NIC_ACCESS_LOCAL_READ | NIC_ACCESS_LOCAL_WRITE, &w.src), NIC_OK);
+    assert_int_equal(nic_reg(w.b, B_VA, LEN, NIC_ACCESS_REMOTE_WRITE | NIC_ACCESS_REMOTE_READ, &w.dst), NIC_OK);
+    for (unsigned i = 0; i < 2; i++) { /* the other 13 resident endpoints: 7 + 6 */
+        assert_int_equal(nic_dev_open(w.f->drv, fake_proc(w.f), NULL, &x[i]), NIC_OK);
+        for (unsigned j = 0; j < 7u - i; j++) {
+            assert_int_equal(nic_ep_open(x[i], &e), NIC_OK);
+            assert_true((e & 0xFFFFu) < 16);
+        }
+    }
+    assert_int_equal(nic_ep_open(w.a, &h), NIC_OK);
+    assert_true((h & 0xFFFFu) >= 16 && (h & 0xFFFFu) < FAKE_EP_IDS);
+    assert_true(w.f->ep[h & 0xFFFFu].host);
+    struct nic_wr wr = wr_to(&w, 0, LEN, 77);
+    assert_int_equal(nic_post_write(w.a, h, &wr), NIC_OK);
+    assert_int_equal(nic_wait(w.a, h, &wc, 1000000), NIC_OK);
+    assert_int_equal(wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(wc.wr_id, 77);
+    assert_int_equal(wc.bytes, LEN);
+    os_read(w.f->os, w.pa, A_VA, want, LEN);
+    os_read(w.f->os, w.pb, B_VA, got, LEN);
+    assert_memory_equal(got, want, LEN);
+    /* A's slot 1: its send queue page is the second after the event queue page (the defaults) */
+    assert_int_equal(os_read(w.f->os, w.pa, NIC_CQ_VA_DEFAULT + (NIC_MAX_EPS + 2) * 4096ull + NIC_EPC_DBREC, &rec, 4), 0);
+    assert_int_equal(rec, 1);
+    /* B rings A's host endpoint for requests A never posted */
+    assert_int_equal(w.f->bus.wr32(w.f->bus.ctx, NICDRV_BAR_DOORBELL, (h & 0xFFFFu) * NIC_DB_PAGE + NIC_DB_SQ_PI, 5), 0);
+    assert_int_equal(w.f->db_refused, 1);
+    assert_int_equal(nic_poll(w.a, h, &wc, 1), 0);
+    assert_int_equal(nic_post_write(w.b, h, &wr), NIC_EBADEP);
+    assert_int_equal(nic_ep_close(w.a, h, NULL, 0), 0);
+    assert_false(w.f->ep[h & 0xFFFFu].open);
+    assert_int_equal(nic_post_write(w.a, h, &wr), NIC_EBADEP);
+    assert_int_equal(nic_dev_close(x[0]), NIC_OK);
+    assert_int_equal(nic_dev_close(x[1]), NIC_OK);
+    teardown_world(&w);
+}
+
 static void rdma_dynamic(void **state)
 {
     write_and_read_verified(state, true);
@@ -769,6 +838,194 @@ static void eq_overflow_reported(void **state)
     teardown_world(&w);
 }
 
+/* Message queues (ABI 2.2): a receiver with a notify queue posts buffers; sends land in them in
+ * post order, each reported once as NIC_EV_RECV (queue, length, buffer, offset, source node and
+ * process, status) with its bytes in place; the send completes NIC_OP_SEND / SUCCESS, a post
+ * NIC_OP_POST_RECV (only when signalled). */
+#define MQ_VA 0x48000000ull
+static nic_dev_t *mq_receiver(struct world *w, uint32_t *pid, nic_ep_t *ep, struct nic_mr *mr)
+{
+    nic_dev_t *t;
+    const struct nic_eq_attr notify = { .flags = NIC_EQ_NOTIFY };
+    *pid = fake_proc(w->f);
+    for (uint64_t o = 0; o < 16384; o += 4096)
+        pattern(w, *pid, MQ_VA + o, 4096, 9);
+    assert_int_equal(nic_dev_open(w->f->drv, *pid, NULL, &t), NIC_OK);
+    assert_int_equal(nic_eq_open(t, &notify), NIC_OK);
+    assert_int_equal(nic_ep_open(t, ep), NIC_OK);
+    assert_int_equal(nic_reg(t, MQ_VA, 16384, NIC_ACCESS_LOCAL_WRITE, mr), NIC_OK);
+    return t;
+}
+
+static struct nic_wr mq_wr(uint32_t q, uint32_t key, uint32_t len, uint64_t id)
+{
+    struct nic_wr wr = { .local_va = E_VA, .len = len, .wr_id = id, .signaled = 1 };
+    wr.remote = (struct nic_remote){ .node = 0, .handle = q, .rkey = key };
+    return wr;
+}
+
+static void mq_send_and_recv(void **state)
+{
+    struct world w;
+    nic_dev_t *t, *c;
+    nic_ep_t te, ep[1];
+    uint32_t pt, pc;
+    struct nic_mr tmr;
+    struct nic_ev ev[4];
+    struct nic_wc wc;
+    uint8_t got[400], want[400];
+    (void)state;
+
+    setup_world(&w, true);
+    t = mq_receiver(&w, &pt, &te, &tmr);
+    c = eq_proc(&w, &pc, NULL, ep, 1);
+    struct nic_wr r1 = { .local_va = MQ_VA + 100, .len = 400, .wr_id = 11, .signaled = 1 };
+    struct nic_wr r2 = { .local_va = MQ_VA + 8192, .len = 4096, .wr_id = 12 };
+    assert_int_equal(nic_post_recv(t, te, 3, 0xAB, &r1), NIC_OK);
+    assert_int_equal(nic_post_recv(t, te, 3, 0xAB, &r2), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_poll(t, te, &wc, 1), 1); /* the signalled post only */
+    assert_int_equal(wc.wr_id, 11);
+    assert_int_equal(wc.op, NIC_OP_POST_RECV);
+    assert_int_equal(wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(nic_poll(t, te, &wc, 1), 0);
+    struct nic_wr s1 = mq_wr(3, 0xAB, 400, 21), s2 = mq_wr(3, 0xAB, 33, 22);
+    assert_int_equal(nic_post_send(c, ep[0], &s1), NIC_OK);
+    assert_int_equal(nic_post_send(c, ep[0], &s2), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 2);
+    assert_int_equal(ev[0].wc.wr_id, 21);
+    assert_int_equal(ev[0].wc.op, NIC_OP_SEND);
+    assert_int_equal(ev[0].wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(ev[0].wc.bytes, 400);
+    assert_int_equal(ev[1].wc.wr_id, 22);
+    assert_int_equal(nic_eq_poll(t, ev, 4), 2);
+    assert_int_equal(ev[0].kind, NIC_EV_RECV);
+    assert_int_equal(ev[0].queue, 3);
+    assert_int_equal(ev[0].len, 400);
+    assert_int_equal(ev[0].handle, tmr.handle);
+    assert_int_equal(ev[0].offset, 100);
+    assert_int_equal(ev[0].src_node, 0);
+    assert_int_equal(ev[0].src_pid, pc);
+    assert_int_equal(ev[0].status, NIC_WC_SUCCESS);
+    assert_int_equal(ev[1].kind, NIC_EV_RECV);
+    assert_int_equal(ev[1].len, 33);
+    assert_int_equal(ev[1].offset, 8192);
+    os_read(w.f->os, pt, MQ_VA + 100, got, 400);
+    os_read(w.f->os, pc, E_VA, want, 400);
+    assert_memory_equal(got, want, 400);
+    os_read(w.f->os, pt, MQ_VA + 8192, got, 33);
+    assert_memory_equal(got, want, 33);
+    assert_int_equal(w.f->mq_placed, 2);
+    assert_int_equal(nic_eq_poll(t, ev, 4), 0);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    assert_int_equal(nic_dev_close(t), NIC_OK);
+    teardown_world(&w);
+}
+
+/* Every failure: at the call (NIC_EINVAL, NIC_ENOEQ, NIC_EPEER, local range), and completed: no
+ * such queue, wrong key, no buffer (RNR), too long (both sides), a full ring, another process's
+ * queue; nothing written by a refused send. */
+static void mq_errors(void **state)
+{
+    struct world w;
+    nic_dev_t *t, *c, *b;
+    nic_ep_t te, ep[1], be;
+    uint32_t pt, pc;
+    struct nic_mr tmr;
+    struct nic_ev ev[4];
+    struct nic_wc wc;
+    uint8_t got[200], before[200];
+    (void)state;
+
+    setup_world(&w, true);
+    t = mq_receiver(&w, &pt, &te, &tmr);
+    c = eq_proc(&w, &pc, NULL, ep, 1);
+    struct nic_wr r = { .local_va = MQ_VA, .len = 100, .wr_id = 1, .signaled = 1 }, s;
+    /* at the call */
+    assert_int_equal(nic_post_recv(t, te, 0, 1, &r), NIC_EINVAL);
+    assert_int_equal(nic_post_recv(t, te, NIC_MQ_QUEUES, 1, &r), NIC_EINVAL);
+    assert_int_equal(nic_post_recv(t, te, 1, 1, NULL), NIC_EINVAL);
+    r.local_va = MQ_VA + 16384 - 50;
+    assert_int_equal(nic_post_recv(t, te, 1, 1, &r), NIC_EBOUNDS);
+    r.local_va = MQ_VA;
+    assert_int_equal(nic_post_recv(c, ep[0], 1, 1, &(struct nic_wr){ .local_va = E_VA, .len = 10 }), NIC_ENOEQ);
+    s = mq_wr(1, 1, NIC_MSG_MAX + 1, 5);
+    assert_int_equal(nic_post_send(c, ep[0], &s), NIC_EINVAL);
+    s = mq_wr(0, 1, 10, 5);
+    assert_int_equal(nic_post_send(c, ep[0], &s), NIC_EINVAL);
+    s = mq_wr(1, 1, 10, 5);
+    s.with_imm = 1;
+    assert_int_equal(nic_post_send(c, ep[0], &s), NIC_EINVAL);
+    s = mq_wr(1, 1, 10, 5);
+    s.remote.node = 7;
+    assert_int_equal(nic_post_send(c, ep[0], &s), NIC_EPEER);
+    /* completed with a status */
+    s = mq_wr(1, 1, 10, 6); /* nobody's queue */
+    assert_int_equal(nic_post_send(c, ep[0], &s), NIC_OK);
+    assert_int_equal(nic_post_recv(t, te, 1, 0x99, &r), NIC_OK); /* a 100-byte buffer */
+    fake_run(w.f);
+    assert_int_equal(nic_poll(t, te, &wc, 1), 1);
+    assert_int_equal(wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 1);
+    assert_int_equal(ev[0].wc.status, NIC_WC_BAD_HANDLE);
+    os_read(w.f->os, pt, MQ_VA, before, sizeof before);
+    s = mq_wr(1, 0x98, 10, 7); /* wrong key */
+    assert_int_equal(nic_post_send(c, ep[0], &s), NIC_OK);
+    s = mq_wr(1, 0x99, 101, 8); /* too long */
+    assert_int_equal(nic_post_send(c, ep[0], &s), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 2);
+    assert_int_equal(ev[0].wc.status, NIC_WC_KEY);
+    assert_int_equal(ev[1].wc.status, NIC_WC_TOO_BIG);
+    assert_int_equal(ev[1].wc.bytes, 0);
+    assert_int_equal(nic_eq_poll(t, ev, 4), 1);
+    assert_int_equal(ev[0].kind, NIC_EV_RECV);
+    assert_int_equal(ev[0].status, NIC_WC_TOO_BIG);
+    assert_int_equal(ev[0].len, 101);
+    os_read(w.f->os, pt, MQ_VA, got, sizeof got);
+    assert_memory_equal(got, before, sizeof got); /* nothing written */
+    s = mq_wr(1, 0x99, 100, 9); /* fits: the buffer was kept */
+    assert_int_equal(nic_post_send(c, ep[0], &s), NIC_OK);
+    s = mq_wr(1, 0x99, 10, 10); /* no buffer left: RNR */
+    assert_int_equal(nic_post_send(c, ep[0], &s), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_eq_poll(c, ev, 4), 2);
+    assert_int_equal(ev[0].wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(ev[1].wc.status, NIC_WC_RNR);
+    assert_string_equal(nic_wc_status_str(NIC_WC_RNR), "receiver not ready (no buffer posted)");
+    assert_int_equal(w.f->mq_refused, 4);
+    assert_int_equal(w.f->mq_placed, 1);
+    /* the ring holds NIC_MQ_DEPTH buffers */
+    for (unsigned i = 0; i < NIC_MQ_DEPTH; i++)
+        assert_int_equal(nic_post_recv(t, te, 1, 0x99, &r), NIC_OK);
+    fake_run(w.f);
+    while (nic_poll(t, te, &wc, 1) == 1)
+        assert_int_equal(wc.status, NIC_WC_SUCCESS);
+    assert_int_equal(nic_post_recv(t, te, 1, 0x99, &r), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_poll(t, te, &wc, 1), 1);
+    assert_int_equal(wc.status, NIC_WC_NO_RESOURCES);
+    /* another process (with a notify queue) may not post into it; a wrong key neither */
+    b = mq_receiver(&w, &pc, &be, &tmr);
+    struct nic_wr rb = { .local_va = MQ_VA, .len = 10, .wr_id = 3 };
+    assert_int_equal(nic_post_recv(b, be, 1, 0x99, &rb), NIC_OK);
+    assert_int_equal(nic_post_recv(t, te, 1, 0x98, &r), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_poll(b, be, &wc, 1), 1);
+    assert_int_equal(wc.status, NIC_WC_KEY);
+    assert_int_equal(nic_poll(t, te, &wc, 1), 1);
+    assert_int_equal(wc.status, NIC_WC_KEY);
+    /* the owner's endpoint closed: the queue is free to claim */
+    assert_int_equal(nic_dev_close(t), NIC_OK);
+    assert_int_equal(nic_post_recv(b, be, 1, 0x42, &rb), NIC_OK);
+    fake_run(w.f);
+    assert_int_equal(nic_poll(b, be, &wc, 1), 0); /* unsignalled, and no error: a fresh ring */
+    assert_int_equal(nic_dev_close(b), NIC_OK);
+    assert_int_equal(nic_dev_close(c), NIC_OK);
+    teardown_world(&w);
+}
+
 /* Target-side notification: a write with immediate gives the target process exactly one
  * NIC_EV_IMM (its immediate, length, buffer, offset, source node), with the bytes in place; a write
  * without one gives none; a target without a notify queue gets nothing (counted by the NIC); bad
@@ -988,6 +1245,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rdma_dynamic),
+        cmocka_unit_test(host_endpoint_through_the_library),
         cmocka_unit_test(rdma_static),
         cmocka_unit_test(errors_at_the_call),
         cmocka_unit_test(error_completions),
@@ -1002,6 +1260,8 @@ int main(void)
         cmocka_unit_test(eq_overflow_reported),
         cmocka_unit_test(eq_errors),
         cmocka_unit_test(eq_write_with_imm),
+        cmocka_unit_test(mq_send_and_recv),
+        cmocka_unit_test(mq_errors),
         cmocka_unit_test(eq_upcall_reported),
         cmocka_unit_test(reg_wait_for_room),
     };

@@ -67,7 +67,7 @@ static void sqe_accepts_well_formed_write_and_read(void **state)
 
 static void sqe_op_and_flags(void **state)
 {
-    static const uint8_t bad_ops[] = {0, 3, 4, 0x81, 0xFF};
+    static const uint8_t bad_ops[] = {0, NIC_OP_SEND, 5, 0x81, 0xFF}; /* (3: NIC_OP_POST_RECV, ABI 2.2) */
     struct nic_sq_entry e = good();
     (void)state;
     for (unsigned i = 0; i < sizeof bad_ops; i++) {
@@ -76,8 +76,8 @@ static void sqe_op_and_flags(void **state)
     }
     e = good();
     for (unsigned b = 1; b < 8; b++) {
-        if (1u << b == NIC_WR_IMM)
-            continue; /* ABI 2.1: a write with immediate (below) */
+        if (1u << b == NIC_WR_IMM || 1u << b == NIC_WR_SEND)
+            continue; /* ABI 2.1: a write with immediate; 2.2: a send (below) */
         e.flags = (uint8_t)(NIC_WR_SIGNALED | 1u << b);
         expect(&e, &lim, SQE_R_FLAGS);
         e.flags = (uint8_t)(1u << b);
@@ -108,6 +108,67 @@ static void sqe_write_with_imm(void **state)
     e.flags = NIC_WR_IMM;
     e.op = NIC_OP_RDMA_READ;
     expect(&e, &lim, SQE_R_FLAGS);
+}
+
+/* ABI 2.2: a send (NIC_WR_SEND on a write): one segment (len <= the MTU and NIC_MSG_MAX), no
+ * remote offset or process, not with an immediate, not on a read; a receive post
+ * (NIC_OP_POST_RECV): to this node, no remote offset or process, no IMM/SEND flag. */
+static void sqe_message_queues(void **state)
+{
+    struct nic_sq_entry e = good();
+    struct sqe_limits l = lim;
+    (void)state;
+    e.flags = NIC_WR_SEND;
+    e.rpid = 0;
+    e.roff_lo = 0;
+    e.len = NIC_MSG_MAX;
+    expect(&e, &lim, SQE_OK);
+    e.len = NIC_MSG_MAX + 1u;
+    expect(&e, &lim, SQE_R_MQ);
+    l.mtu = 1024;
+    e.len = 1024;
+    expect(&e, &l, SQE_OK);
+    e.len = 1025;
+    expect(&e, &l, SQE_R_MQ); /* beyond the MTU: more than one segment */
+    e.len = 64;
+    e.roff_lo = 1;
+    expect(&e, &lim, SQE_R_MQ);
+    e.roff_lo = 0;
+    e.roff_hi = 1;
+    expect(&e, &lim, SQE_R_MQ);
+    e.roff_hi = 0;
+    e.rpid = 7;
+    expect(&e, &lim, SQE_R_MQ);
+    e.rpid = 0;
+    e.flags = NIC_WR_SEND | NIC_WR_IMM;
+    expect(&e, &lim, SQE_R_FLAGS);
+    e.flags = NIC_WR_SEND;
+    e.op = NIC_OP_RDMA_READ;
+    expect(&e, &lim, SQE_R_FLAGS);
+    /* receive posts */
+    e = good();
+    e.op = NIC_OP_POST_RECV;
+    e.rnode = lim.me;
+    e.rpid = 0;
+    e.roff_lo = 0;
+    e.len = NIC_MAX_XFER; /* a buffer may be larger than any message */
+    expect(&e, &lim, SQE_OK);
+    e.rnode = 1;
+    expect(&e, &lim, SQE_R_MQ); /* another node's queue */
+    e.rnode = lim.me;
+    e.roff_lo = 8;
+    expect(&e, &lim, SQE_R_MQ);
+    e.roff_lo = 0;
+    e.rpid = 1;
+    expect(&e, &lim, SQE_R_MQ);
+    e.rpid = 0;
+    e.flags = NIC_WR_SEND;
+    expect(&e, &lim, SQE_R_FLAGS);
+    e.flags = NIC_WR_IMM;
+    expect(&e, &lim, SQE_R_FLAGS);
+    e.flags = NIC_WR_SIGNALED;
+    e.len = 0;
+    expect(&e, &lim, SQE_R_LEN);
 }
 
 static void sqe_length_bounds(void **state)
@@ -258,6 +319,7 @@ int main(void)
         cmocka_unit_test(sqe_accepts_well_formed_write_and_read),
         cmocka_unit_test(sqe_op_and_flags),
         cmocka_unit_test(sqe_write_with_imm),
+        cmocka_unit_test(sqe_message_queues),
         cmocka_unit_test(sqe_length_bounds),
         cmocka_unit_test(sqe_local_address_bounds),
         cmocka_unit_test(sqe_remote_offset_bounds),

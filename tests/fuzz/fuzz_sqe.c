@@ -66,9 +66,10 @@ static enum sqe_rule reference(const uint8_t *b, const struct sqe_limits *lim)
     uint64_t roff = FIELD(b, roff_lo) | FIELD(b, roff_hi) << 32;
     const uint64_t va_top = (uint64_t)1 << 44;
 
-    if (op != 1 && op != 2) /* RDMA write, RDMA read */
+    if (op != 1 && op != 2 && op != 3) /* RDMA write, RDMA read, post a receive buffer (ABI 2.2) */
         return SQE_R_OP;
-    if (flags > 3 || (flags & 2 && op != 1)) /* "signalled", and "immediate" (ABI 2.1) on writes only */
+    /* "signalled"; "immediate" (ABI 2.1) and "send" (ABI 2.2) on writes only, not both */
+    if (flags > 7 || (flags & 6 && op != 1) || (flags & 6) == 6)
         return SQE_R_FLAGS;
     if (len < 1 || len > 16u * 1024 * 1024)
         return SQE_R_LEN;
@@ -90,6 +91,13 @@ static enum sqe_rule reference(const uint8_t *b, const struct sqe_limits *lim)
     for (size_t i = offsetof(struct nic_sq_entry, reserved1) + 4; i < sizeof(struct nic_sq_entry); i++)
         if (b[i])
             return SQE_R_RESERVED;
+    /* message queues (ABI 2.2): a send is one message of at most 4096 bytes (and the MTU, given 0
+     * here), to no offset and no process; a receive post names this node, no offset, no process */
+    uint64_t rpid = FIELD(b, rpid);
+    if (flags & 4 && (len > 4096u || roff || rpid))
+        return SQE_R_MQ;
+    if (op == 3 && (rnode != lim->me || roff || rpid))
+        return SQE_R_MQ;
     return SQE_OK;
 }
 
@@ -124,10 +132,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(st == (why == SQE_OK ? NIC_ST_OK : NIC_ST_BAD_DESC));
     CHECK(sqe_validate(e, &lim, NULL) == st);
 
-    /* fields without a rule do not change the verdict */
+    /* fields without a rule do not change the verdict (rpid has one for message queues) */
     struct nic_sq_entry f = *e;
     f.rkey = ~f.rkey;
-    f.rpid = (uint16_t)~f.rpid;
+    if (!(f.flags & NIC_WR_SEND) && f.op != NIC_OP_POST_RECV)
+        f.rpid = (uint16_t)~f.rpid;
     f.wr_id_lo = ~f.wr_id_lo;
     f.wr_id_hi ^= 0x80000001u;
     f.lbuf = ~f.lbuf;
@@ -136,7 +145,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (st == NIC_ST_OK) {
         uint64_t laddr = (uint64_t)e->laddr_hi << 32 | e->laddr_lo;
-        CHECK(e->op == NIC_OP_RDMA_WRITE || e->op == NIC_OP_RDMA_READ);
+        CHECK(e->op == NIC_OP_RDMA_WRITE || e->op == NIC_OP_RDMA_READ || e->op == NIC_OP_POST_RECV);
+        CHECK(!(e->flags & NIC_WR_SEND) || (e->len <= NIC_MSG_MAX && e->rpid == 0));
         CHECK(e->len >= 1 && e->len <= NIC_MAX_XFER);
         CHECK(laddr + e->len > laddr && laddr + e->len < (1ull << SQE_VA_BITS));
         CHECK(e->rnode < lim.nodes && e->rnode < lim.peers);

@@ -57,8 +57,6 @@ void ep_open(uint8_t epi, uint16_t pid, uint64_t cq_pa, uint32_t cq_log2)
 
 void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
 {
-    struct ncp_ep *ep = &ep_tab[epi];
-
     if (epi >= NCP_EPS) {
         if (epc_on_doorbell)
             epc_on_doorbell(epi, off, data); /* a host endpoint (epc.c) */
@@ -67,7 +65,8 @@ void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
         ncp_work.db_fifo = 1; /* host pages' doorbells come through the FIFO */
         return;
     }
-    if ( ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
+    struct ncp_ep *ep = &ep_tab[epi]; /* a resident endpoint (not before the test: UB beyond the table) */
+    if (ep->state == EP_CLOSED || off != NIC_DB_SQ_PI || data - ep->sq_done > NCP_SQ_N ||
         seq_lt(data, ep->sq_pi) || ncp.shutdown) {
         ncp_sat_inc(&req_cnt.doorbell_bad); /* never trusted beyond this process's own queue */
         ncp_work.db_fifo = 1;                /* perhaps from the FIFO, which may have dropped others */

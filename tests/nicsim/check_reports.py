@@ -118,13 +118,11 @@ def case_csv_stream_rw():
 
 def case_open_before_run():
     for opt in ("--json", "--csv"):
-        t0 = time.time()
         rc, out, err = run([A.nicsim, "--workload", "stream", "--nodes", "2", "--iters", "100000", opt,
                             "/nonexistent-dir/x.out"])
-        dt = time.time() - t0
         check(rc == 3, "nicsim %s into a missing directory: exit %d (want 3)" % (opt, rc))
         check(opt in err and "No such file" in err, "nicsim %s: the message names the option and why: %s" % (opt, err.strip()))
-        check("result" not in out and dt < 20, "nicsim %s: fails before the run (%.1f s, no summary)" % (opt, dt))
+        check(not out.strip(), "nicsim %s: fails before the run (nothing simulated, no banner or summary): %r" % (opt, out[:200]))
     rc, out, err = run([A.nicrun, "--json", "/nonexistent-dir/x.json", os.path.join(A.build, "fw", "fw_nic_link.img")])
     check(rc == 3 and "--json" in err, "nicrun --json into a missing directory: exit %d: %s" % (rc, err.strip()))
 
@@ -196,12 +194,11 @@ def case_corrupt_fw():
     for name, (blob, why) in cases.items():
         img = os.path.join(d, name + ".img")
         open(img, "wb").write(blob)
-        t0 = time.time()
         rc, out, err = run([A.nicsim, "--workload", "pingpong", "--nodes", "2", "--iters", "2", "--fw", img,
                             "--json", os.path.join(d, name + ".json")])
         check(rc == 3, "nicsim --fw with a %s corruption: exit %d (want 3)" % (name, rc))
         check("not a valid firmware image" in err and why in err, "nicsim %s: says why: %s" % (name, err.strip()))
-        check("probe" not in err and time.time() - t0 < 10, "nicsim %s: refused before the cluster runs" % name)
+        check("probe" not in err and "result" not in out, "nicsim %s: refused before the cluster runs" % name)
         rc, out, err = run([A.nicrun, img])
         check(rc == 3 and why in err, "nicrun with a %s corruption: exit %d: %s" % (name, rc, err.strip()))
 
@@ -246,10 +243,11 @@ def case_option_limits():
          "is less than one buffer"),
     ]
     for args, text in cases:
-        t0 = time.time()
+        # up front: refused before any node is built or cycle simulated, so nothing on stdout (a run
+        # prints its banner and summary there); not a wall-clock bound, which a loaded machine breaks
         rc, out, err = run([A.nicsim] + args)
-        check(rc == 3 and text in err and time.time() - t0 < 10,
-              "nicsim %s: exit %d up front: %s" % (" ".join(args), rc, err.strip()))
+        check(rc == 3 and text in err and not out.strip(),
+              "nicsim %s: exit %d up front (stdout %r): %s" % (" ".join(args), rc, out[:200], err.strip()))
     # the largest working set that fits still runs (one phase)
     rc, out, err = run([A.nicsim, "--workload", "ocean", "--nodes", "2", "--ws-pages", "32640", "--phases", "1",
                         "--quiet"], timeout=600)

@@ -279,6 +279,23 @@ int xport_rexmit_next(struct xport_peer *p, uint32_t *seq, xport_cookie_t *cooki
     return 1;
 }
 
+int xport_defer(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now, int unsent)
+{
+    uint32_t from = now;
+
+    if (p->una == p->nxt || p->nack_hold || seq_lt(now, p->deadline) ||
+        !seq_lt(now, p->stall_at + xport_giveup_span(cfg)))
+        return 0;
+    if (!unsent) {
+        if (p->left_seq != p->una || !seq_lt(now, p->left_t + (cfg->rto << p->backoff)))
+            return 0;
+        from = p->left_t; /* it left less than a timeout ago: its timeout counts from then */
+    }
+    arm(p, cfg, from);
+    ncp_sat_inc(&p->st.defers);
+    return 1;
+}
+
 enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now)
 {
     if (p->una == p->nxt || seq_lt(now, p->deadline))

@@ -41,25 +41,51 @@ uint32_t ncp_read_timeout(void)
 void conn_flush_acks(void)
 {
     /* Only the peers in ncp_work.peer_ack (a frame came from them, or their last receive DMA
-     * completed) may have an ACK to send now; afterwards none has: the ACK went out, or it waits
-     * for DMAs whose completion (rx_dma_done) sets the bit again. */
+     * completed, or one completed NCP_ACK_WAIT after the last ACK frame: ack_early) may have an ACK to
+     * send now; afterwards none has: the ACK went out, or it waits for DMAs whose completion
+     * (rx_dma_done) sets the bit again. */
     for (uint32_t i = 0, nw = pset_nwords(); i < nw; i++) {
         uint32_t m = ncp_work.peer_ack[i];
         ncp_work.peer_ack[i] &= ~m;
         for (; m; m &= m - 1) {
             uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
             struct ncp_peer *pp = &conn_peer(p);
-            if (pp->x.ack_pending && pp->rx_dma_pending == 0) {
+            if (!pp->x.ack_pending)
+                continue;
+            if (pp->rx_dma_pending == 0) {
                 uint32_t t0 = fp_now();
                 pp->ack_val = pp->x.expected;
                 tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
                 pp->x.ack_pending = 0;
+                pp->ack_t = ncp.now;
+                pp->ack_early = 0;
                 fp_record(FP_ACK, fp_now() - t0, 0);
-            } else if (pp->x.ack_pending && cc_ack_early(p, pp->ack_val)) {
-                tx_ctl(p, PKT_ACK, 0, 0, 0, 0); /* what is in host memory so far (congestion.h) */
+            } else if (pp->ack_early || cc_ack_early(p, pp->ack_val)) {
+                /* what is in host memory so far: a peer whose packets keep coming, into a host DMA
+                 * slower than its link (the DMAs never drain), hears within NCP_ACK_WAIT, not after
+                 * its timeout; flow control's credit (congestion.h) */
+                tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
+                pp->ack_t = ncp.now;
+                pp->ack_early = 0;
             }
         }
     }
+}
+
+/*
+ * A timeout measures the network: a deadline that passed while the packet at una had not left this
+ * node (its resend waits for a TX frame, or its frame for its payload's DMA or the frames before
+ * it: a node whose host DMA is loaded, by loopback traffic for one, takes longer than a timeout for
+ * that), or that left less than a timeout ago, is re-armed (xport_defer), not counted as a
+ * timeout. Not a NACK's hold (its end is the resend). Only when a deadline passed: the queue scan
+ * is not per packet.
+ */
+static __attribute__((noinline)) int conn_defer(uint16_t p, struct xport_peer *x, uint32_t now)
+{
+    if (seq_lt(now, x->deadline) || x->nack_hold || x->una == x->nxt)
+        return 0;
+    int unsent = (pset_has(ncp_work.peer_rexmit, p) && x->rexmit == x->una) || tx_unsent(p, x->una);
+    return xport_defer(x, &ncp_xcfg, now, unsent);
 }
 
 /* The transport's timer source (timer.c): timeouts and give-ups of the peers with packets in flight. */
@@ -72,7 +98,9 @@ int conn_timer(uint32_t now, uint32_t *at)
             uint16_t p = (uint16_t)(i * 32u + ncp_lowest_bit(m));
             struct xport_peer *x = &conn_peer(p).x;
             uint32_t timeouts = x->st.timeouts, stalls = x->st.stall_giveups;
-            enum xport_tick_action t = xport_tick(x, &ncp_xcfg, now);
+            enum xport_tick_action t = XP_TICK_NONE;
+            if (!conn_defer(p, x, now))
+                t = xport_tick(x, &ncp_xcfg, now);
             if (x->st.timeouts != timeouts) /* not a NACK retry delay ending */
                 ncp_sat_inc(&conn_cnt.timeouts);
             if (t == XP_TICK_GIVEUP) {

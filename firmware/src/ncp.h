@@ -69,6 +69,7 @@ _Static_assert(NCP_SENDQ_ENTRIES <= NIC_SENDQ_STRIDE / 64u,
 /* After a miss NACK: wait for the receiver's RESUME, resend anyway after this (a lost RESUME, a
  * fill that went elsewhere). */
 #define NCP_MISS_HOLD NCP_RTO
+#define NCP_ACK_WAIT (NCP_RTO / 4u) /* 50 us: longest an ACK owed waits for the receive DMAs behind it (conn.c) */
 #define NCP_MISS_EXPIRE 2000000u /* 10 ms: re-post a miss the host did not answer */
 
 /* ---- counters (struct nic_stats is what STATS reports) ---- */
@@ -242,6 +243,9 @@ struct ncp_peer {
     uint16_t rx_dma_pending;
     uint8_t rx_err;        /* RX_ERR_DMA: a receive DMA failed: ack_val stays before it until it is
                             * resent; RX_ERR_OOO: out-of-order packets' DMAs pending (rx.c) */
+    uint8_t ack_early;     /* a receive DMA completed NCP_ACK_WAIT after the last ACK frame, others
+                            * pending: an ACK of what is in host memory goes now (conn_flush_acks) */
+    uint32_t ack_t;        /* when the last ACK frame went to this peer (conn_flush_acks) */
 };
 
 enum { RX_ERR_DMA = 1, RX_ERR_OOO = 2 };
@@ -313,6 +317,10 @@ static inline uint32_t ncp_lowest_bit(uint32_t m)
 static inline void pset_add(uint32_t *s, uint32_t p)
 {
     s[p >> 5] |= 1u << (p & 31u);
+}
+static inline uint32_t pset_has(const uint32_t *s, uint32_t p)
+{
+    return s[p >> 5] >> (p & 31u) & 1u;
 }
 static inline void pset_del(uint32_t *s, uint32_t p)
 {

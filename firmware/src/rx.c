@@ -486,6 +486,9 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
     if (pp->rx_dma_pending == 0) {
         pp->ack_val = pp->x.expected;
         pset_add(ncp_work.peer_ack, peer); /* conn_flush_acks: the ACK may go now */
+    } else if (__builtin_expect(ncp.now - pp->ack_t >= NCP_ACK_WAIT, 0)) {
+        pp->ack_early = 1; /* the ACK owed waited long enough: what is in memory goes (conn_flush_acks) */
+        pset_add(ncp_work.peer_ack, peer);
     } else if (__builtin_expect(cc_opts & CC_OPT_FC, 0)) {
         pset_add(ncp_work.peer_ack, peer); /* flow control: an ACK (a credit) may go early (cc_ack_early) */
     }

@@ -137,6 +137,8 @@ static __attribute__((noinline)) void tx_feed_loop(void)
         uint8_t id = txs.q[txs.sub % TXQ_N];
         if (id < NCP_TX_N && !txs.data_ready[id])
             break;
+        if (id < NCP_TX_N)
+            tx_left(id);
         if (is_loop(id)) {
             if (!tx_loop(id))
                 break;
@@ -179,6 +181,7 @@ static inline __attribute__((always_inline)) void tx_feed_inline(void)
         txs.credit--;
         if (id < NCP_TX_N) {
             txs.data_ready[id] = 0;
+            tx_left(id);
             hal_mac_tx_submit(tx_frame[id], txs.len[id]);
         } else {
             hal_mac_tx_submit(ctl_frame[id - NCP_TX_N], PKT_HDR_BYTES);
@@ -212,6 +215,19 @@ void tx_reap(void)
 {
     tx_collect();
     tx_feed();
+}
+
+int tx_unsent(uint16_t peer, uint32_t seq)
+{
+    for (uint32_t i = txs.sub; i != txs.ready; i++) {
+        uint8_t id = txs.q[i % TXQ_N];
+        if (id >= NCP_TX_N)
+            continue; /* a control frame: not sequenced */
+        const uint32_t *w = (const uint32_t *)(const void *)tx_frame[id];
+        if (w[PKT_W_SEQ] == seq && w[PKT_W_NODES] == conn_peer(peer).w_nodes)
+            return 1;
+    }
+    return 0;
 }
 
 void tx_dma_done(uint32_t idx)
@@ -286,7 +302,13 @@ void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t
     PKT_ENCODE(ctl_frame[i], &h);
     if (type == PKT_NACK)
         ncp_sat_inc(&tx_cnt.nacks_sent);
-    txs.q[txs.ready++ % TXQ_N] = (uint8_t)(NCP_TX_N + i);
+    /* ahead of the data frames at the tail still waiting for their payload's DMA: a control frame is
+     * not sequenced, and an ACK or NACK that waits for other packets' host DMA (a loaded host: it
+     * may take longer than the peer's timeout) is a late one; control frames stay in their order */
+    uint32_t at = txs.ready++;
+    for (uint8_t prev; at != txs.sub && (prev = txs.q[(at - 1u) % TXQ_N]) < NCP_TX_N && !txs.data_ready[prev]; at--)
+        txs.q[at % TXQ_N] = prev;
+    txs.q[at % TXQ_N] = (uint8_t)(NCP_TX_N + i);
     tx_reap();
 }
 

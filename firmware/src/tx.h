@@ -23,6 +23,8 @@ struct tx_state {
     uint8_t data_ready[NCP_TX_N];  /* data DMA'd in: may go to the MAC */
     uint16_t len[NCP_TX_N];        /* frame bytes */
     uint32_t cyc[NCP_TX_N];        /* fast-path cycles of the frame's build (0: not a sample) */
+    struct xport_peer *una[NCP_TX_N]; /* the frame carries the packet at una of this connection:
+                                       * its departure time is recorded (tx_left) */
 };
 extern struct tx_state txs;
 extern uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES];
@@ -61,6 +63,20 @@ void tx_collect(void); /* frees the frames the MAC finished */
 void tx_reap(void);    /* tx_collect, then feed the MAC */
 void tx_ready(uint32_t f); /* frame f has no payload to wait for: it may go */
 void tx_dma_done(uint32_t f);
+/* Frame f goes to the MAC or the loopback now: when it carries a connection's packet at una, the
+ * time is recorded (xport_defer: a timeout counts from the departure). */
+static inline void tx_left(uint32_t f)
+{
+    struct xport_peer *x = txs.una[f];
+    if (__builtin_expect(x != 0, 0)) {
+        txs.una[f] = 0;
+        x->left_t = ncp.now;
+    }
+}
+/* 1 when the data frame carrying packet `seq` to `peer` is queued here and not yet handed to the MAC
+ * (its payload's DMA, or frames before it, still pending): the transport's timer (conn.c) does not
+ * count that wait as the network's. A scan of the queue: for the timer, not per packet. */
+int tx_unsent(uint16_t peer, uint32_t seq);
 void tx_dma_failed(uint32_t f);
 /* A control frame (ACK, NACK) to `peer`; dropped and counted when no control frame is free (the
  * transport recovers a lost ACK or NACK). */

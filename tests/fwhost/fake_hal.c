@@ -536,6 +536,18 @@ static int mac_step(void)
     return 1;
 }
 
+uint32_t fh_dma_complete(uint32_t n)
+{
+    int hold = hw.dma_hold;
+    uint32_t k = 0;
+
+    hw.dma_hold = 0;
+    while (k < n && dma_step())
+        k++;
+    hw.dma_hold = hold;
+    return k;
+}
+
 uint32_t fh_mac_send(uint32_t n)
 {
     int hold = hw.mac_hold;

@@ -62,6 +62,7 @@ void fh_dma_hold(int hold);
 void fh_dma_fail(uint64_t lo, uint64_t hi, uint32_t n, uint8_t err);
 void fh_dma_bad_tag(int n); /* the next n completions carry a wrong tag (a broken engine) */
 uint32_t fh_dma_queued(void);            /* submitted, not completed */
+uint32_t fh_dma_complete(uint32_t n);    /* completes up to n queued requests now, held or not */
 uint32_t fh_dma_count(void);             /* completed so far */
 const struct fh_dma *fh_dma_log(uint32_t i); /* the i-th completed request */
 

@@ -11,7 +11,7 @@
  *                       succeeds
  *   4 mixed             at once, with a window of 4 each: A -> B (loopback) and A -> C (remote),
  *                       B -> A (loopback), C -> B (remote, into another buffer of B)
- * Checks: on a clean link no retransmission timeout; every completion SUCCESS (or the refusal expected), every target buffer equals its
+ * Checks: on a clean link no retransmission timeout on either node; every completion SUCCESS (or the refusal expected), every target buffer equals its
  * shadow, node 0's loopback frame counter > 0 and node 1's 0, no oracle violation, nothing
  * pinned after close. Usage: systest_loop IMAGE [--seed N] [--drop P] [--duplicate P]
  * [--corrupt P] [--delay P] (the faults apply to the switch, so to the remote traffic only).
@@ -428,17 +428,17 @@ int main(int argc, char **argv)
                "dup %u protection errors %u; MAC rx nobuf %u overflow %u\n", i, W.nst[i].loop_frames, W.nst[i].tx_packets, W.nst[i].rx_packets,
                W.nst[i].retransmits, W.nst[i].timeouts, W.nst[i].drops_miss, W.nst[i].dup_packets,
                W.nst[i].protection_errors, W.mac_nobuf[i], W.mac_ovf[i]);
-    /* a clean link: nothing is lost, so node 0's connections (its loopback, and A's to node 1) wait
-     * for a retransmission timeout at most once (a loopback frame that waited for an entry without
-     * being fed again, or acknowledged only by frames queued behind it, would cost one per such
-     * frame: several in a run). Node 1's writes may time out: node 0's host DMA, which carries every
-     * loopback byte twice, acknowledges them late. Since the firmware of issue 13/15's third round
-     * (peer contexts, host endpoints, message queues; any of them alone) 2 of 8 seeds of the
-     * general-path image (seeds 1 and 6) show one 200 us timeout on node 0 (0 before): the cause is
-     * not established (suspected: node 0's own late ACK, as node 1 sees), so one is tolerated and
-     * printed; more fail. */
-    if (!(f.drop + f.duplicate + f.corrupt + f.delay > 0) && W.nst[0].timeouts > 1)
-        FAIL("node 0: %u retransmission timeouts on a clean link (at most 1 tolerated)", W.nst[0].timeouts);
+    /* a clean link: nothing is lost, so no connection of either node (node 0's loopback, A's to node
+     * 1, C's to node 0) waits for a retransmission timeout. Node 0's host DMA carries every loopback
+     * byte twice and is slower than the link: its queue delays what waits on it by up to a timeout,
+     * which the firmware keeps off the timer (docs/firmware.md "Timeouts measure the network"): a
+     * deadline starts when its packet leaves the node (a resend waiting for its payload's DMA once
+     * timed out on node 0, seeds 1 and 6 of the general-path image), an ACK owed waits at most
+     * NCP_ACK_WAIT for the receive DMAs behind it, and an ACK or NACK goes ahead of the data
+     * frames still waiting for their DMAs (node 1's writes timed out 1-5 times per seed). */
+    for (unsigned i = 0; i < 2; i++)
+        if (!(f.drop + f.duplicate + f.corrupt + f.delay > 0) && W.nst[i].timeouts)
+            FAIL("node %u: %u retransmission timeouts on a clean link", i, W.nst[i].timeouts);
     if (!W.nst[0].loop_frames)
         FAIL("node 0 counted no loopback frame");
     if (W.nst[1].loop_frames)

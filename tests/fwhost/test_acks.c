@@ -1,0 +1,150 @@
+/*
+ * test_acks.c - what a loaded node's own queues must not do to its connections (host-native,
+ * tests/fwhost; docs/firmware.md "Timeouts measure the network"): a retransmission deadline counts
+ * from the packet's departure, not from its wait for the payload's DMA; an ACK owed waits at most
+ * NCP_ACK_WAIT for the receive DMAs behind it; a control frame does not wait behind data frames
+ * whose payload DMA is still pending. The host DMA is held (fh_dma_hold) to play a loaded host.
+ */
+#include "scen.h"
+
+#include "ncp.h"
+#include "ncp_test.h"
+
+#define OP_ID 0x00C0FFEEu
+
+static struct xport_stats peer_st(void)
+{
+    struct xport_stats st;
+    ncp_test_peer_stats(PEER, &st);
+    return st;
+}
+
+/* A WRITE from PEER to (PID, LBUF) at `off` with `key`, next in sequence. */
+static struct pkt_hdr peer_write(uint32_t key, uint64_t off, const void *data, uint32_t len)
+{
+    struct pkt_hdr h = {.type = PKT_WRITE, .op = OP_ID, .pid = PID, .buf = LBUF, .key = key, .off = off,
+                        .len = (uint16_t)len, .flags = PKT_F_LAST};
+    fwh_send_seq(PEER, &h, data);
+    return h;
+}
+
+/* A write whose payload DMA waits longer than a timeout: no timeout while its frame has not left
+ * (deferred), its deadline counts from the departure (RTO after it, not before, a timeout). */
+static void deadline_from_departure(void **state)
+{
+    (void)state;
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 500, 3);
+    fh_dma_hold(1); /* the host DMA is loaded: the payload does not come */
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA, LBUF, 500, RPID, RBUF, 0, RKEY, 7);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0);
+    fwh_ack(PEER); /* (acknowledges nothing: a pass, which programs the timer the push asked for) */
+    fwh_run();
+    timer_fires(); /* the deadline of the push passes: the frame is still here */
+    assert_int_equal(peer_st().timeouts, 0);
+    assert_int_equal(peer_st().defers, 1);
+    assert_int_equal(peer_st().retransmits, 0);
+    assert_int_equal(fwh_tx_pending(), 0);
+    fh_advance(NCP_RTO / 2u);
+    fh_dma_hold(0);
+    fwh_run(); /* the payload comes, the frame leaves now: its deadline starts */
+    const uint8_t *p;
+    struct pkt_hdr w = tx_expect(PKT_WRITE, &p);
+    assert_int_equal(w.len, 500);
+    assert_memory_equal(p, fh_host(lpa, 500), 500);
+    fh_advance(NCP_RTO - 100u);
+    fwh_run();
+    assert_int_equal(peer_st().timeouts, 0); /* within RTO of the departure */
+    assert_int_equal(fwh_tx_pending(), 0);
+    fh_advance(200u);
+    fwh_run();
+    assert_int_equal(peer_st().timeouts, 1); /* the network's turn: a timeout, the packet again */
+    struct pkt_hdr r = tx_expect(PKT_WRITE, NULL);
+    assert_int_equal(r.seq, w.seq);
+    fwh_ack(PEER);
+    fwh_run();
+    struct nic_cqe c;
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, 500);
+    assert_int_equal(stats().timeouts, 1);
+}
+
+/* A NACK (a refused write from the peer) goes to the MAC ahead of our data frame still waiting for
+ * its payload; the data frame follows once its DMA completes, and carries its data. */
+static void control_frame_ahead_of_waiting_data(void **state)
+{
+    (void)state;
+    static uint8_t d[64];
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa + 0x1000, 300, 5);
+    fh_dma_hold(1);
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA + 0x1000, LBUF, 300, RPID, RBUF, 0, RKEY, 8);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0); /* the write's frame waits for its payload */
+    struct pkt_hdr bad = peer_write(LKEY ^ 1u, 0, d, sizeof d);
+    fwh_run();
+    struct pkt_hdr n = tx_expect(PKT_NACK, NULL); /* not behind the data frame */
+    assert_int_equal(n.reason, PKT_NACK_PROTECTION);
+    assert_int_equal(n.seq, bad.seq);
+    assert_int_equal(fwh_tx_pending(), 0);
+    fh_dma_hold(0);
+    fwh_run();
+    const uint8_t *p;
+    struct pkt_hdr w = tx_expect(PKT_WRITE, &p);
+    assert_int_equal(w.len, 300);
+    assert_memory_equal(p, fh_host(lpa + 0x1000, 300), 300);
+    assert_int_equal(stats().protection_errors, 1);
+}
+
+/* Three writes in, their DMAs slow: the first one's completion soon after the last ACK sends
+ * nothing (the ACK waits for the DMAs behind it), a completion NCP_ACK_WAIT later sends an ACK of
+ * what is in host memory so far, the last one's the ACK of everything. */
+static void ack_owed_waits_at_most_ack_wait(void **state)
+{
+    (void)state;
+    static uint8_t a[3][256];
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned j = 0; j < sizeof a[i]; j++)
+            a[i][j] = (uint8_t)(j * 7u + i);
+    fwh_prefill(PID);
+    struct pkt_hdr w0 = peer_write(LKEY, 0x100, a[0], 256); /* an exchange: the last ACK frame now */
+    fwh_run();
+    assert_int_equal(tx_expect(PKT_ACK, NULL).ack, w0.seq + 1u);
+    fh_dma_hold(1);
+    peer_write(LKEY, 0x200, a[0], 256);
+    struct pkt_hdr w2 = peer_write(LKEY, 0x300, a[1], 256);
+    struct pkt_hdr w3 = peer_write(LKEY, 0x400, a[2], 256);
+    fwh_run();
+    assert_int_equal(fh_dma_complete(1), 1);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0); /* w1 in memory, w2 and w3 behind it: the ACK waits */
+    fh_advance(NCP_ACK_WAIT);
+    assert_int_equal(fh_dma_complete(1), 1);
+    fwh_run();
+    struct pkt_hdr k = tx_expect(PKT_ACK, NULL); /* waited long enough: what is in memory */
+    assert_int_equal(k.ack, w2.seq + 1u);
+    assert_memory_equal(fh_host(lpa + 0x300, 256), a[1], 256);
+    assert_int_equal(fwh_tx_pending(), 0);
+    fh_dma_hold(0);
+    fwh_run();
+    k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.ack, w3.seq + 1u);
+    assert_memory_equal(fh_host(lpa + 0x200, 256), a[0], 256);
+    assert_memory_equal(fh_host(lpa + 0x400, 256), a[2], 256);
+    assert_int_equal(fwh_tx_pending(), 0);
+    assert_int_equal(stats().rx_packets, 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(deadline_from_departure, scen_setup),
+        cmocka_unit_test_setup(control_frame_ahead_of_waiting_data, scen_setup),
+        cmocka_unit_test_setup(ack_owed_waits_at_most_ack_wait, scen_setup),
+    };
+    return FWH_RUN_TESTS("acks", tests);
+}

@@ -9,6 +9,7 @@
 #include "completer.h"
 #include "congestion.h"
 #include "conn.h"
+#include "dmaq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "ops.h"
@@ -74,8 +75,8 @@ void conn_flush_acks(void)
 
 /*
  * A timeout measures the network: a deadline that passed while the packet at una had not left this
- * node (its resend waits for a TX frame, or its frame for its payload's DMA or the frames before
- * it: a node whose host DMA is loaded, by loopback traffic for one, takes longer than a timeout for
+ * node (its resend waits for a TX frame or DMA queue room, or its frame for its payload's DMA or
+ * the frames before it: a node whose host DMA is loaded, by loopback traffic for one, takes longer than a timeout for
  * that), or that left less than a timeout ago, is re-armed (xport_defer), not counted as a
  * timeout. Not a NACK's hold (its end is the resend). Only when a deadline passed: the queue scan
  * is not per packet.
@@ -84,7 +85,13 @@ static __attribute__((noinline)) int conn_defer(uint16_t p, struct xport_peer *x
 {
     if (seq_lt(now, x->deadline) || x->nack_hold || x->una == x->nxt)
         return 0;
-    int unsent = (pset_has(ncp_work.peer_rexmit, p) && x->rexmit == x->una) || tx_unsent(p, x->una);
+    /* the resend from una not built for want of a TX frame or DMA queue room (a resend that waits
+     * for its source's translation is the host's wait: a timeout as before), or its frame queued */
+    int unsent = tx_unsent(p, x->una);
+    if (!unsent && pset_has(ncp_work.peer_rexmit, p) && x->rexmit == x->una) {
+        tx_collect();
+        unsent = !txs.free || !tx_room() || !dmaq_room(NCP_SEG_PIECES);
+    }
     return xport_defer(x, &ncp_xcfg, now, unsent);
 }
 

@@ -268,30 +268,36 @@ int nicdrv_upcall_done(nicdrv_t *d, uint32_t pid, uint32_t token)
     return NICDRV_OK;
 }
 
-/* NICDRV_EVICT_LRU: the NIC's VMH ways (NIC_CMD_USAGE, up to a page of them) into w; their count. */
-static uint32_t vmh_usage(nicdrv_t *d, struct nic_usage_way *w)
+/* NICDRV_EVICT_LRU / _LFU: the NIC's VMH ways (NIC_CMD_USAGE, up to a page of them) into w, or with
+ * NIC_USAGE_COUNTS their access counts (a uint32_t each, same order); how many records came. */
+static uint32_t vmh_usage(nicdrv_t *d, void *w, uint32_t flags)
 {
     static const uint8_t zero[NICDRV_PAGE_SIZE];
-    struct nic_cmd c = { .op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .c = NICDRV_PAGE_SIZE };
+    struct nic_cmd c = { .op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .c = NICDRV_PAGE_SIZE, .d = flags };
     int32_t st;
 
     if (drv_cmd(d, &c, zero, sizeof zero, &st) || st != NIC_ST_OK ||
         d->host.phys_read(d->host.ctx, d->slots[c.seq % d->nslots].img_pa, w, NICDRV_PAGE_SIZE))
         return 0;
     d->st.usage_reads++;
-    return NICDRV_PAGE_SIZE / sizeof *w;
+    return NICDRV_PAGE_SIZE / (flags & NIC_USAGE_COUNTS ? sizeof(uint32_t) : sizeof(struct nic_usage_way));
 }
 
-/* The victim among the pinned lines (not keep): the least recently filled, or with
- * NICDRV_EVICT_LRU the least recently used on the NIC (a line it does not hold first; ties and a
- * failed USAGE: the least recently filled). */
+/* The victim among the pinned lines (not keep): the least recently filled; with NICDRV_EVICT_LRU
+ * the least recently used on the NIC (a line it does not hold first); with NICDRV_EVICT_LFU the
+ * least frequently used on the NIC (its hits since its fill; a line it does not hold counts 0).
+ * Ties, a failed USAGE and an NCP without counts: the least recently filled. */
 static struct drv_line *victim(nicdrv_t *d, const struct drv_line *keep)
 {
     static struct nic_usage_way w[NICDRV_PAGE_SIZE / sizeof(struct nic_usage_way)];
+    static uint32_t uses[NICDRV_PAGE_SIZE / sizeof(uint32_t)];
     struct drv_line *v = NULL;
-    uint32_t nw = d->cfg.evict_policy == NICDRV_EVICT_LRU ? vmh_usage(d, w) : 0, newest = 0, vage = 0;
+    const bool lfu = d->cfg.evict_policy == NICDRV_EVICT_LFU && (d->info.caps & NIC_CAP_USAGE_COUNTS);
+    uint32_t nw = d->cfg.evict_policy == NICDRV_EVICT_LRU || lfu ? vmh_usage(d, w, 0) : 0, newest = 0, vage = 0;
     bool any = false;
 
+    if (lfu && nw && vmh_usage(d, uses, NIC_USAGE_COUNTS) < nw)
+        nw = 0; /* the counts did not come: least recently filled */
     for (uint32_t i = 0; i < nw; i++) /* the newest stamp: ages are differences from it (wrap-safe) */
         if ((w[i].key & NIC_USAGE_VALID) && (!any || (int32_t)(w[i].stamp - newest) > 0)) {
             newest = w[i].stamp;
@@ -299,12 +305,12 @@ static struct drv_line *victim(nicdrv_t *d, const struct drv_line *keep)
         }
     for (uint32_t i = 0; i < d->nlines; i++) {
         struct drv_line *l = &d->lines[i];
-        uint32_t age = UINT32_MAX;
+        uint32_t age = UINT32_MAX; /* LRU: the age; LFU: UINT32_MAX - the count (larger goes first) */
         if (!l->used || l == keep || !l->npinned)
             continue;
         for (uint32_t k = 0; nw && k < nw; k++)
             if (w[k].key == (l->pid | NIC_USAGE_VALID) && w[k].line == l->line) {
-                age = newest - w[k].stamp;
+                age = lfu ? UINT32_MAX - uses[k] : newest - w[k].stamp;
                 break;
             }
         if (!nw)

@@ -142,9 +142,11 @@ enum nicdrv_evict {
                              more than 256 ways only the first 256 are seen (one page) */
     NICDRV_EVICT_LFU = 2, /* the least frequently used on the NIC (ABI 2.3, NIC_CAP_USAGE_COUNTS): two
                              NIC_CMD_USAGE before each eviction, the ways and their access counts (hits
-                             since the line's fill into the NIC's cache); a line the NIC does not hold
-                             counts 0; ties: the least recently filled; an NCP without the counts,
-                             or a failed USAGE: the least recently filled */
+                             since the line's fill into the NIC's cache; a line the NIC does not hold
+                             counts 0), with dynamic aging (LFU-DA: priority = the priority of the
+                             last victim when the line was filled + its hits), lines filled less than
+                             fill_residency ago last; ties: the least recently filled; an NCP without
+                             the counts, or a failed USAGE: the least recently filled */
 };
 
 enum nicdrv_pin_mode {

@@ -287,12 +287,11 @@ int xport_defer(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now,
         !seq_lt(now, p->stall_at + xport_giveup_span(cfg)))
         return 0;
     if (!unsent) {
-        if (p->left_seq != p->una || !seq_lt(now, p->left_t + (cfg->rto << p->backoff)))
+        if (!seq_lt(now, p->left_t + (cfg->rto << p->backoff)))
             return 0;
         from = p->left_t; /* it left less than a timeout ago: its timeout counts from then */
     }
     arm(p, cfg, from);
-    ncp_sat_inc(&p->st.defers);
     return 1;
 }
 

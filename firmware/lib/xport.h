@@ -62,7 +62,6 @@ struct xport_stats {
     uint32_t resyncs_bad;  /* RESYNC flags that would move `expected` backward or 2^31 away */
     uint32_t rx_ooo;       /* packets accepted out of order (selective repeat) */
     uint32_t sack_skips;   /* resends skipped: the packet was SACKed (selective repeat) */
-    uint32_t defers;       /* deadlines re-armed: the packet at una had not left this node (xport_defer) */
 };
 
 /* What a window slot holds: chosen by the caller, 64 bits (the NCP: operation id and segment). */
@@ -89,9 +88,8 @@ struct xport_peer {
     uint32_t sack;     /* SR: bit i = packet una + i SACKed by the receiver (advisory) */
     uint32_t lim;      /* SR: resends stop here (the holes below the highest SACKed, a NACKed packet) */
     uint32_t rec_end;  /* SR: nxt when the running loss recovery began */
-    uint32_t left_seq; /* the last packet built at una (pushed into an empty window, or resent
-                        * from una) ... */
-    uint32_t left_t;   /* ... and when it left this node (when it was built, until it leaves) */
+    uint32_t left_t;   /* when the last frame that carried the packet then at una left this node
+                        * (pushed into an empty window, or resent from una; the caller records it) */
     xport_cookie_t cookie[XP_WIN];
     /* receiver side */
     uint32_t expected;     /* next sequence number to accept */
@@ -249,20 +247,13 @@ static inline int xport_rexmit_pending(const struct xport_peer *p)
 /*
  * The deadline passed, but nothing was measured of the network: the packet at una has not left this
  * node (`unsent`: its resend not built yet, or its frame waiting in this node's queues for its
- * payload's DMA or the MAC), or it left less than a timeout ago (left_seq, left_t: the caller
- * records the departure). The deadline is re-armed, from now or from the departure, within the
+ * payload's DMA or the MAC), or it left less than a timeout ago (left_t; a departure before the
+ * deadline's last arm never defers: deadline >= arm + timeout). The deadline is re-armed, from now or from the departure, within the
  * no-progress bound, instead of a timeout. Returns 0, changing nothing, when the deadline is a
  * NACK's hold (its end is the resend), nothing is in flight, the deadline has not passed, neither
  * holds, or the no-progress bound is reached (xport_tick then decides as before).
  */
 int xport_defer(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now, int unsent);
-/* The packet `seq`, at una, is built into a frame now (xport_defer: left_t is set again when it
- * leaves). */
-static inline void xport_una_built(struct xport_peer *p, uint32_t seq, uint32_t now)
-{
-    p->left_seq = seq;
-    p->left_t = now;
-}
 /* Timer: call with the current time; see enum xport_tick_action. */
 enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t now);
 

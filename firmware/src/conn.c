@@ -21,6 +21,7 @@ static struct {
     uint32_t stall_giveups;
     uint32_t timeouts;
     uint32_t giveups;
+    uint32_t defers; /* deadlines re-armed, not timeouts: the packet at una had not left (conn_defer) */
 } conn_cnt;
 
 const struct xport_cfg ncp_xcfg = {
@@ -92,7 +93,10 @@ static __attribute__((noinline)) int conn_defer(uint16_t p, struct xport_peer *x
         tx_collect();
         unsent = !txs.free || !tx_room() || !dmaq_room(NCP_SEG_PIECES);
     }
-    return xport_defer(x, &ncp_xcfg, now, unsent);
+    if (!xport_defer(x, &ncp_xcfg, now, unsent))
+        return 0;
+    ncp_sat_inc(&conn_cnt.defers);
+    return 1;
 }
 
 /* The transport's timer source (timer.c): timeouts and give-ups of the peers with packets in flight. */
@@ -138,6 +142,7 @@ void conn_counters(struct nic_stats *s, struct ncp_counters *k)
     ncp_sat_add(&s->stall_giveups, conn_cnt.stall_giveups);
     ncp_sat_add(&s->timeouts, conn_cnt.timeouts);
     ncp_sat_add(&k->giveups, conn_cnt.giveups);
+    ncp_sat_add(&k->defers, conn_cnt.defers);
     _Static_assert(sizeof peer_st == 5 * sizeof(uint32_t), "nic_stats.peer_fills..peer_no_victim");
     for (uint32_t i = 0; i < 5; i++)
         ncp_sat_add(&(&s->peer_fills)[i], (&peer_st.fills)[i]);

@@ -84,6 +84,7 @@ struct ncp_counters {
     uint32_t resumes_sent; /* RESUME NACKs: a fill arrived, peers told MISS may resend now */
     uint32_t resp_queued;  /* read requests queued: every response slot busy (responder.c) */
     uint32_t read_timeouts; /* initiator reads failed UNREACHABLE: the responder went silent */
+    uint32_t defers;        /* retransmission deadlines re-armed, not timeouts (conn.c, conn_defer) */
 };
 
 /*

@@ -81,6 +81,7 @@ struct ncp_test_counters {
     uint32_t resumes_sent;  /* RESUME NACKs sent after fills */
     uint32_t resp_queued;   /* read requests queued behind busy response slots */
     uint32_t read_timeouts; /* initiator reads failed UNREACHABLE by the read timer */
+    uint32_t defers;        /* retransmission deadlines re-armed: the packet at una had not left */
 };
 void ncp_test_counters(struct ncp_test_counters *c);
 /* The transport counters of this node's connection with `peer` (both directions). */

@@ -219,7 +219,6 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
     flags |= xport_tx_flags(&pp->x, seq);
     txs.una[f] = 0;
     if (seq == pp->x.una) { /* its departure is recorded (tx_left): a timeout counts from then */
-        xport_una_built(&pp->x, seq, ncp.now);
         txs.una[f] = &pp->x;
     }
     w[PKT_W_TYPE] = pkt_w_type(type, flags, len);
@@ -313,8 +312,7 @@ static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t 
     if (seq == una) { /* the window was empty: the push armed the deadline */
         timer_kick();
         pset_add(ncp_work.peer_tx, peer);
-        xport_una_built(x, seq, ncp.now); /* its departure is recorded (tx_left) */
-        txs.una[f] = x;
+        txs.una[f] = x; /* its departure is recorded (tx_left) */
     }
     tx_frame_queue(f, PKT_HDR_BYTES + len);
     dmaq_post_direct(HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES, pa, len, 0, DK_TX, f, 0);

@@ -122,6 +122,7 @@ void ncp_test_counters(struct ncp_test_counters *c)
         .resumes_sent = k->resumes_sent,
         .resp_queued = k->resp_queued,
         .read_timeouts = k->read_timeouts,
+        .defers = k->defers,
     };
 }
 

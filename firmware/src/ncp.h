@@ -302,6 +302,25 @@ extern struct ncp_work ncp_work;
 
 _Static_assert(NCP_EP_SLOTS <= 32 && NCP_EP_IDS % 32u == 0 && NCP_RESP <= 32 && NCP_MAX_PEERS <= 256, "struct ncp_work bitmaps, peer sets");
 
+/* Word copy and word clear of a small structure (a multiple of 4 bytes, word-aligned) on a
+ * per-operation path: inline loads and stores instead of a call to newlib's memcpy/memset. The
+ * volatile accesses keep the compiler from turning the loops back into those calls. */
+static inline void ncp_copy_words(void *d, const volatile void *s, uint32_t bytes)
+{
+    uint32_t *dw = (uint32_t *)d;
+    const volatile uint32_t *sw = (const volatile uint32_t *)s;
+#pragma GCC unroll 32
+    for (uint32_t i = 0; i < bytes / 4u; i++)
+        dw[i] = sw[i];
+}
+static inline void ncp_zero_words(void *d, uint32_t bytes)
+{
+    volatile uint32_t *dw = (volatile uint32_t *)d;
+#pragma GCC unroll 32
+    for (uint32_t i = 0; i < bytes / 4u; i++)
+        dw[i] = 0;
+}
+
 /* Index of the lowest set bit of m != 0 (RV32IM has no ctz instruction: de Bruijn multiply). */
 static inline uint32_t ncp_lowest_bit(uint32_t m)
 {

@@ -60,7 +60,8 @@ struct ncp_op *op_alloc(void)
     for (uint32_t i = 0; i < NCP_OPS; i++) {
         struct ncp_op *o = &op_tab[i];
         if (o->state == OP_FREE) {
-            memset(o, 0, sizeof *o);
+            _Static_assert(sizeof *o % 4u == 0, "word clear");
+            ncp_zero_words(o, sizeof *o);
             o->id = op_new_id(i);
             NCP_SET_STATE(o, op_state_name, "op", i, OP_ACTIVE);
             return o;

@@ -129,7 +129,8 @@ static int take_entry(uint8_t epi)
     struct ncp_op *o;
     int32_t st;
 
-    memcpy(&e, (const void *)slot, sizeof e); /* one copy: the process may rewrite the slot */
+    _Static_assert(sizeof e % 4u == 0, "word copy");
+    ncp_copy_words(&e, slot, sizeof e); /* one copy: the process may rewrite the slot */
     uint64_t laddr = (uint64_t)e.laddr_hi << 32 | e.laddr_lo;
     st = validate(&e, &rnode);
     if (st == NIC_ST_OK) {

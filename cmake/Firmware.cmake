@@ -92,6 +92,25 @@ foreach(c ${NCP_GRID_C})
   endforeach()
 endforeach()
 
+# The NACK/RESUME vs timeout sweep (scripts/eval, group rto; issue 16 item 6): the NCP with other
+# retransmission timeouts, NACK mode and seed-faithful timeout mode, in build/fwrto/{nack,nonack}-rtoUS/,
+# built on request (fwrto-nonack-rto50 ...; all: fw-rto). The default RTO (200 us) is build/fw and
+# build/fw-nonack. nicsim runs one with --fw IMAGE (--nack off for the timeout mode).
+set(NCP_RTO_SWEEP_US 50 100 500 1000)
+add_custom_target(fw-rto)
+foreach(us ${NCP_RTO_SWEEP_US})
+  foreach(mode nack nonack)
+    if(mode STREQUAL "nack")
+      set(nk ON)
+    else()
+      set(nk OFF)
+    endif()
+    ncp_firmware_tree(fwrto-${mode}-rto${us} ${CMAKE_BINARY_DIR}/fwrto/${mode}-rto${us} NCP_ONLY
+                      NCP_RTO_US=${us} NCP_NACK=${nk})
+    add_dependencies(fw-rto fwrto-${mode}-rto${us})
+  endforeach()
+endforeach()
+
 # One small-line variant is part of every build: the test nicsim.cache_l8 runs the driver against
 # a VMH line of 8 entries (the seed grid's smallest line), which the driver once refused.
 add_custom_target(fwvar-ci ALL)

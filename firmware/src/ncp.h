@@ -64,7 +64,7 @@ _Static_assert(NCP_SENDQ_ENTRIES <= NIC_SENDQ_STRIDE / 64u,
 #define NCP_SEG_PIECES (NCP_MTU / NCP_PAGE + 2u) /* host pages one segment can span */
 
 /* Transport timing, in timer ticks (core cycles at 200 MHz). */
-#define NCP_RTO 40000u        /* 200 us */
+#define NCP_RTO (NCP_RTO_US * 200u) /* 200 us unless built with -DNCP_RTO_US=... (ncp_config.h) */
 #define NCP_NACK_DELAY 4000u  /* 20 us: resend after a busy NACK (and a miss NACK without RESUME) */
 /* After a miss NACK: wait for the receiver's RESUME, resend anyway after this (a lost RESUME, a
  * fill that went elsewhere). */

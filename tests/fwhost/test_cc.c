@@ -5,9 +5,8 @@
  * sender, the free part to a second) and the echo of a mark; with the options off none of it.
  */
 #include "scen.h"
-#include "ncp.h" /* NCP_RX_LOG2 */
 
-#define POOL ((1u << NCP_RX_LOG2) - 2u) /* congestion.c: the ring less 2 for control frames (30) */
+#define POOL 14u /* congestion.c CC_POOL: the credits (of the 32-entry RX ring) */
 
 static int boot_with(uint8_t opts)
 {
@@ -108,7 +107,7 @@ static void sender_holds_at_the_limit(void **state)
     assert_int_equal(off, 6 * mtu());
 }
 
-/* Flow control, receiver: one sender is granted the pool (POOL = 30 of the 32 ring entries); a second
+/* Flow control, receiver: one sender is granted the pool (POOL = 14 of the 32 ring entries); a second
  * sender, while the first holds it all, 1 (never 0); once the first's packets arrived, an equal
  * share of what is free. */
 static void receiver_grants_from_its_pool(void **state)
@@ -136,8 +135,8 @@ static void receiver_grants_from_its_pool(void **state)
     fwh_run();
     k = tx_expect(PKT_ACK, NULL);
     assert_int_equal(k.dst, PEER);
-    /* others: PEER2 holds 1; two holders: min(POOL / 2, POOL - 1) = 15 (PEER's limit never moves
-     * back: it was ack - 3 + POOL = ack + 27, so 27) */
+    /* others: PEER2 holds 1; two holders: min(POOL / 2, POOL - 1) = 7 (PEER's limit never moves
+     * back: it was ack - 3 + POOL = ack + 11, so 11) */
     assert_int_equal(PKT_CREDIT(k.reason), POOL - 3u);
     w.off = 512;
     fwh_send_seq(PEER2, &w, a);

@@ -11,13 +11,14 @@
 #include "ncp_util.h"
 
 void lkc_init(struct lkc *c, const struct lkc_cfg *cfg, struct lkc_way *ways, uint32_t *data,
-              uint16_t *epochs, uint32_t *seen)
+              uint16_t *epochs, uint32_t *seen, uint32_t *uses)
 {
     c->cfg = cfg;
     c->ways = ways;
     c->data = data;
     c->epochs = epochs;
     c->seen = seen;
+    c->uses = uses;
     memset(epochs, 0, LKC_EPOCHS_N(cfg->epoch_log2) * sizeof epochs[0]);
     lkc_reset(c);
 }
@@ -27,6 +28,7 @@ void lkc_reset(struct lkc *c)
     const struct lkc_cfg *cfg = c->cfg;
 
     memset(c->ways, 0, LKC_WAYS_N(cfg->sets_log2, cfg->ways_log2) * sizeof c->ways[0]);
+    memset(c->uses, 0, LKC_WAYS_N(cfg->sets_log2, cfg->ways_log2) * sizeof c->uses[0]);
     memset(c->seen, 0, LKC_SEEN_WORDS(cfg->seen_log2) * sizeof c->seen[0]);
     for (uint32_t i = 0; i < LKC_EPOCHS_N(cfg->epoch_log2); i++)
         c->epochs[i]++;
@@ -55,6 +57,7 @@ const uint32_t *lkc_lookup(struct lkc *c, uint16_t pid, uint32_t idx, unsigned p
     for (uint32_t i = 0; i < nways; i++) {
         if (w[i].tag == tag && w[i].key == key) {
             w[i].stamp = ++c->clock;
+            c->uses[base + i]++;
             ncp_sat_inc(&c->st.hits);
             uint32_t e = (((base + i) << cfg->line_log2) | (idx & ((1u << cfg->line_log2) - 1u)));
             return c->data + (e << cfg->entry_log2);
@@ -146,6 +149,7 @@ void lkc_fill_commit(struct lkc *c, unsigned way, uint16_t pid, uint32_t line)
     w->tag = line >> cfg->sets_log2;
     w->line = line;
     w->stamp = ++c->clock;
+    c->uses[way] = 0; /* a new line: no hit yet */
     w->key = pid | LKC_KEY_VALID;
     c->seen[b / 32] |= 1u << (b % 32);
     ncp_sat_inc(&c->st.fills);
@@ -184,7 +188,7 @@ uint32_t lkc_invalidate(struct lkc *c, uint16_t pid, uint32_t first, uint32_t n)
 
 uint32_t lkc_bytes(const struct lkc_cfg *cfg)
 {
-    return LKC_WAYS_N(cfg->sets_log2, cfg->ways_log2) * (uint32_t)sizeof(struct lkc_way) +
+    return LKC_WAYS_N(cfg->sets_log2, cfg->ways_log2) * (uint32_t)(sizeof(struct lkc_way) + sizeof(uint32_t)) +
            LKC_DATA_WORDS(cfg->sets_log2, cfg->ways_log2, cfg->line_log2, cfg->entry_log2) * 4u +
            LKC_EPOCHS_N(cfg->epoch_log2) * 2u + LKC_SEEN_WORDS(cfg->seen_log2) * 4u;
 }

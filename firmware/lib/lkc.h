@@ -10,6 +10,9 @@
  * plus the pid, so all processes share one cache without static partitioning and without every
  * process's first line aliasing into set 0 (issue 18, 8b). (pid, set, tag) still names one line. LRU within a set by a per-way stamp from a
  * per-cache clock (victim = oldest stamp, wrap-safe: ages are compared as now - stamp).
+ * Each way also counts its hits since its line was filled (`uses`, a parallel array: the struct
+ * lkc_way layout is the ABI's struct nic_usage_way), for the driver's least-frequently-used victim
+ * choice (NIC_CMD_USAGE with NIC_USAGE_COUNTS, issue 15 item 4); the NCP's own victim stays LRU.
  *
  * Entries are opaque 32-bit words (1 << entry_log2 per entry); the caller packs them.
  *
@@ -61,6 +64,7 @@ struct lkc {
     uint32_t *data;        /* sets * A * L entries */
     uint16_t *epochs;      /* 1 << epoch_log2 */
     uint32_t *seen;        /* (1 << seen_log2) bits */
+    uint32_t *uses;        /* sets * A: hits of each way since its fill (wraps after 2^32) */
     uint32_t clock;
     struct nic_cache_stats st;
 };
@@ -72,7 +76,7 @@ struct lkc {
 #define LKC_SEEN_WORDS(sn) ((1u << (sn)) / 32u)
 
 void lkc_init(struct lkc *c, const struct lkc_cfg *cfg, struct lkc_way *ways, uint32_t *data,
-              uint16_t *epochs, uint32_t *seen);
+              uint16_t *epochs, uint32_t *seen, uint32_t *uses);
 
 /* Drops every line and zeroes the counters; epochs are incremented (fills in flight are rejected). */
 void lkc_reset(struct lkc *c);
@@ -120,6 +124,7 @@ lkc_find_way_k(struct lkc *c, uint16_t pid, uint32_t line, unsigned sets_log2, u
     for (uint32_t i = 0; i < (1u << ways_log2); i++) {
         if (w[i].tag == tag && w[i].key == key) {
             w[i].stamp = ++c->clock;
+            c->uses[base + i]++;
             return &w[i];
         }
     }

@@ -77,7 +77,7 @@ void cmd_init(void)
     i->magic = NIC_INFO_MAGIC;
     i->abi_version = NIC_ABI_VERSION;
     i->fw_version = NCP_VERSION;
-    i->caps = (NCP_LOOKUP_STATIC ? 0u : NIC_CAP_DYNAMIC_LOOKUP) | (NCP_NACK ? NIC_CAP_NACK : 0u);
+    i->caps = (NCP_LOOKUP_STATIC ? 0u : NIC_CAP_DYNAMIC_LOOKUP) | (NCP_NACK ? NIC_CAP_NACK : 0u) | NIC_CAP_USAGE_COUNTS;
     i->mtu = NCP_MTU;
     i->max_procs = NCP_EPS;
     if (epc_table) { /* ABI 2.2: host endpoints max_procs..max_eps-1 (epc.c, when linked) */
@@ -327,15 +327,19 @@ static void cmd_start(const struct nic_cmd *c)
         cs.ticket = dmaq_barrier_ticket(); /* no DMA using the old translation is still queued */
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DRAIN);
         break;
-    case NIC_CMD_USAGE: { /* the ways as they are (ABI 2.1): LRU stamps for the driver's victim choice */
-        const struct lkc *k = c->cache < NIC_CACHE__COUNT ? &ncp_cache[c->cache] : NULL;
-        uint32_t n = k ? (uint32_t)sizeof(struct lkc_way) << (k->cfg->sets_log2 + k->cfg->ways_log2) : 0;
-        if (!k || c->c < sizeof(struct lkc_way) || !dmaq_room(1)) {
-            cmd_answer(k && c->c >= sizeof(struct lkc_way) ? NIC_ST_NO_RESOURCES : NIC_ST_BAD_CMD);
+    case NIC_CMD_USAGE: { /* the ways as they are (ABI 2.1): LRU stamps for the driver's victim choice;
+                           * d = NIC_USAGE_COUNTS (ABI 2.3): their access counts (LFU) */
+        const struct lkc *k = c->cache < NIC_CACHE__COUNT && !(c->d & ~NIC_USAGE_COUNTS) ? &ncp_cache[c->cache] : NULL;
+        uint32_t rec = c->d ? sizeof(uint32_t) : sizeof(struct lkc_way);
+        uint32_t n = k ? rec << (k->cfg->sets_log2 + k->cfg->ways_log2) : 0;
+        if (!k || c->c < rec || !dmaq_room(1)) {
+            cmd_answer(k && c->c >= rec ? NIC_ST_NO_RESOURCES : NIC_ST_BAD_CMD);
             break;
         }
-        uint32_t len = n < (c->c & ~15u) ? n : c->c & ~15u;
-        dmaq_post(HAL_SRAM_OFF(k->ways), ab, len < 65536u ? len : 65536u, 1, DK_CMD, 0, 0);
+        uint32_t len = n < (c->c & ~(rec - 1u)) ? n : c->c & ~(rec - 1u);
+        xlate_vmemo_flush(); /* the memos' pending hits into the counts */
+        dmaq_post(HAL_SRAM_OFF(c->d ? (const void *)k->uses : (const void *)k->ways), ab, len < 65536u ? len : 65536u,
+                  1, DK_CMD, 0, 0);
         NCP_SET_STATE(&cs, cmd_state_name, "cmd", cs.ci, CMD_WAIT_DMA);
         break;
     }

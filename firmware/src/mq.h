@@ -8,9 +8,10 @@
 #include "ncp.h"
 #include "pkt.h"
 
-/* Built into ncp.img (ncp_core) and the host-native tests; the instrumented test images
- * (ncp_core_fp, firmware/CMakeLists.txt) have no instruction memory to spare: NCP_MQ=0, where a
- * send or a receive post is a malformed entry (sqe.c) and a frame with PKT_F_SEND is refused. */
+/* Built into ncp.img (ncp_core), the firmware test images (ncp_core_fp) and the host-native tests;
+ * only the fast-path benchmark image (ncp_core_bench, firmware/CMakeLists.txt) has NCP_MQ=0, so its
+ * figures stay comparable: there a send or a receive post is a malformed entry (sqe.c) and a frame
+ * with PKT_F_SEND is refused. */
 #ifndef NCP_MQ
 #define NCP_MQ 1
 #endif

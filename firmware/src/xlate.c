@@ -56,6 +56,9 @@ static struct lkc_way pch_ways[PCH_C / PCH_L] LOOKUP;
 static uint32_t pch_data[PCH_C] LOOKUP;
 static uint16_t epochs[NIC_CACHE__COUNT][1u << EPOCH_LOG2] LOOKUP;
 static uint32_t seen[NIC_CACHE__COUNT][(1u << SEEN_LOG2) / 32u] LOOKUP;
+static uint32_t vmh_uses[VMH_C / VMH_L] LOOKUP; /* hits per way since its fill (NIC_USAGE_COUNTS) */
+static uint32_t cbh_uses[CBH_C / CBH_L] LOOKUP;
+static uint32_t pch_uses[PCH_C / PCH_L] LOOKUP;
 static struct miss_ent miss_storage[NCP_MISS_N] LOOKUP;
 static struct misstab misses;
 
@@ -68,10 +71,15 @@ static void memo_clear(void);
 
 void xlate_init(void)
 {
-    lkc_init(&ncp_cache[NIC_CACHE_VMH], &cfg[0], vmh_ways, vmh_data, epochs[0], seen[0]);
-    lkc_init(&ncp_cache[NIC_CACHE_CBH], &cfg[1], cbh_ways, cbh_data, epochs[1], seen[1]);
-    lkc_init(&ncp_cache[NIC_CACHE_PCH], &cfg[2], pch_ways, pch_data, epochs[2], seen[2]);
+    lkc_init(&ncp_cache[NIC_CACHE_VMH], &cfg[0], vmh_ways, vmh_data, epochs[0], seen[0], vmh_uses);
+    lkc_init(&ncp_cache[NIC_CACHE_CBH], &cfg[1], cbh_ways, cbh_data, epochs[1], seen[1], cbh_uses);
+    lkc_init(&ncp_cache[NIC_CACHE_PCH], &cfg[2], pch_ways, pch_data, epochs[2], seen[2], pch_uses);
     miss_init(&misses, miss_storage, NCP_MISS_N, NCP_MISS_EXPIRE);
+    for (unsigned i = 0; i < 2; i++) { /* no line memoised yet: pending hits (none) go nowhere */
+        static uint32_t sink;
+        xlate_vmemo[i].uses = &sink;
+        xlate_vmemo[i].hits = 0;
+    }
     memo_clear();
 }
 
@@ -221,8 +229,17 @@ struct xlate_fast_hits xlate_fast_hits;
 #define vmemo xlate_vmemo
 #define tmemo xlate_tmemo
 
+void xlate_vmemo_flush(void)
+{
+    for (unsigned i = 0; i < 2; i++) {
+        *vmemo[i].uses += vmemo[i].hits;
+        vmemo[i].hits = 0;
+    }
+}
+
 static void memo_clear(void)
 {
+    xlate_vmemo_flush(); /* before the ways change */
     vmemo[0].pid = vmemo[1].pid = 0;
     tmemo.pid = 0;
 }

@@ -102,13 +102,17 @@ static inline enum xl_result xlate_target(uint16_t pid, uint32_t buf, const stru
 /*
  * Memo of the last VMH line per path: the line's entries and way, cleared by every fill and
  * invalidation. Consecutive packets of one operation (and any page of the same line, L pages) find
- * their entry without the set scan; each use touches the way's LRU stamp as a lookup would.
+ * their entry without the set scan; each use touches the way's LRU stamp as a lookup would, and counts
+ * a hit in the memo, added to the way's use count when the memo changes (one add per packet less).
  */
 struct xlate_vmemo {
     uint32_t line;
     uint32_t pid;           /* pid | LKC_KEY_VALID when valid */
     const uint32_t *e;      /* the line's first entry */
     struct lkc_way *way;    /* the way holding it */
+    uint32_t *uses;         /* its use count (lkc.uses) */
+    uint32_t hits;          /* memo hits not yet added to *uses (xlate_vmemo_flush: before the memo
+                               changes and before NIC_CMD_USAGE reads the counts) */
 };
 extern struct xlate_vmemo xlate_vmemo[2];
 /* Physical address of virtual `va` of pid with `right`, for `path`; on miss posts the miss. */
@@ -124,12 +128,17 @@ static inline __attribute__((always_inline)) int xlate_vmemo_scan(uint16_t pid, 
 
     if (!way)
         return 0;
+    *m->uses += m->hits; /* the previous line's memo hits (m->uses is valid while hits are pending) */
+    m->hits = 0;
     m->line = line;
     m->pid = pid | LKC_KEY_VALID;
     m->way = way;
+    m->uses = c->uses + (way - c->ways);
     m->e = lkc_way_data_k(c, way, XL_LOG2(VMH_L), 0u);
     return 1;
 }
+/* Adds the memos' pending hits to their ways' use counts (before NIC_CMD_USAGE reads them). */
+void xlate_vmemo_flush(void);
 /* xlate_vmemo_scan out of line, so that a caller's memo-hit path saves no registers. */
 int xlate_vmemo_load(uint16_t pid, uint32_t line, unsigned path);
 
@@ -148,6 +157,7 @@ static inline __attribute__((always_inline)) int xlate_vmh_word(uint16_t pid, ui
 
     if (m->pid == key && m->line == line) {
         m->way->stamp = ++c->clock;
+        m->hits++; /* into the way's use count when the memo changes (xlate_vmemo_flush) */
     } else if (!(outline ? xlate_vmemo_load(pid, line, path) : xlate_vmemo_scan(pid, line, path))) {
         return 0;
     }

@@ -20,7 +20,7 @@
 #include "nic_regs.h"   /* generated (hal/regmap/nic.toml): the doorbell page layout dbpage */
 
 #define NIC_ABI_VERSION_MAJOR 2u
-#define NIC_ABI_VERSION_MINOR 2u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe);
+#define NIC_ABI_VERSION_MINOR 3u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe);
                                   * 2.2 (issue 15 item 2, appended): host endpoints beyond the NIC's
                                   * resident ones: NIC_CMD_EP_TABLE, struct nic_ep_ctx, NIC_EPC_*,
                                   * nic_info.max_eps / ep_slots (were reserved[0]), nic_stats.ep_fills,
@@ -29,7 +29,10 @@
                                   * NIC_EQE_RECV, nic_eqe.status (was reserved1), NIC_ST_RNR / TOO_BIG,
                                   * nic_stats.mq_* (were reserved_xlate[2..4], the last three);
                                   * 2.2 also: peer contexts in host memory (NIC_CMD_PEER_TABLE, nic_info
-                                  * peer_slots/peer_ctx_bytes (were reserved[1]), nic_stats peer_* in reserved_xport) */
+                                  * peer_slots/peer_ctx_bytes (were reserved[1]), nic_stats peer_* in reserved_xport);
+                                  * 2.3 (issue 15 item 4, appended): per-way access counts for the driver's
+                                  * LFU victim choice: NIC_CMD_USAGE's d (was unused) = NIC_USAGE_COUNTS,
+                                  * NIC_CAP_USAGE_COUNTS in nic_info.caps */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -51,6 +54,7 @@ struct nic_cache_geom {
 
 #define NIC_CAP_DYNAMIC_LOOKUP 0x1u /* caches with miss events and fills (else static tables) */
 #define NIC_CAP_NACK 0x2u           /* translation-miss NACKs (else seed-faithful timeouts) */
+#define NIC_CAP_USAGE_COUNTS 0x4u   /* ABI 2.3: NIC_CMD_USAGE with d = NIC_USAGE_COUNTS (access counts) */
 
 struct nic_info {
     uint32_t magic;
@@ -109,7 +113,10 @@ enum nic_cmd_op {
                                 * c = NIC_EQ_ARM_COUNT_ONLY: only the count (no interrupt) */
     NIC_CMD_USAGE = 13,        /* cache; a/b: host PA, c: bytes there: the cache's ways (struct
                                 * nic_usage_way, set by set), as many as fit, for the driver's
-                                * least-recently-used victim choice (seed 001); answered after the DMA */
+                                * least-recently-used victim choice (seed 001); answered after the DMA.
+                                * d (ABI 2.3, was unused: 0): NIC_USAGE_COUNTS: instead of the ways,
+                                * one uint32_t per way in the same order, its hits since its line was
+                                * filled (least-frequently-used); other bits NIC_ST_BAD_CMD */
     /* ABI 2.2, appended: the host table of peer contexts (docs/host-interface.md "Peer contexts") */
     NIC_CMD_PEER_TABLE = 14,   /* after INIT, before any traffic, when nodes > nic_info.peer_slots: one per
                                * page of the host table of peer contexts (peer_ctx_bytes each, page c holding
@@ -162,6 +169,7 @@ struct nic_usage_way {
     uint32_t line;
 };
 #define NIC_USAGE_VALID 0x10000u
+#define NIC_USAGE_COUNTS 0x1u /* NIC_CMD_USAGE d (ABI 2.3): the ways' access counts (uint32_t each) */
 
 /* INIT transport options (nic_cmd.cache of NIC_CMD_INIT; docs/wire-protocol.md "Flow and congestion
  * control"). */

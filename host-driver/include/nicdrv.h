@@ -144,6 +144,13 @@ enum nicdrv_evict {
     NICDRV_EVICT_LRU = 1, /* the least recently used on the NIC: NIC_CMD_USAGE (its LRU stamps) before
                              each eviction; a line the NIC does not hold goes first; for a cache of
                              more than 256 ways only the first 256 are seen (one page) */
+    NICDRV_EVICT_LFU = 2, /* the least frequently used on the NIC (ABI 2.3, NIC_CAP_USAGE_COUNTS): two
+                             NIC_CMD_USAGE before each eviction, the ways and their access counts (hits
+                             since the line's fill into the NIC's cache; a line the NIC does not hold
+                             counts 0), with dynamic aging (LFU-DA: priority = the priority of the
+                             last victim when the line was filled + its hits), lines filled less than
+                             fill_residency ago last; ties: the least recently filled; an NCP without
+                             the counts, or a failed USAGE: the least recently filled */
 };
 
 enum nicdrv_pin_mode {
@@ -189,7 +196,8 @@ struct nicdrv_stats {
     uint64_t upcalls_late;              /* answers after the grace period (NICDRV_ETIMEDOUT) */
     uint64_t upcalls_unposted;          /* victims whose owner had no queue, or no room in it */
     uint64_t upcall_wait;               /* cycles evictions waited for upcall answers, in all */
-    uint64_t usage_reads;               /* NIC_CMD_USAGE answered (NICDRV_EVICT_LRU) */
+    uint64_t usage_reads;               /* NIC_CMD_USAGE answered (NICDRV_EVICT_LRU: one per eviction,
+                                           NICDRV_EVICT_LFU: two, the ways and their counts) */
     uint32_t procs, bufs, eps; /* live */
 };
 

@@ -30,6 +30,8 @@ struct drv_line { /* a VMH line the driver filled (or loaded): the unit of pinni
     uint32_t line;
     uint64_t filled_at; /* the last fill: younger than cfg.fill_residency = not evicted; else the
                            least recently filled line is the first victim */
+    uint64_t lfu_base; /* NICDRV_EVICT_LFU: the driver's age (lfu_age) at the last fill: its priority is
+                          this plus its hits on the NIC since (LFU with dynamic aging) */
     uint32_t npinned;
     uint8_t *pinned; /* L flags: page i of the line holds our pin reference */
     bool ahead;      /* pinned and filled ahead of traffic (NICDRV_PIN_AT_REG / _OVERLAP) */
@@ -93,6 +95,7 @@ struct nicdrv {
     /* the eviction upcall waiting for its answer (one at a time: evictions run under tbl_lock) */
     uint32_t upcall_token, upcall_pid;
     uint64_t room_gen; /* registrations removed so far: REGISTER-WAIT's retry signal */
+    uint64_t lfu_age;  /* NICDRV_EVICT_LFU: the priority of the last victim (dynamic aging) */
     bool upcall_pending, upcall_answered;
     uint64_t stats_pa;
     uint32_t key_k[4]; /* remote key PRF key (from cfg.key_seed or host entropy) */

@@ -119,6 +119,7 @@ static struct drv_line *find_line(nicdrv_t *d, uint16_t pid, uint32_t line, bool
     free_l->line = line;
     free_l->npinned = 0;
     free_l->filled_at = 0;
+    free_l->lfu_base = 0;
     free_l->ahead = false;
     return free_l;
 }
@@ -268,30 +269,41 @@ int nicdrv_upcall_done(nicdrv_t *d, uint32_t pid, uint32_t token)
     return NICDRV_OK;
 }
 
-/* NICDRV_EVICT_LRU: the NIC's VMH ways (NIC_CMD_USAGE, up to a page of them) into w; their count. */
-static uint32_t vmh_usage(nicdrv_t *d, struct nic_usage_way *w)
+/* NICDRV_EVICT_LRU / _LFU: the NIC's VMH ways (NIC_CMD_USAGE, up to a page of them) into w, or with
+ * NIC_USAGE_COUNTS their access counts (a uint32_t each, same order); how many records came. */
+static uint32_t vmh_usage(nicdrv_t *d, void *w, uint32_t flags)
 {
     static const uint8_t zero[NICDRV_PAGE_SIZE];
-    struct nic_cmd c = { .op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .c = NICDRV_PAGE_SIZE };
+    struct nic_cmd c = { .op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .c = NICDRV_PAGE_SIZE, .d = flags };
     int32_t st;
 
     if (drv_cmd(d, &c, zero, sizeof zero, &st) || st != NIC_ST_OK ||
         d->host.phys_read(d->host.ctx, d->slots[c.seq % d->nslots].img_pa, w, NICDRV_PAGE_SIZE))
         return 0;
     d->st.usage_reads++;
-    return NICDRV_PAGE_SIZE / sizeof *w;
+    return NICDRV_PAGE_SIZE / (flags & NIC_USAGE_COUNTS ? sizeof(uint32_t) : sizeof(struct nic_usage_way));
 }
 
-/* The victim among the pinned lines (not keep): the least recently filled, or with
- * NICDRV_EVICT_LRU the least recently used on the NIC (a line it does not hold first; ties and a
- * failed USAGE: the least recently filled). */
-static struct drv_line *victim(nicdrv_t *d, const struct drv_line *keep)
+/* The victim among the pinned lines (not keep): the least recently filled; with NICDRV_EVICT_LRU
+ * the least recently used on the NIC (a line it does not hold first); with NICDRV_EVICT_LFU the
+ * least frequently used on the NIC, with dynamic aging (LFU-DA: priority = the driver's age at the
+ * line's fill + its hits on the NIC since, a line the NIC does not hold 0 hits; the age becomes
+ * the victim's priority), a line filled less than cfg.fill_residency ago only if no other is left:
+ * plain LFU takes a line filled for a packet before the packet came (0 hits) and livelocks.
+ * Ties, a failed USAGE and an NCP without counts: the least recently filled. *prio: the victim's
+ * LFU priority. */
+static struct drv_line *victim(nicdrv_t *d, const struct drv_line *keep, uint64_t *prio)
 {
     static struct nic_usage_way w[NICDRV_PAGE_SIZE / sizeof(struct nic_usage_way)];
+    static uint32_t uses[NICDRV_PAGE_SIZE / sizeof(uint32_t)];
     struct drv_line *v = NULL;
-    uint32_t nw = d->cfg.evict_policy == NICDRV_EVICT_LRU ? vmh_usage(d, w) : 0, newest = 0, vage = 0;
-    bool any = false;
+    const bool lfu = d->cfg.evict_policy == NICDRV_EVICT_LFU && (d->info.caps & NIC_CAP_USAGE_COUNTS);
+    uint32_t nw = d->cfg.evict_policy == NICDRV_EVICT_LRU || lfu ? vmh_usage(d, w, 0) : 0, newest = 0, vage = 0;
+    uint64_t vprio = 0, now = d->host.now(d->host.ctx);
+    bool any = false, vyoung = false;
 
+    if (lfu && nw && vmh_usage(d, uses, NIC_USAGE_COUNTS) < nw)
+        nw = 0; /* the counts did not come: least recently filled */
     for (uint32_t i = 0; i < nw; i++) /* the newest stamp: ages are differences from it (wrap-safe) */
         if ((w[i].key & NIC_USAGE_VALID) && (!any || (int32_t)(w[i].stamp - newest) > 0)) {
             newest = w[i].stamp;
@@ -300,27 +312,40 @@ static struct drv_line *victim(nicdrv_t *d, const struct drv_line *keep)
     for (uint32_t i = 0; i < d->nlines; i++) {
         struct drv_line *l = &d->lines[i];
         uint32_t age = UINT32_MAX;
+        uint64_t pr = l->lfu_base; /* LFU: its priority (smaller goes first) */
+        bool young = false, better;
         if (!l->used || l == keep || !l->npinned)
             continue;
         for (uint32_t k = 0; nw && k < nw; k++)
             if (w[k].key == (l->pid | NIC_USAGE_VALID) && w[k].line == l->line) {
                 age = newest - w[k].stamp;
+                pr += uses[k];
                 break;
             }
         if (!nw)
             age = 0;
-        if (!v || age > vage || (age == vage && l->filled_at < v->filled_at)) {
+        if (lfu && nw) {
+            young = d->cfg.fill_residency && now < l->filled_at + d->cfg.fill_residency;
+            better = !v || (young != vyoung ? !young : pr != vprio ? pr < vprio : l->filled_at < v->filled_at);
+        } else {
+            better = !v || age > vage || (age == vage && l->filled_at < v->filled_at);
+        }
+        if (better) {
             v = l;
             vage = age;
+            vprio = pr;
+            vyoung = young;
         }
     }
+    *prio = lfu && nw ? vprio : d->lfu_age;
     return v;
 }
 
 static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
 {
     while (d->dynamic && d->cfg.pin_hwm_pages && d->st.pinned_pages + need > d->cfg.pin_hwm_pages) {
-        struct drv_line *v = victim(d, keep);
+        uint64_t prio;
+        struct drv_line *v = victim(d, keep, &prio);
         uint64_t now = d->host.now(d->host.ctx);
         int rc;
         if (!v)
@@ -337,6 +362,8 @@ static int make_room(nicdrv_t *d, uint64_t need, const struct drv_line *keep)
             return rc; /* not answered: the pages stay pinned */
         unpin_line(d, v);
         d->st.evictions++;
+        if (prio > d->lfu_age)
+            d->lfu_age = prio; /* LFU-DA: lines filled from now on start at the victim's priority */
     }
     return NICDRV_OK;
 }
@@ -400,6 +427,7 @@ static int build_vmh(nicdrv_t *d, struct drv_proc *p, uint16_t pid, uint32_t key
             i = j;
         }
         l->filled_at = d->host.now(d->host.ctx);
+        l->lfu_base = d->lfu_age;
     }
     for (uint32_t i = 0; i < L; i++) {
         uint64_t pa;

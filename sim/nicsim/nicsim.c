@@ -144,8 +144,9 @@ static void usage(FILE *f)
             "                       driver the rest in the background; packets ahead of it miss,\n"
             "                       counted), overlap-async (registration returns at once, seed 004)\n"
             "  --evict P            the driver's victim at the pin high-water mark: lrf (default: least\n"
-            "                       recently filled, the driver's own record) or lru (least recently used\n"
-            "                       on the NIC: its LRU stamps, NIC_CMD_USAGE, before each eviction)\n"
+            "                       recently filled, the driver's own record), lru (least recently used\n"
+            "                       on the NIC: its LRU stamps, NIC_CMD_USAGE, before each eviction) or\n"
+            "                       lfu (least frequently used on the NIC: its access counts)\n"
             "  --sr on|off          the NCPs' transport: selective repeat (out-of-order receive, SACKs,\n"
             "                       only missing packets resent) or go-back-N (default off)\n"            "  --bootstrap B        how processes publish their buffers' handles and keys: directory\n"
             "                       (default: out of band, zero cost) or nic (message-queue sends to\n"
@@ -776,8 +777,10 @@ static int parse(int argc, char **argv, struct ns_opts *o)
                 o->evict = NICDRV_EVICT_LRF;
             else if (!strcmp(a, "lru"))
                 o->evict = NICDRV_EVICT_LRU;
+            else if (!strcmp(a, "lfu"))
+                o->evict = NICDRV_EVICT_LFU;
             else
-                return bad("--evict", a, "lrf or lru");
+                return bad("--evict", a, "lrf, lru or lfu");
             break;
         case O_FLOW:
         case O_CC:

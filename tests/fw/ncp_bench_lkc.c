@@ -21,6 +21,7 @@ static struct lkc_way ways[C / 64u / 2u * 2u] __attribute__((section(".lookup"))
 static uint32_t data[C] __attribute__((section(".lookup")));
 static uint16_t epochs[128];
 static uint32_t seen[64];
+static uint32_t uses[C / 64u / 2u * 2u] __attribute__((section(".lookup")));
 
 int main(void)
 {
@@ -31,7 +32,7 @@ int main(void)
     for (unsigned k = 0; k < 3; k++) {
         struct lkc c;
         unsigned way;
-        lkc_init(&c, &cfgs[k], ways, data, epochs, seen);
+        lkc_init(&c, &cfgs[k], ways, data, epochs, seen, uses);
         /* fill every way of every set so each hit scans a full set: lines 0 .. C/64 - 1 */
         for (uint32_t line = 0; line < C / 64u; line++) {
             uint32_t *d = lkc_fill_begin(&c, 1, line, lkc_epoch(&c, 1), &way);

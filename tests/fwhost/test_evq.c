@@ -381,6 +381,60 @@ static void usage_exports_lru_stamps(void **state)
     assert_int_equal(*fh_host(pa + 32, 1), 0xEE);
 }
 
+/* NIC_CMD_USAGE with d = NIC_USAGE_COUNTS (ABI 2.3, issue 15 item 4): one uint32_t per way, in the
+ * ways' order, its hits since the fill: each packet into line l0 adds its lookups, other lines do not
+ * move; announced in nic_info.caps; unknown d bits and a buffer below one count refused. */
+static void usage_exports_access_counts(void **state)
+{
+    (void)state;
+    static uint8_t a[64];
+    const uint64_t pa = 0x60000u, pc = 0x62000u;
+    const uint32_t L = fwh.info.cache[NIC_CACHE_VMH].line;
+    assert_true(fwh.info.caps & NIC_CAP_USAGE_COUNTS);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pc, .c = 4096,
+                                           .d = 2}),
+                     NIC_ST_BAD_CMD);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pc, .c = 3,
+                                           .d = NIC_USAGE_COUNTS}),
+                     NIC_ST_BAD_CMD);
+    fwh_prefill(PID);
+    const uint32_t l0 = (uint32_t)((LVA >> 12) / L);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pa, .c = 4096}),
+                     NIC_ST_OK);
+    const struct nic_usage_way *w = (const struct nic_usage_way *)fh_host(pa, 4096);
+    int at = -1;
+    for (int i = 0; i < 256 && at < 0; i++)
+        if (w[i].key == (PID | NIC_USAGE_VALID) && w[i].line == l0)
+            at = i;
+    assert_true(at >= 0);
+    uint32_t before[256];
+    const uint32_t *u = (const uint32_t *)fh_host(pc, 4096);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pc, .c = 4096,
+                                           .d = NIC_USAGE_COUNTS}),
+                     NIC_ST_OK);
+    memcpy(before, u, sizeof before);
+    for (unsigned k = 0; k < 3; k++) { /* three writes into line l0 */
+        struct pkt_hdr h = {.type = PKT_WRITE, .op = 3 + k, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0, .len = 64,
+                            .flags = PKT_F_LAST};
+        fwh_send_seq(PEER, &h, a);
+        fwh_run();
+    }
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pc, .c = 4096,
+                                           .d = NIC_USAGE_COUNTS}),
+                     NIC_ST_OK);
+    assert_true(u[at] >= before[at] + 3u);
+    for (int i = 0; i < 256; i++)
+        if (i != at)
+            assert_int_equal(u[i], before[i]);
+    /* a small buffer gets the first counts only */
+    memset(fh_host(pc, 4096), 0xEE, 4096);
+    assert_int_equal(cmd1((struct nic_cmd){.op = NIC_CMD_USAGE, .cache = NIC_CACHE_VMH, .a = (uint32_t)pc, .c = 10,
+                                           .d = NIC_USAGE_COUNTS}),
+                     NIC_ST_OK);
+    assert_int_equal(*fh_host(pc + 8, 1), 0xEE);
+    assert_true(u[0] != 0xEEEEEEEEu && u[1] != 0xEEEEEEEEu); /* 8 bytes: two counts */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +446,7 @@ int main(void)
         cmocka_unit_test_setup(imm_sent_on_last_segment, scen_setup),
         cmocka_unit_test_setup(eq_post_upcall, scen_setup),
         cmocka_unit_test_setup(usage_exports_lru_stamps, scen_setup),
+        cmocka_unit_test_setup(usage_exports_access_counts, scen_setup),
     };
     return FWH_RUN_TESTS("evq", tests) ? 1 : 0;
 }

@@ -351,6 +351,78 @@ static void mq_send_frame_and_close(void **state)
     assert_int_equal(n.status, NIC_ST_KEY); /* the old key is gone */
 }
 
+/* Selective repeat (NIC_XOPT_SR) keeps sends in order (issue 15): a send ahead of the expected
+ * number is dropped as a gap (not placed, no event, not in the SACK) while a write ahead of it is
+ * placed and SACKed; when the hole's send arrives it takes the oldest buffer, the resent send the
+ * next one: message order = send order. */
+static int sr_setup(void **state)
+{
+    fwh_boot_xopts = NIC_XOPT_SR;
+    return scen_setup(state);
+}
+
+static void mq_send_in_order_under_sr(void **state)
+{
+    (void)state;
+    struct nic_eqe e;
+    static uint8_t a[300], b[100], w[64];
+    fwh_prefill(PID);
+    memset(fh_host(lpa, LLEN), 0xEE, LLEN);
+    for (unsigned i = 0; i < sizeof a; i++)
+        a[i] = (uint8_t)(i * 3u + 1u);
+    for (unsigned i = 0; i < sizeof b; i++)
+        b[i] = (uint8_t)(i * 5u + 2u);
+    memset(w, 0x5A, sizeof w);
+    assert_int_equal(eq_open(PID, NIC_EQF_NOTIFY), NIC_ST_OK);
+    assert_int_equal(post_recv(QID, QKEY, 0x100, 300, 1), NIC_ST_OK);
+    assert_int_equal(post_recv(QID, QKEY, 0x2000, 300, 2), NIC_ST_OK);
+    struct pkt_hdr h;
+    while (fwh_tx_next(&h, NULL))
+        ;
+    const uint32_t base = fwh.peer[PEER].tx_seq;
+    fwh.peer[PEER].tx_seq = base + 1; /* message 2 before message 1 */
+    send_frame(QID, QKEY, sizeof b, b);
+    fwh.peer[PEER].tx_seq = base + 2; /* a plain write behind it */
+    struct pkt_hdr wr = {.type = PKT_WRITE, .op = 0x77, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0x8000,
+                         .len = sizeof w, .flags = PKT_F_LAST};
+    fwh_send_seq(PEER, &wr, w);
+    fwh_run();
+    assert_false(eqe(0, &e));
+    assert_int_equal(*fh_host(lpa + 0x100, 1), 0xEE);
+    assert_memory_equal(fh_host(lpa + 0x8000, sizeof w), w, sizeof w); /* out of order: placed */
+    uint32_t sack = 0, ack = 0;
+    while (fwh_tx_next(&h, NULL))
+        if (h.type == PKT_ACK || h.type == PKT_NACK) {
+            ack = h.ack;
+            sack = (uint32_t)h.off;
+        }
+    assert_int_equal(ack, base);
+    assert_int_equal(sack & 0x7u, 0x4u); /* the write (base + 2) SACKed, the send (base + 1) not */
+    fwh.peer[PEER].tx_seq = base; /* message 1: the oldest buffer */
+    send_frame(QID, QKEY, sizeof a, a);
+    assert_true(eqe(0, &e));
+    assert_int_equal(e.type, NIC_EQE_RECV);
+    assert_int_equal(e.b, sizeof a);
+    assert_int_equal(e.d, 0x100);
+    assert_memory_equal(fh_host(lpa + 0x100, sizeof a), a, sizeof a);
+    fwh.peer[PEER].tx_seq = base + 1; /* message 2 resent: the next buffer */
+    send_frame(QID, QKEY, sizeof b, b);
+    assert_true(eqe(1, &e));
+    assert_int_equal(e.b, sizeof b);
+    assert_int_equal(e.d, 0x2000);
+    assert_memory_equal(fh_host(lpa + 0x2000, sizeof b), b, sizeof b);
+    assert_int_equal(*fh_host(lpa + 0x2000 + sizeof b, 1), 0xEE);
+    ack = 0;
+    while (fwh_tx_next(&h, NULL))
+        if (h.type == PKT_ACK || h.type == PKT_NACK)
+            ack = h.ack;
+    assert_int_equal(ack, base + 3); /* over the write accepted before */
+    assert_false(eqe(2, &e));
+    struct nic_stats s = stats();
+    assert_int_equal(s.mq_placed, 2);
+    assert_int_equal(s.mq_refused, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +432,7 @@ int main(void)
         cmocka_unit_test_setup(mq_too_big_and_protection, scen_setup),
         cmocka_unit_test_setup(mq_dma_error, scen_setup),
         cmocka_unit_test_setup(mq_send_frame_and_close, scen_setup),
+        cmocka_unit_test_setup(mq_send_in_order_under_sr, sr_setup),
     };
     return FWH_RUN_TESTS("mq", tests) ? 1 : 0;
 }

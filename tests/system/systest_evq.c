@@ -43,9 +43,10 @@
  *                write to node 1 is verified.
  *   evict POLICY 2 nodes, node 1's driver with a 3-line pin budget (no fill residency) and eviction
  *                policy POLICY (lrf: least recently filled, the default; lru: least recently used,
- *                from the NIC's LRU stamps, NIC_CMD_USAGE): node 0 alternates a write to a hot line
+ *                from the NIC's LRU stamps, NIC_CMD_USAGE; lfu: least frequently used, from the
+ *                NIC's access counts, NIC_CMD_USAGE with NIC_USAGE_COUNTS): node 0 alternates a write to a hot line
  *                of node 1's buffer with a write to one of 7 cold lines in turn, 28 rounds, every
- *                write verified. lru: the hot line is filled once and never evicted; lrf: it is
+ *                write verified. lru, lfu: the hot line is filled once and never evicted; lrf: it is
  *                evicted and filled again and again. Prints the hot line's fills, the evictions and
  *                the cycles of both (the comparison of docs/api.md).
  *
@@ -71,7 +72,7 @@
 #define RD_SRC (3u << 19) /* reads come from [RD_SRC, +SLOT) of a target: never written (writes: below) */
 #define WAITC 200000000ull
 
-enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M_UPCALL_ANSWER, M_UPCALL_IGNORE, M_REGWAIT, M_EVICT_LRF, M_EVICT_LRU,
+enum mode { M_MULTI, M_SLEEP, M_OVERFLOW, M_IMM, M_UPCALL_ANSWER, M_UPCALL_IGNORE, M_REGWAIT, M_EVICT_LRF, M_EVICT_LRU, M_EVICT_LFU,
             M_IMM_SR, /* imm with selective repeat in both NCPs (runs as M_IMM) */
             M__N };
 
@@ -840,7 +841,7 @@ static void a_evict(struct prog *p)
     struct ctx c;
     nic_ep_t ep[1];
     struct nicdrv_stats ds;
-    int lru = r->mode == M_EVICT_LRU;
+    int lru = r->mode == M_EVICT_LRU, lfu = r->mode == M_EVICT_LFU;
 
     memset(&c, 0, sizeof c);
     CHECK(open_proc(p, &c, NULL, ep, 1) == 0);
@@ -853,9 +854,11 @@ static void a_evict(struct prog *p)
     nicdrv_stats(hostsw_driver(r->hs[1]), &ds);
     printf("systest_evq: evict %s: hot line filled %u times, %" PRIu64 " evictions, %" PRIu64 " VMH fills, %" PRIu64
            " usage reads on node 1; 56 writes in %" PRIu64 " cycles\n",
-           lru ? "lru" : "lrf", r->hot_fills, ds.evictions, ds.fills, ds.usage_reads, t);
+           lru ? "lru" : lfu ? "lfu" : "lrf", r->hot_fills, ds.evictions, ds.fills, ds.usage_reads, t);
     if (lru)
         CHECK(r->hot_fills == 1 && ds.usage_reads >= ds.evictions && ds.evictions > 0);
+    else if (lfu) /* the hot line's hits keep it; two USAGE (ways, counts) per victim choice */
+        CHECK(r->hot_fills == 1 && ds.usage_reads >= 2 * ds.evictions && ds.evictions > 0);
     else
         CHECK(r->hot_fills > 5 && ds.usage_reads == 0);
     CHECK_RC(nic_dev_close(c.dev), NIC_OK);
@@ -879,7 +882,8 @@ static void prog_init(void *arg)
     case M_UPCALL_IGNORE: a_upcall(p); break;
     case M_REGWAIT: a_regwait(p); break;
     case M_EVICT_LRF:
-    case M_EVICT_LRU: a_evict(p); break;
+    case M_EVICT_LRU:
+    case M_EVICT_LFU: a_evict(p); break;
     case M__N: break;
     }
     p->r->done++;
@@ -894,7 +898,7 @@ static bool all_done(cluster_t *c, void *ctx)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore", "regwait", "evict-lrf", "evict-lru", "imm-sr" };
+    static const char *const names[M__N] = { "multi", "sleep", "overflow", "imm", "upcall-answer", "upcall-ignore", "regwait", "evict-lrf", "evict-lru", "evict-lfu", "imm-sr" };
     static struct run r;
     struct cluster_config cc;
     struct prog pr[MAXN];
@@ -905,7 +909,7 @@ int main(int argc, char **argv)
     for (m = 0; argc >= 3 && m < M__N && strcmp(argv[1], names[m]); m++)
         ;
     if (argc < 3 || argc > 4 || m == M__N) {
-        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|imm-sr|upcall-answer|upcall-ignore|regwait|evict-lrf|evict-lru IMAGE [SEED]\n");
+        fprintf(stderr, "usage: systest_evq multi|sleep|overflow|imm|imm-sr|upcall-answer|upcall-ignore|regwait|evict-lrf|evict-lru|evict-lfu IMAGE [SEED]\n");
         return 1;
     }
     r.mode = (enum mode)m;
@@ -943,10 +947,12 @@ int main(int argc, char **argv)
         dc.node_id = (uint16_t)i;
         dc.nodes = (uint16_t)r.nodes;
         dc.xport_opts = r.sr ? NIC_XOPT_SR : 0u;
-        if (i == 1 && (r.mode == M_EVICT_LRF || r.mode == M_EVICT_LRU)) {
+        if (i == 1 && (r.mode == M_EVICT_LRF || r.mode == M_EVICT_LRU || r.mode == M_EVICT_LFU)) {
             dc.pin_hwm_pages = 3 * 64 + 1; /* three lines and the completion queue */
             dc.fill_residency = 0;
-            dc.evict_policy = r.mode == M_EVICT_LRU ? NICDRV_EVICT_LRU : NICDRV_EVICT_LRF;
+            dc.evict_policy = r.mode == M_EVICT_LRU   ? NICDRV_EVICT_LRU
+                              : r.mode == M_EVICT_LFU ? NICDRV_EVICT_LFU
+                                                      : NICDRV_EVICT_LRF;
             dc.observe = observe_fill;
             dc.observe_ctx = &r;
         }

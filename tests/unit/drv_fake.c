@@ -102,6 +102,7 @@ static int lookup(struct fake *f, unsigned cache, uint16_t pid, uint64_t n, cons
 
     if (l) {
         l->stamp = ++f->stamp;
+        l->uses++;
         *entry = l->data + (n % line_len(cache)) * esz;
         return HIT;
     }
@@ -500,6 +501,7 @@ static int32_t install(struct fake *f, const struct nic_cmd *c, bool fill)
     l->pid = c->pid;
     l->key = c->key;
     l->stamp = ++f->stamp;
+    l->uses = 0;
     for (unsigned i = 0; i < 16; i++)
         if (f->miss_out[i].used && f->miss_out[i].cache == c->cache && f->miss_out[i].pid == c->pid &&
             f->miss_out[i].key == c->key)
@@ -616,21 +618,27 @@ static int32_t cmd_exec(struct fake *f, const struct nic_cmd *c)
         q->flags = c->d;
         return NIC_ST_OK;
     }
-    case NIC_CMD_USAGE: { /* the VMH lines with their LRU stamps, as the NCP's ways */
+    case NIC_CMD_USAGE: { /* the VMH lines with their LRU stamps, as the NCP's ways; d = NIC_USAGE_COUNTS
+                           * (ABI 2.3): their hit counts, a uint32_t each in the same order */
         struct nic_usage_way w[FAKE_LINES];
+        uint32_t uses[FAKE_LINES];
+        const uint32_t rec = c->d ? sizeof uses[0] : sizeof w[0];
         uint32_t n = 0;
-        if (c->cache >= NIC_CACHE__COUNT || c->c < sizeof w[0])
+        if (c->cache >= NIC_CACHE__COUNT || c->c < rec || (c->d & ~NIC_USAGE_COUNTS))
             return NIC_ST_BAD_CMD;
         memset(w, 0, sizeof w);
+        memset(uses, 0, sizeof uses);
         for (unsigned i = 0; i < FAKE_LINES; i++) {
             const struct fake_line *l = &f->lines[c->cache][i];
-            if (l->used)
+            if (l->used) {
                 w[i] = (struct nic_usage_way){ .key = l->pid | NIC_USAGE_VALID, .stamp = (uint32_t)l->stamp,
                                                .line = l->key };
+                uses[i] = l->uses;
+            }
         }
-        n = c->c / sizeof w[0] < FAKE_LINES ? c->c / sizeof w[0] : FAKE_LINES;
+        n = c->c / rec < FAKE_LINES ? c->c / rec : FAKE_LINES;
         f->usage_cmds++;
-        hostmem_dma_write(f->mem, 0, (uint64_t)c->b << 32 | c->a, w, n * sizeof w[0]);
+        hostmem_dma_write(f->mem, 0, (uint64_t)c->b << 32 | c->a, c->d ? (const void *)uses : (const void *)w, n * rec);
         return NIC_ST_OK;
     }
     case NIC_CMD_EQ_POST: {
@@ -702,7 +710,7 @@ static void boot(struct fake *f)
     in.magic = f->boot == FAKE_BOOT_NO_INFO ? 0 : NIC_INFO_MAGIC;
     in.abi_version = f->boot == FAKE_BOOT_ABI_MAJOR ? (NIC_ABI_VERSION_MAJOR + 1) << 16 : NIC_ABI_VERSION;
     in.fw_version = 0x00010000;
-    in.caps = f->dynamic ? NIC_CAP_DYNAMIC_LOOKUP | NIC_CAP_NACK : 0;
+    in.caps = (f->dynamic ? NIC_CAP_DYNAMIC_LOOKUP | NIC_CAP_NACK : 0) | (f->no_usage_counts ? 0 : NIC_CAP_USAGE_COUNTS);
     in.mtu = 4096;
     in.max_procs = MAX_PROCS;
     in.max_eps = (uint16_t)f->max_eps; /* ABI 2.2 */

@@ -42,6 +42,7 @@ struct fake_line {
     uint16_t pid;
     uint32_t key;
     uint64_t stamp;
+    uint32_t uses; /* hits since the fill (NIC_CMD_USAGE with NIC_USAGE_COUNTS) */
     uint8_t data[NICDRV_PAGE_SIZE];
 };
 
@@ -119,6 +120,7 @@ struct fake {
     } mq[NIC_MQ_QUEUES];
     uint32_t mq_placed, mq_refused;      /* messages placed; sends refused (the NCP's counters) */
     uint32_t usage_cmds;                 /* NIC_CMD_USAGE answered */
+    bool no_usage_counts;                /* an NCP of ABI 2.2: no NIC_CAP_USAGE_COUNTS (set before the probe) */
     uint64_t stamp;
     /* what the tests look at */
     uint32_t cmds[16];         /* per op */

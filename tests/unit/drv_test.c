@@ -460,6 +460,145 @@ static void hwm_lru_from_nic_usage(void **state)
     }
 }
 
+/* The three victim policies on one constructed pattern where each picks another line (issue 15
+ * item 4): lines A, B, C filled in that order (a 3-line pin budget); then B hit 5 times, C once, A
+ * 3 times; then line D misses. Least recently filled: A. Least recently used: B (its last hit is
+ * the oldest). Least frequently used: C (one hit). An NCP without access counts (ABI 2.2): LFU
+ * falls back to the least recently filled, without asking for counts. */
+static void hwm_three_policies_pick_three_victims(void **state)
+{
+    static const struct {
+        uint32_t policy;
+        bool counts;
+        unsigned victim;
+        uint32_t usage_reads;
+    } cases[] = {
+        { NICDRV_EVICT_LRF, true, 0, 0 },
+        { NICDRV_EVICT_LRU, true, 1, 1 },
+        { NICDRV_EVICT_LFU, true, 2, 2 },
+        { NICDRV_EVICT_LFU, false, 0, 0 },
+    };
+    static const unsigned hits[3][2] = { { 1, 5 }, { 2, 1 }, { 0, 3 } }; /* (line, hits) in order */
+    struct nicdrv_config cfg;
+    struct fake *f;
+    uint32_t pid, id, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    char err[200] = "";
+    size_t len;
+    (void)state;
+
+    for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        nicdrv_config_default(&cfg);
+        cfg.nodes = 2;
+        cfg.pin_hwm_pages = 3 * FAKE_VMH_L;
+        cfg.fill_residency = 0;
+        cfg.evict_policy = cases[k].policy;
+        f = fake_create(true);
+        f->no_usage_counts = !cases[k].counts;
+        assert_non_null(fake_driver(f, &cfg));
+        const uint8_t *img = fake_image(&len);
+        assert_int_equal(nicdrv_probe(f->drv, img, len, err, sizeof err), NICDRV_OK);
+        pid = fake_proc(f);
+        assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 4 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id, &key), 0);
+        for (unsigned line = 0; line < 3; line++) { /* A, B, C: a miss and a fill each */
+            assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + line * FAKE_VMH_L, &e), 1);
+            fake_run(f);
+        }
+        for (unsigned h = 0; h < 3; h++)
+            for (unsigned i = 0; i < hits[h][1]; i++)
+                assert_int_equal(
+                    fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + hits[h][0] * FAKE_VMH_L + i % FAKE_VMH_L, &e),
+                    0);
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA >> 12) + 3 * FAKE_VMH_L, &e), 1); /* D */
+        fake_run(f);
+        nicdrv_stats(f->drv, &st);
+        assert_int_equal(st.evictions, 1);
+        for (unsigned line = 0; line < 4; line++)
+            assert_int_equal(fake_vmh_cached(f, (uint16_t)pid, VA + line * FAKE_VMH_L * 4096ull), line != cases[k].victim);
+        assert_int_equal(st.usage_reads, cases[k].usage_reads);
+        assert_int_equal(f->usage_cmds, st.usage_reads);
+        assert_int_equal(st.pinned_pages, 3 * FAKE_VMH_L);
+        assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+        assert_int_equal(os_pinned_pages_total(f->os), 0);
+        assert_int_equal(f->order_violations, 0);
+        fake_destroy(f);
+    }
+}
+
+/* LFU's two guards (NICDRV_EVICT_LFU, a 2-line pin budget). Dynamic aging: A hit 10 times, B 11;
+ * C misses: A goes (priority 10), so lines filled from now on start at 10; C is hit once (11), D
+ * misses: B (11, filled before C) goes, where plain LFU would take C (1 hit). Young lines last: with
+ * a fill residency, A (old, 3 hits) goes when C misses, not B (filled just now, 0 hits), and no
+ * eviction waits for a line to age. */
+static void hwm_lfu_ages_and_keeps_young_fills(void **state)
+{
+    struct nicdrv_config cfg;
+    struct fake *f;
+    uint32_t pid, id, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    nicdrv_config_default(&cfg);
+    cfg.nodes = 2;
+    cfg.pin_hwm_pages = 2 * FAKE_VMH_L;
+    cfg.fill_residency = 0;
+    cfg.evict_policy = NICDRV_EVICT_LFU;
+    f = up(true, &cfg);
+    pid = fake_proc(f);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 6 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id, &key), 0);
+#define LN(n) ((VA >> 12) + (n) * FAKE_VMH_L)
+#define HIT(n, times)                                                                                      \
+    for (unsigned i_ = 0; i_ < (times); i_++)                                                              \
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, LN(n), &e), 0)
+#define MISS(n)                                                                                            \
+    do {                                                                                                   \
+        assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, LN(n), &e), 1);                      \
+        fake_run(f);                                                                                       \
+    } while (0)
+#define CACHED(n) fake_vmh_cached(f, (uint16_t)pid, VA + (n) * FAKE_VMH_L * 4096ull)
+    MISS(0);
+    MISS(1);
+    HIT(0, 10);
+    HIT(1, 11);
+    MISS(2); /* C: A (10) goes */
+    assert_false(CACHED(0));
+    assert_true(CACHED(1) && CACHED(2));
+    HIT(2, 1);
+    MISS(3); /* D: B (11) and C (10 + 1) tie: B, filled first, goes */
+    assert_false(CACHED(1));
+    assert_true(CACHED(2) && CACHED(3));
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.evictions, 2);
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    fake_destroy(f);
+
+    cfg.fill_residency = 1000000;
+    f = up(true, &cfg);
+    pid = fake_proc(f);
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 6 * FAKE_VMH_L * 4096ull, NIC_RIGHT_LOCAL_READ, &id, &key), 0);
+    MISS(0);
+    f->now += 2000000; /* A is old */
+    HIT(0, 3);
+    MISS(1);            /* B: young, 0 hits */
+    MISS(2);            /* C: A (3 hits, old) goes, not B (0 hits, young) */
+    assert_false(CACHED(0));
+    assert_true(CACHED(1) && CACHED(2));
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.evictions, 1);
+    assert_int_equal(st.evict_waits, 0); /* nobody waited for a young line to age */
+#undef LN
+#undef HIT
+#undef MISS
+#undef CACHED
+    assert_int_equal(nicdrv_proc_release(f->drv, pid), 0);
+    assert_int_equal(os_pinned_pages_total(f->os), 0);
+    assert_int_equal(f->order_violations, 0);
+    fake_destroy(f);
+}
+
 static void hwm_keeps_a_young_fill(void **state)
 {
     struct nicdrv_config cfg;
@@ -1036,6 +1175,8 @@ int main(void)
         cmocka_unit_test(hwm_keeps_a_young_fill),
         cmocka_unit_test(hwm_upcall_grace),
         cmocka_unit_test(hwm_lru_from_nic_usage),
+        cmocka_unit_test(hwm_three_policies_pick_three_victims),
+        cmocka_unit_test(hwm_lfu_ages_and_keeps_young_fills),
         cmocka_unit_test(unbacked_memory_rejected_or_filled_invalid),
         cmocka_unit_test(static_build_preloads_and_fails_when_full),
         cmocka_unit_test(nic_stats_and_calls_before_probe),

@@ -25,12 +25,13 @@ static struct lkc_way ways[64];
 static uint32_t data[4096];
 static uint16_t epochs[64];
 static uint32_t seen[64];
+static uint32_t uses[64];
 static struct lkc c;
 
 static int setup(void **state)
 {
     (void)state;
-    lkc_init(&c, &cfg4, ways, data, epochs, seen);
+    lkc_init(&c, &cfg4, ways, data, epochs, seen, uses);
     return 0;
 }
 
@@ -210,14 +211,14 @@ static void lkc_pids_spread_two_ways(void **state)
 {
     static const struct lkc_cfg cfg2 = {"pch", 2, 1, 3, 0, 4, 10, 1};
     (void)state;
-    lkc_init(&c, &cfg2, ways, data, epochs, seen);
+    lkc_init(&c, &cfg2, ways, data, epochs, seen, uses);
     for (uint16_t pid = 1; pid <= 8; pid++)
         assert_true(fill(pid, 0));
     for (uint16_t pid = 1; pid <= 8; pid++)
         assert_true(present(pid, 0));
     assert_int_equal(c.st.evictions, 0);
     /* pids that do not start at 1 spread too */
-    lkc_init(&c, &cfg2, ways, data, epochs, seen);
+    lkc_init(&c, &cfg2, ways, data, epochs, seen, uses);
     for (uint16_t k = 0; k < 4; k++)
         assert_true(fill((uint16_t)(1000 + k), 0));
     assert_int_equal(c.st.evictions, 0);
@@ -229,7 +230,7 @@ static void lkc_unsalted_pid_lines_spread(void **state)
 {
     static const struct lkc_cfg cfg1 = {"pch1", 3, 1, 0, 0, 4, 10, 0};
     (void)state;
-    lkc_init(&c, &cfg1, ways, data, epochs, seen);
+    lkc_init(&c, &cfg1, ways, data, epochs, seen, uses);
     for (uint16_t pid = 1; pid <= 16; pid++)
         assert_true(fill(pid, pid));
     for (uint16_t pid = 1; pid <= 16; pid++)
@@ -240,11 +241,47 @@ static void lkc_unsalted_pid_lines_spread(void **state)
     assert_null(lkc_peek(&c, 1, 1));
 }
 
+/* The use count of the way holding (pid, line): NIC_CMD_USAGE with NIC_USAGE_COUNTS exports it
+ * for the driver's LFU victim (issue 15 item 4). -1 when the line is not present. */
+static long uses_of(uint16_t pid, uint32_t line)
+{
+    for (unsigned i = 0; i < 16; i++)
+        if (ways[i].key == (pid | LKC_KEY_VALID) && ways[i].line == line)
+            return (long)uses[i];
+    return -1;
+}
+
+/* Each hit counts (lkc_lookup here; the inlined hit paths and the VMH memo: fwhost.evq
+ * usage_exports_access_counts, whose packets take them); a miss, a peek and another line's hit do
+ * not; a fill (also a refill in place) starts at 0; invalidation and a new line start over. */
+static void lkc_counts_hits_since_fill(void **state)
+{
+    (void)state;
+    assert_true(fill(1, 5));
+    assert_true(fill(1, 6));
+    assert_int_equal(uses_of(1, 5), 0);
+    for (int i = 0; i < 3; i++)
+        assert_non_null(lkc_lookup(&c, 1, 5 * 8 + (uint32_t)i, LKC_PATH_SEND));
+    assert_null(lkc_lookup(&c, 2, 5 * 8, LKC_PATH_SEND)); /* another pid: a miss, counts nothing */
+    assert_non_null(lkc_peek(&c, 1, 5 * 8));
+    assert_non_null(lkc_lookup(&c, 1, 6 * 8, LKC_PATH_RECV));
+    assert_int_equal(uses_of(1, 5), 3);
+    assert_int_equal(uses_of(1, 6), 1);
+    assert_true(fill(1, 5)); /* a refill: the line starts over */
+    assert_int_equal(uses_of(1, 5), 0);
+    assert_int_equal(uses_of(1, 6), 1);
+    assert_int_equal(lkc_invalidate(&c, 1, 6, 1), 1);
+    assert_int_equal(uses_of(1, 6), -1);
+    lkc_reset(&c);
+    for (unsigned i = 0; i < 16; i++)
+        assert_int_equal(uses[i], 0);
+}
+
 static void lkc_geometry_bytes(void **state)
 {
     (void)state;
-    /* 16 ways x 16 B + 128 one-word entries + 16 epochs + 1024-bit filter */
-    assert_int_equal(lkc_bytes(&cfg4), 16 * 16 + 4 * 4 * 8 * 4 + 16 * 2 + 128);
+    /* 16 ways x (16 B + a 4-byte use count) + 128 one-word entries + 16 epochs + 1024-bit filter */
+    assert_int_equal(lkc_bytes(&cfg4), 16 * 20 + 4 * 4 * 8 * 4 + 16 * 2 + 128);
 }
 
 int main(void)
@@ -258,6 +295,7 @@ int main(void)
         cmocka_unit_test_setup(lkc_invalidate_range_and_pid, setup),
         cmocka_unit_test_setup(lkc_fill_racing_an_invalidation_is_rejected, setup),
         cmocka_unit_test_setup(lkc_geometry_bytes, setup),
+        cmocka_unit_test_setup(lkc_counts_hits_since_fill, setup),
         cmocka_unit_test_setup(lkc_pids_spread_over_the_sets, setup),
         cmocka_unit_test_setup(lkc_pids_spread_two_ways, setup),
         cmocka_unit_test_setup(lkc_unsalted_pid_lines_spread, setup),

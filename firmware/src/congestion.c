@@ -17,15 +17,11 @@
 
 #define RX_SLOTS (1u << NCP_RX_LOG2)
 #define CC_RX_RESERVE 2u /* ring entries kept for control frames (ACKs, NACKs) */
-#define CC_POOL 14u      /* receive buffers granted as credits */
-_Static_assert(CC_POOL <= RX_SLOTS - CC_RX_RESERVE, "the pool is part of the RX ring");
 
 static const struct cc_cfg cc_cfg = {
-    /* 14, not the 32-entry ring less the reserve (30): with 30 the senders' bursts exceeded the
-     * switch's 16-frame output queue (4-to-1 with flow control alone: 5 switch drops) and 8 senders
-     * with both options shared less fairly (Jain 0.91 against 0.97); the entries beyond the pool
-     * absorb what congestion control alone lets arrive back to back (docs/nicsim.md "Incast") */
-    .rx_slots = CC_POOL,
+    /* (a 32-entry ring with a pool of 30 was tried: the senders' bursts exceeded the switch's
+     * 16-frame output queue, docs/nicsim.md "Incast") */
+    .rx_slots = RX_SLOTS - CC_RX_RESERVE,
     .credit_init = 1u, /* until the first ACK frame: several senders may start at once */
     .win_init = 1u, /* 8 senders starting together must fit the switch queue (2 x 8 x 4 KiB did not) */
     .win_min = 1u,
@@ -94,8 +90,9 @@ static uint32_t grant(uint16_t peer, uint32_t ack)
     uint32_t others = 0, holders = 1, c;
 
     /* only the peers granted something not yet used up: a limit moves only here and the ACK we
-     * could give only forward, so a grant used up stays so until the next one (the loop over every
-     * node cost ~170 of the ~530 cycles of an ACK frame in an 8-to-1 incast) */
+     * could give only forward, so a grant used up stays so until the next one (the cost per ACK
+     * frame follows the senders holding credits, not the cluster's nodes: it was a loop over every
+     * node, ~170 of the ~530 cycles of an ACK frame in an 8-to-1 incast) */
     for (uint32_t i = 0; i < cc_nout;) {
         uint16_t q = cc_out[i];
         uint32_t out = cc_lim[q] - conn_pp[q]->ack_val;

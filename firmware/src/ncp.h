@@ -54,7 +54,7 @@ _Static_assert(NCP_SENDQ_ENTRIES <= NIC_SENDQ_STRIDE / 64u,
 #define NCP_OPS 64u         /* initiator operations outstanding (all endpoints) */
 #define NCP_RESP 16u        /* RDMA read responses being served */
 #define NCP_MISS_N 32u      /* outstanding miss requests */
-#define NCP_RX_LOG2 5u      /* MAC RX ring entries */
+#define NCP_RX_LOG2 4u      /* MAC RX ring entries */
 #define NCP_TX_N 8u         /* data frames being built or sent */
 #define NCP_CTL_N 16u       /* control (ACK/NACK) frames */
 #define NCP_FRAME_BYTES ((PKT_HDR_BYTES + NCP_MTU + 4u + 15u) & ~15u)

@@ -6,8 +6,6 @@
  */
 #include "scen.h"
 
-#define POOL 14u /* congestion.c CC_POOL: the credits (of the 32-entry RX ring) */
-
 static int boot_with(uint8_t opts)
 {
     fwh_boot_xopts = opts;
@@ -107,7 +105,7 @@ static void sender_holds_at_the_limit(void **state)
     assert_int_equal(off, 6 * mtu());
 }
 
-/* Flow control, receiver: one sender is granted the pool (POOL = 14 of the 32 ring entries); a second
+/* Flow control, receiver: one sender is granted the pool (14 of the 16 ring entries); a second
  * sender, while the first holds it all, 1 (never 0); once the first's packets arrived, an equal
  * share of what is free. */
 static void receiver_grants_from_its_pool(void **state)
@@ -121,13 +119,13 @@ static void receiver_grants_from_its_pool(void **state)
     fwh_run();
     struct pkt_hdr k = tx_expect(PKT_ACK, NULL);
     assert_int_equal(k.dst, PEER);
-    assert_int_equal(PKT_CREDIT(k.reason), POOL);
+    assert_int_equal(PKT_CREDIT(k.reason), 14);
     w.off = 64;
     fwh_send_seq(PEER2, &w, a);
     fwh_run();
     k = tx_expect(PKT_ACK, NULL);
     assert_int_equal(k.dst, PEER2);
-    assert_int_equal(PKT_CREDIT(k.reason), 1); /* PEER holds POOL of POOL */
+    assert_int_equal(PKT_CREDIT(k.reason), 1); /* PEER holds 14 of 14 */
     for (unsigned i = 0; i < 3; i++) { /* PEER's packets arrive: its grant shrinks by them */
         w.off = 128 + 64 * i;
         fwh_send_seq(PEER, &w, a);
@@ -135,15 +133,15 @@ static void receiver_grants_from_its_pool(void **state)
     fwh_run();
     k = tx_expect(PKT_ACK, NULL);
     assert_int_equal(k.dst, PEER);
-    /* others: PEER2 holds 1; two holders: min(POOL / 2, POOL - 1) = 7 (PEER's limit never moves
-     * back: it was ack - 3 + POOL = ack + 11, so 11) */
-    assert_int_equal(PKT_CREDIT(k.reason), POOL - 3u);
+    /* others: PEER2 holds 1; two holders: min(14 / 2, 14 - 1) = 7 (PEER's limit never moves back:
+     * it was ack - 3 + 14 = ack + 11, so 11) */
+    assert_int_equal(PKT_CREDIT(k.reason), 11);
     w.off = 512;
     fwh_send_seq(PEER2, &w, a);
     fwh_run();
     k = tx_expect(PKT_ACK, NULL);
     assert_int_equal(k.dst, PEER2);
-    assert_int_equal(PKT_CREDIT(k.reason), 3); /* PEER holds POOL - 3 */
+    assert_int_equal(PKT_CREDIT(k.reason), 3); /* PEER holds 11: 14 - 11 */
 }
 
 /* Congestion control, receiver: a marked packet is counted and echoed once on the next ACK. */

@@ -115,6 +115,10 @@ struct nicdrv_config {
                                    the cluster has more nodes than that */
     uint32_t pin_mode;          /* enum nicdrv_pin_mode (issue 14, item 3), dynamic build: when a
                                    registered buffer's pages are pinned (default NICDRV_PIN_ON_MISS) */
+    uint32_t pin_sync_lines;    /* NICDRV_PIN_OVERLAP: the buffer's first VMH lines pinned and filled
+                                   before nicdrv_mem_reg returns, the rest in the background (default
+                                   1: a first packet sent right after the registration finds its line;
+                                   0: registration returns at once, seed 004) */
     /* Observer of the driver's cache work, for tools (nicsim --events); NULL (default): none.
      * kind: "miss" (a miss event taken from the ring, merged or not), "fill" (a FILL answered OK),
      * "fill_rejected" (still NO_RESOURCES after the retries), "invalidate" (an INVALIDATE the NCP
@@ -153,10 +157,12 @@ enum nicdrv_pin_mode {
     NICDRV_PIN_ON_MISS = 0, /* when a miss on it is served (seed 000: pin on demand) */
     NICDRV_PIN_AT_REG = 1,  /* nicdrv_mem_reg pins the buffer's pages and fills their VMH lines before
                                it returns (as a classic RDMA registration), up to the high-water mark */
-    NICDRV_PIN_OVERLAP = 2, /* seed 004's overlapped pinning: nicdrv_mem_reg returns at once; the
-                               driver pins and fills the lines in the background (nicdrv_pin_step),
-                               in order, up to the high-water mark; a packet that arrives before its
-                               page is pinned misses (NACKed as any miss) and is counted (pin_early) */
+    NICDRV_PIN_OVERLAP = 2, /* seed 004's overlapped pinning: nicdrv_mem_reg pins and fills the
+                               buffer's first cfg.pin_sync_lines lines (default 1; 0: returns at
+                               once, as the seed) and the driver the rest in the background
+                               (nicdrv_pin_step), in order, up to the high-water mark; a packet that
+                               arrives before its page is pinned misses (NACKed as any miss) and is
+                               counted (pin_early) */
 };
 
 struct nicdrv_stats {

@@ -53,6 +53,7 @@ void nicdrv_config_default(struct nicdrv_config *cfg)
     cfg->key_seed = 0; /* host entropy */
     cfg->prefill = true;
     cfg->fill_residency = 200000;
+    cfg->pin_sync_lines = 1;
 }
 
 nicdrv_t *nicdrv_create(const struct nicdrv_bus *bus, const struct nicdrv_host *host, const struct nicdrv_config *cfg)

@@ -140,8 +140,9 @@ static void usage(FILE *f)
             "                       the end of its message (0..64; default 0: one line, the seed)\n"
             "  --pin-mode M         on-miss (default: pages pinned when a miss is served, the seed),\n"
             "                       at-reg (registration pins and fills every line before it returns),\n"
-            "                       overlap (registration returns at once, the driver pins and fills\n"
-            "                       in the background; packets ahead of it miss, counted)\n"
+            "                       overlap (registration pins and fills the buffer's first line, the\n"
+            "                       driver the rest in the background; packets ahead of it miss,\n"
+            "                       counted), overlap-async (registration returns at once, seed 004)\n"
             "  --evict P            the driver's victim at the pin high-water mark: lrf (default: least\n"
             "                       recently filled, the driver's own record), lru (least recently used\n"
             "                       on the NIC: its LRU stamps, NIC_CMD_USAGE, before each eviction) or\n"
@@ -766,8 +767,10 @@ static int parse(int argc, char **argv, struct ns_opts *o)
                 o->pin_mode = NICDRV_PIN_AT_REG;
             else if (!strcmp(a, "overlap"))
                 o->pin_mode = NICDRV_PIN_OVERLAP;
+            else if (!strcmp(a, "overlap-async"))
+                o->pin_mode = NICDRV_PIN_OVERLAP, o->pin_async = 1;
             else
-                return bad("--pin-mode", a, "on-miss, at-reg or overlap");
+                return bad("--pin-mode", a, "on-miss, at-reg, overlap or overlap-async");
             break;
         case O_EVICT:
             if (!strcmp(a, "lrf"))
@@ -1058,6 +1061,7 @@ int main(int argc, char **argv)
         dc.prefetch_lines = o->prefetch;
         dc.peer_slots = o->peer_slots;
         dc.pin_mode = o->pin_mode;
+        dc.pin_sync_lines = o->pin_async ? 0u : 1u;
         dc.evict_policy = o->evict;
         dc.xport_opts = (o->flow ? NIC_XOPT_FLOW : 0u) | (o->cc ? NIC_XOPT_CONGESTION : 0u) |
                        (o->sr ? NIC_XOPT_SR : 0u);

@@ -79,6 +79,7 @@ struct ns_opts {
     unsigned prefetch;     /* prefetch on a miss: VMH lines per miss request (nicdrv cfg; 0: one) */
     unsigned peer_slots;   /* --peer-slots: resident peer contexts in each NCP (nicdrv cfg; 0: all) */
     unsigned pin_mode;     /* enum nicdrv_pin_mode (nicdrv cfg): on-miss, at-reg, overlap */
+    unsigned pin_async;    /* overlap-async: no line pinned at registration (nicdrv pin_sync_lines 0) */
     unsigned evict;        /* enum nicdrv_evict (nicdrv cfg): lrf, lru */
     int sr;                /* --sr: selective repeat in every NCP (nicdrv cfg xport_opts NIC_XOPT_SR) */
     int boot_nic;          /* --bootstrap nic: handles and keys published by message-queue sends

@@ -489,7 +489,7 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddNumberToObject(x, "miss_threads", o->miss_threads);
     cJSON_AddBoolToObject(x, "prefill", o->prefill);
     cJSON_AddNumberToObject(x, "prefetch", o->prefetch);
-    cJSON_AddStringToObject(x, "pin_mode", o->pin_mode == 1 ? "at-reg" : o->pin_mode == 2 ? "overlap" : "on-miss");
+    cJSON_AddStringToObject(x, "pin_mode", o->pin_mode == 1 ? "at-reg" : o->pin_mode == 2 ? (o->pin_async ? "overlap-async" : "overlap") : "on-miss");
     cJSON_AddStringToObject(x, "evict", o->evict == NICDRV_EVICT_LRU ? "lru" : o->evict == NICDRV_EVICT_LFU ? "lfu" : "lrf");
     cJSON_AddBoolToObject(x, "sr", o->sr);
     cJSON_AddStringToObject(x, "bootstrap", o->boot_nic ? "nic" : "directory");

@@ -997,12 +997,20 @@ static void pin_at_registration_fills_every_line(void **state)
     fake_destroy(f);
 }
 
-/* Overlapped pinning: registration pins nothing; the background steps pin and fill a line each,
- * in order; a miss ahead of them is counted early and served, and the background goes on past it;
- * a deregistration stops it, with nothing left pinned. */
+static const struct nicdrv_config *cfg_overlap(uint32_t sync_lines)
+{
+    static struct nicdrv_config c;
+    c = *cfg_pf(0, NICDRV_PIN_OVERLAP);
+    c.pin_sync_lines = sync_lines;
+    return &c;
+}
+
+/* Overlapped pinning as seed 004 (pin_sync_lines 0): registration pins nothing; the background
+ * steps pin and fill a line each, in order; a miss ahead of them is counted early and served, and
+ * the background goes on past it; a deregistration stops it, with nothing left pinned. */
 static void overlap_pins_in_background_counts_early(void **state)
 {
-    struct fake *f = up(true, cfg_pf(0, NICDRV_PIN_OVERLAP));
+    struct fake *f = up(true, cfg_overlap(0));
     uint32_t pid = fake_proc(f), id, id2, key;
     const uint8_t *e;
     struct nicdrv_stats st;
@@ -1046,6 +1054,49 @@ static void overlap_pins_in_background_counts_early(void **state)
     fake_destroy(f);
 }
 
+/* Overlapped pinning, the default (pin_sync_lines 1): registration pins and fills the buffer's
+ * first line before it returns, the background the rest from the second line on; a packet for the
+ * first line hits, nothing is early; a one-line buffer leaves nothing to the background; 2 lines at
+ * registration, then the third in the background. */
+static void overlap_pins_first_line_at_registration(void **state)
+{
+    struct fake *f = up(true, cfg_overlap(1));
+    uint32_t pid = fake_proc(f), id, id2, id3, key;
+    const uint8_t *e;
+    struct nicdrv_stats st;
+    (void)state;
+
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA, 3 * LINE_B, NIC_RIGHT_REMOTE_WRITE, &id, &key), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), FAKE_VMH_L); /* the first line, before returning */
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA));
+    assert_false(fake_vmh_cached(f, (uint16_t)pid, VA + LINE_B));
+    assert_int_equal(fake_lookup(f, NIC_CACHE_VMH, (uint16_t)pid, (VA + 5 * 4096u) >> 12, &e), 0); /* hit */
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_OK); /* line 1 */
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA + LINE_B));
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_OK); /* line 2 */
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_ENOENT);
+    assert_int_equal(os_pinned_pages(f->os, pid), 3 * FAKE_VMH_L);
+    /* a one-line buffer: all of it at registration, nothing left for the background */
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA + 16 * LINE_B, LINE_B, NIC_RIGHT_REMOTE_WRITE, &id2, &key), 0);
+    assert_true(fake_vmh_cached(f, (uint16_t)pid, VA + 16 * LINE_B));
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_ENOENT);
+    nicdrv_stats(f->drv, &st);
+    assert_int_equal(st.bg_lines, 4);
+    assert_int_equal(st.pin_early, 0);
+    assert_int_equal(f->misses_posted, 0);
+    /* deregistered with its background lines still to come: nothing of it stays pinned */
+    assert_int_equal(nicdrv_mem_reg(f->drv, pid, VA + 32 * LINE_B, 4 * LINE_B, NIC_RIGHT_REMOTE_WRITE, &id3, &key), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 5 * FAKE_VMH_L);
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id3), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 4 * FAKE_VMH_L);
+    assert_int_equal(nicdrv_pin_step(f->drv), NICDRV_ENOENT);
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id), 0);
+    assert_int_equal(nicdrv_mem_dereg(f->drv, pid, id2), 0);
+    assert_int_equal(os_pinned_pages(f->os, pid), 0);
+    assert_int_equal(f->order_violations, 0);
+    assert_int_equal(f->oracle_violations, 0);
+    fake_destroy(f);
+}
 
 /* MMU notifier (issue 15, seed 004): nicdrv_mmu_release invalidates the line holding the page,
  * waits for the answer, then unpins; refuses a queue page and a line younger than fill_residency;
@@ -1135,6 +1186,7 @@ int main(void)
         cmocka_unit_test(prefetch_off_is_one_line),
         cmocka_unit_test(pin_at_registration_fills_every_line),
         cmocka_unit_test(overlap_pins_in_background_counts_early),
+        cmocka_unit_test(overlap_pins_first_line_at_registration),
         cmocka_unit_test(mmu_release_invalidates_before_unpin),
         cmocka_unit_test(host_endpoints_open_close),
     };

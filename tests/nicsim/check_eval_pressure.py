@@ -174,6 +174,19 @@ def main():
           "misscost shrinks: not monotonic")
     check(m.DOC_GROUPS.get("misscost") == m.MISSCOST_HEADING, "--only misscost --docs splices its section")
 
+    # seed Fig. 6's two remarks: line size varies fft / lu time by > 100 %; water with the smallest cache ~ static
+    o6 = "line size varies the time of fft, radix and lu by more than 100 % (seed Fig. 6)"
+    o7 = ("water and ocean with the smallest cache perform like static (within 3 %; seed Fig. 6: C8K similar to "
+          "static)")
+    obs = lambda miss, time, pats: {n: v for n, v, _ in m.pressure_observations(grid_rows(m, miss, time, pats))}
+    check(obs(seed_like, lambda c, l, a: 1000.0 * 16 / l, ("fft", "lu"))[o6] == "reproduced", "obs 6 reproduced")
+    check(obs(seed_like, lambda c, l, a: 1000.0 + 3000.0 / l, ("fft", "lu"))[o6] == "not reproduced",
+          "obs 6 not reproduced (1.34x)")
+    check(obs(seed_like, lambda c, l, a: 1020.0 if c == m.PRESSURE_C[0] else 900.0, ("water",))[o7] == "reproduced",
+          "obs 7 reproduced (+2 %)")
+    check(obs(seed_like, lambda c, l, a: 1100.0 if c == m.PRESSURE_C[0] else 900.0, ("water",))[o7] == "not reproduced",
+          "obs 7 not reproduced (+10 %)")
+
     # Fig. 6 speed-up: time on the smallest cluster / time on N, per (pattern, config)
     su, sres = [], {}
     for n, t_ns in ((2, 8000.0), (4, 5000.0), (8, 4000.0)):

@@ -117,6 +117,13 @@ struct nic_model;
 struct nic_pins;
 struct nic_model *node_nic(node_t *n);
 struct nic_pins *node_pins(node_t *n);
+/* The values the NIC's register blocks would return to reads of the words at byte offsets
+ * off, off + 4, ... (BAR0 / the core's MMIO window) right now, without disturbing the run: the
+ * reads are made in a forked copy of the process that clocks the model a few cycles with the
+ * core held halted and nothing arriving from the host, DMA or link, and then exits, so a read's
+ * side effects (the doorbell block's latch of its head) never reach this process. 0, or -1 if the
+ * copy could not be made or did not answer. For the GDB stub, while the node's core is halted. */
+int node_mmio_peek(node_t *n, uint32_t off, uint32_t *val, unsigned words);
 typedef void (*node_probe_fn)(void *ctx, node_t *n, sim_cycle_t now);
 void node_set_probe(node_t *n, node_probe_fn fn, void *ctx);
 

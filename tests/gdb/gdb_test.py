@@ -130,15 +130,16 @@ def nicrun_session(gdb, elf, sim, func, var, val, pause):
     p, port = start_sim(sim)
     fa = sym_addr(elf, func)
     cmds = ["break " + func, "continue", "print/x $pc", "print/x " + var, "stepi", "print/x $pc"]
-    if pause:  # wall time spent halted must not change the simulated run
-        cmds.append("shell sleep 1")
+    if pause:  # wall time spent halted and MMIO reads (forked copies) must not change the run
+        cmds += ["shell sleep 1", "x/2wx 0x40002000", "x/wx 0x40008000"]
     # a hardware breakpoint through nic_top's debug port: the final printf
     cmds += ["delete", "hbreak printf", "continue", "print $pc == printf", "delete", "continue"]
     out = run_gdb(gdb, elf, port, cmds)
     rc, sout, serr = finish_sim(p)
+    mmio = [r"0x40002000:\s+0x544d5231\s+0x00010000", r"0x40008000:\s+0x44424c31"] if pause else []
     expect(out, [r"Breakpoint 1 at 0x%x" % fa, r"Breakpoint 1, (0x[0-9a-f]+ in )?%s" % func, r"\$1 = 0x%x\b" % fa,
-                 r"\$2 = %s\b" % re.escape(val), r"\$3 = 0x(?!%x\b)[0-9a-f]+" % fa,
-                 r"Hardware assisted breakpoint 2 at", r"Breakpoint 2, (0x[0-9a-f]+ in )?printf", r"\$4 = 1\b",
+                 r"\$2 = %s\b" % re.escape(val), r"\$3 = 0x(?!%x\b)[0-9a-f]+" % fa] + mmio +
+                [r"Hardware assisted breakpoint 2 at", r"Breakpoint 2, (0x[0-9a-f]+ in )?printf", r"\$4 = 1\b",
                  r"exited normally"])
     if rc != 0 or "PASS" not in sout:
         sys.exit("the run did not pass (exit %d):\n%s%s\nGDB:\n%s" % (rc, sout, serr, out))
@@ -184,6 +185,26 @@ class Rsp:
             self.buf += chunk
 
 
+def mmio_checks(c):
+    """a node's MMIO registers through m/M (nicsim/nicrun)"""
+    # MMIO registers, read in a forked copy of the simulator (no side effect on the run): every
+    # block's ID (little-endian bytes), a part of a word, several words, holes refused, writes refused
+    ids = [0x48494631, 0x494E5431, 0x544D5231, 0x444D4131, 0x4D414331, 0x50524631, 0x434F4E31,
+           0x54535431, 0x44424C31]
+    for i, v in enumerate(ids):
+        r = c.send("m4000%x000,4" % i)
+        assert r == v.to_bytes(4, "little").hex(), "block %d ID: %s" % (i, r)
+    assert c.send("m40002001,2") == ids[2].to_bytes(4, "little")[1:3].hex(), "part of a word"
+    r = c.send("m40002000,10")
+    assert len(r) == 32 and r.startswith(ids[2].to_bytes(4, "little").hex()), "four words: " + r
+    assert c.send("m40009000,4").startswith("E"), "no block at 0x9000: an error"
+    assert c.send("m4000fffe,4").startswith("E"), "beyond the MMIO window: an error"
+    assert c.send("M40002010,4:00000000").startswith("E"), "MMIO writes are refused"
+    # the cluster is frozen and a read leaves no trace: mtime and the doorbell's head twice, equal
+    assert c.send("m40002008,4") == c.send("m40002008,4"), "mtime moved between two reads at one halt"
+    assert c.send("m4000800c,8") == c.send("m4000800c,8"), "a doorbell head read changed the next"
+
+
 def mode_raw(_gdb, _elf, sim):
     p, port = start_sim(sim)
     c = Rsp(port)
@@ -211,6 +232,8 @@ def mode_raw(_gdb, _elf, sim):
     assert c.send("Z2,20000,0").startswith("E"), "a zero-length watchpoint must be refused"
     for i in range(8):
         assert c.send("z%d,%x,4" % (2 + i % 3, 0x10000 + 4 * i)) == "OK"
+    if "coresim" not in os.path.basename(sim[0]):  # a node: its NIC's register blocks
+        mmio_checks(c)
     c.s.sendall(b"$c#63\x03")  # together: the stub halts within its poll interval
     r = c.reply()
     assert r.startswith("T02"), "Ctrl-C stop reply: " + r

@@ -81,14 +81,7 @@ struct prog {
     unsigned node;
 };
 
-#define CHECK(cond)                                                                                   \
-    do {                                                                                              \
-        if (!(cond)) {                                                                                \
-            fprintf(stderr, "systest_mal: node %u: check failed at line %d: %s\n", p->node, __LINE__, #cond); \
-            r->failed++;                                                                              \
-            goto out;                                                                                 \
-        }                                                                                             \
-    } while (0)
+#define CHECK(cond) SYSTEST_CHECK("systest_mal", cond)
 
 static uint32_t rnd(struct run *r)
 {

@@ -80,25 +80,8 @@ struct prog {
     unsigned node, sender;
 };
 
-#define CHECK(cond)                                                                                        \
-    do {                                                                                                   \
-        if (!(cond)) {                                                                                     \
-            fprintf(stderr, "systest_mq: node %u: check failed at line %d: %s\n", p->node, __LINE__, #cond); \
-            r->failed++;                                                                                   \
-            goto out;                                                                                      \
-        }                                                                                                  \
-    } while (0)
-
-#define CHECK_RC(call, want)                                                                               \
-    do {                                                                                                   \
-        int rc_ = (call);                                                                                  \
-        if (rc_ != (want)) {                                                                               \
-            fprintf(stderr, "systest_mq: node %u: line %d: %s = %d (%s), want %s\n", p->node, __LINE__, #call, rc_, \
-                    nic_strerror(rc_), #want);                                                             \
-            r->failed++;                                                                                   \
-            goto out;                                                                                      \
-        }                                                                                                  \
-    } while (0)
+#define CHECK(cond) SYSTEST_CHECK("systest_mq", cond)
+#define CHECK_RC(call, want) SYSTEST_CHECK_RC("systest_mq", call, want, nic_strerror)
 
 static uint64_t rnd(uint64_t *s)
 {

@@ -88,6 +88,10 @@ void nic_model_set_cycle(nic_model_t *m, uint64_t cycle);
  */
 int nic_model_dbg_reg(nic_model_t *m, unsigned reg, uint32_t *val, int write);
 int nic_model_dbg_mem(nic_model_t *m, uint32_t addr, uint8_t *buf, uint32_t len, int write);
+/* In a forked copy of the process that is about to clock this model and then exit (the GDB
+ * stub's MMIO reads, node_mmio_peek): forget the waveform writer without writing or closing it,
+ * so that the copy leaves the parent's FST file alone. */
+void nic_model_trace_forget(nic_model_t *m);
 /* 1 while the core is held in reset (power-on reset or hostif.ctrl.core_reset) */
 int nic_model_core_in_reset(nic_model_t *m);
 

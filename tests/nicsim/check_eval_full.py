@@ -74,7 +74,7 @@ def main():
                 t = 1000.0 + miss + 5.0 * a
             with open(os.path.join(out, "runs", r.name + ".json"), "w") as f:
                 json.dump(report(2, vmh, 2 * t, t), f)
-        # the RTO sweep: base 10 us; NACK 70 us per miss at any RTO; timeout mode ~ RTO + 70
+        # the RTO sweep: base 10 us per KiB one-way; NACK +70 us one-way at any RTO; timeout mode + RTO + 70
         for r in rto:
             lat = 10.0 * r.meta["size"] / 1024
             if r.meta["kind"] == "nack":
@@ -117,8 +117,11 @@ def main():
         with open(os.path.join(out, "tables", "runs.csv")) as f:
             check(sum(1 for _ in f) == len(plan) + 1, "runs.csv: one row per planned run")
         rsec = md.split(m.RTO_HEADING)[1].split("\n## ")[0] if m.RTO_HEADING in md else ""
-        check("| 4 KiB | 40.0 | 70.0 |" in rsec, "RTO table: the 4 KiB base and the NACK mode's 70 us per miss")
-        check("270.0 (4)" in rsec, "RTO table: the timeout mode at 200 us (270 us, its timeouts)")
+        check("| 4 KiB | 40.0 | 140.0 |" in rsec, "RTO table: the 4 KiB base and the NACK mode's 140 us per miss (twice "
+                                                 "the added one-way latency: one miss per round trip)")
+        check("| 540.0 |" in rsec, "RTO table: the timeout mode at 200 us (540 us)")
+        check("| 4 KiB | 0.1 / 0.1 / 0.0 |" in rsec, "RTO table of the timeout mode: timeouts / NACKs / retransmits "
+                                                     "per round trip with a miss")
         check("does not depend on the RTO (within 5 %)**: yes" in rsec, "RTO finding: NACK independent of the RTO")
         check("grows with the RTO from 200 us up**: yes" in rsec, "RTO finding: the timeout mode grows with the RTO")
         check(m.STAMPS_LEAD in md and "Caches under pressure: Table III grid (issue 16): abc1234" in md,

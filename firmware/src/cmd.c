@@ -127,7 +127,7 @@ void *stage_slot(void)
     return stage[i];
 }
 
-__attribute__((weak)) int ncp_test_on_event(const struct nic_event *ev)
+NCP_TEST_HOOK int ncp_test_on_event(const struct nic_event *ev)
 {
     (void)ev;
     return 0;

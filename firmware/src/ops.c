@@ -292,7 +292,7 @@ int ops_ep_retired(uint8_t epi)
     return ep->sq_done == ep->sq_pi || (!ep->closing && ep->sq_done == ep->sq_ci);
 }
 
-__attribute__((weak)) int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *cqe)
+NCP_TEST_HOOK int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *cqe)
 {
     (void)ep;
     (void)cqe;

@@ -15,6 +15,8 @@ void ops_init(void);
 /* The generation ids start from (conn.c, at boot and INIT: from the fabric secret). */
 void ops_seed(uint32_t gen);
 struct ncp_op *op_alloc(void);
+/* Slot o back to the free pool (OP_FREE): the only way a slot becomes free again. */
+void op_release(struct ncp_op *o);
 /* The live operation with id `id`, or NULL (freed, reused by another op, out of range). */
 static inline struct ncp_op *op_by_id(uint32_t id)
 {

@@ -205,7 +205,7 @@ int ncp_test_op_cycle(uint32_t *slot, uint32_t *id)
         return 0;
     *slot = (uint32_t)(o - op_tab);
     *id = o->id;
-    o->state = OP_FREE;
+    op_release(o);
     return 1;
 }
 

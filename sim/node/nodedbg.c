@@ -3,12 +3,14 @@
 #include "nodedbg.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gdbstub.h"
+#include "report.h"
 #include "nic_model.h"
 #include "nic_regs.h"
 #include "rvdis.h"
@@ -232,8 +234,15 @@ static int hook(cluster_t *c, void *ctx)
     case GDBSTUB_BUSY:
         return 1;
     case GDBSTUB_KILL:
-        fprintf(stderr, "%s: killed by gdb (or the connection to it was lost)\n", d->tool);
-        exit(1);
+        /* The run stops as on SIGINT/SIGTERM (the tools' stop predicates read report_signal):
+         * the core stays halted, the reports opened before the run are written, marked partial
+         * with "signal": "SIGKILL", and the exit status is 128 + 9. */
+        if (!report_signal) {
+            fprintf(stderr, "%s: killed by gdb (or the connection to it was lost): the run stops, its reports marked partial\n",
+                    d->tool);
+            report_signal = SIGKILL;
+        }
+        return 0;
     default:
         return 0;
     }

@@ -73,7 +73,7 @@ cJSON *report_new(const char *tool, const char *img_path, const uint8_t *img, si
 
 const char *report_signame(int sig)
 {
-    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal";
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGKILL ? "SIGKILL" : "signal";
 }
 
 void report_mark(cJSON *root)

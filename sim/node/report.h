@@ -35,7 +35,8 @@ FILE *report_open(const char *tool, const char *opt, const char *path);
 /* 0 with *info filled, or -1 after printing "TOOL: IMAGE: not a valid firmware image: WHY". */
 int report_image(const char *tool, const char *path, const uint8_t *img, size_t len, struct nic_fwimg_info *info);
 cJSON *report_new(const char *tool, const char *img_path, const uint8_t *img, size_t img_len);
-/* report_signal != 0: adds "partial": true and "signal": "SIGINT"/"SIGTERM" (else "partial": false). */
+/* report_signal != 0: adds "partial": true and "signal": "SIGINT"/"SIGTERM" (or "SIGKILL": GDB's
+ * kill, nodedbg.c) (else "partial": false). */
 void report_mark(cJSON *root);
 int report_write(FILE *f, cJSON *root, const char *tool, const char *path); /* frees root, closes f */
 void report_signals(void);

@@ -25,7 +25,8 @@ Modes:
            an unmapped address answers an error, Z1 out of slots, 8 watchpoints
            and a ninth refused, a zero-length one refused, c then Ctrl-C halts (T02),
            D detaches and the run completes.
-  kill     k ends the run: the simulator exits with status 1, saying why.
+  kill     k ends the run: the simulator stops as on a signal, saying why: exit status 137
+           (128 + SIGKILL) and its --json report written, marked partial, "signal": "SIGKILL".
 """
 import os
 import re
@@ -275,14 +276,26 @@ def mode_watch(gdb, elf, sim):
 
 
 def mode_kill(_gdb, _elf, sim):
-    """k from the client ends the run: exit status 1 and the reason on stderr"""
-    p, port = start_sim(sim)
-    c = Rsp(port)
-    assert c.send("?").startswith("T05")
-    c.s.sendall(b"$k#6b")
-    rc, sout, serr = finish_sim(p)
-    if rc != 1 or "killed by gdb" not in serr:
-        sys.exit("after k: exit %d, want 1 with 'killed by gdb':\n%s%s" % (rc, sout, serr))
+    """k from the client ends the run: exit status 137, the reason on stderr, the report partial"""
+    import json
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "run.json")
+        p, port = start_sim(sim + ["--json", report])
+        c = Rsp(port)
+        assert c.send("?").startswith("T05")
+        c.s.sendall(b"$k#6b")
+        rc, sout, serr = finish_sim(p)
+        if rc != 128 + 9 or "killed by gdb" not in serr:
+            sys.exit("after k: exit %d, want 137 with 'killed by gdb':\n%s%s" % (rc, sout, serr))
+        try:
+            with open(report) as f:
+                r = json.load(f)
+        except (OSError, ValueError) as e:
+            sys.exit("after k: the --json report is missing or invalid (%s)" % e)
+        if r.get("partial") is not True or r.get("signal") != "SIGKILL":
+            sys.exit("after k: the report is not marked partial by SIGKILL: partial=%r signal=%r"
+                     % (r.get("partial"), r.get("signal")))
     print("gdb_test kill: OK")
 
 

@@ -21,6 +21,7 @@
 #include "evq.h"
 #include "ncp.h"
 #include "ncp_rt.h"
+#include "ops.h"
 #include "responder.h"
 #include "rx.h"
 #include "tx.h"
@@ -306,6 +307,52 @@ static __attribute__((noinline)) int rx_fast_2pages(const uint8_t *f, uint32_t r
  * matters (at most the VMH memo and LRU stamp of a page it found): on_frame() then handles the
  * frame the general way and reaches the same verdicts.
  */
+/*
+ * The common case of a READ_RESP in a straight line (an RDMA read's data at its initiator), as
+ * rx_fast is for a WRITE: well formed (pkt_parse's READ_RESP rule: data, not void, offset inside
+ * an operation), from a synced peer, the next expected sequence number, acknowledging nothing new,
+ * answering a live read of ours to that peer at a segment boundary with that segment's length
+ * (cpl_on_read_resp's match), the operation not failed, its destination in one page that
+ * translates (VMH hit, local write right), a free DMA engine slot. Returns 1 when the data's DMA is
+ * posted; 0, having changed nothing that matters (at most the VMH memo and LRU stamp of a page it
+ * found), when any condition fails: on_frame() then decides the general way. Before it, a read
+ * stream's initiator spent ~300 more cycles per response in pkt_parse, on_frame and
+ * cpl_on_read_resp than a write's target does in rx_fast (docs/firmware.md).
+ */
+static __attribute__((noinline)) int rx_fast_resp(const uint8_t *f, uint32_t flen, uint32_t ridx)
+{
+    const uint32_t *w = (const uint32_t *)(const void *)f;
+    uint32_t w0 = pkt_bswap16x2(w[PKT_W_NODES]), w1 = w[PKT_W_TYPE];
+    uint32_t src = w0 >> 16, len = w1 >> 16, flags = (w1 >> 8) & 0xFFu, off = w[PKT_W_OFF_LO];
+    uint64_t pa;
+
+    if (flen < PKT_HDR_BYTES || len == 0 || (flags & (PKT_F_RESYNC | PKT_F_IMM | PKT_F_CE | PKT_F_VOID)) ||
+        pkt_hdr_check(w0 & 0xFFFFu, src, PKT_READ_RESP, len, flen, ncp.me, ncp.nodes, NCP_MTU) != PKT_OK ||
+        src >= NCP_MAX_PEERS || w[PKT_W_OFF_HI] != 0 || off >= NIC_MAX_XFER)
+        return 0;
+    struct ncp_peer *pp = &conn_peer(src);
+    uint32_t seq = w[PKT_W_SEQ];
+    if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || pp->x.synced != 1 ||
+        seq != pp->x.expected)
+        return 0;
+    const struct ncp_op *o = op_by_id(w[PKT_W_OP]);
+    if (!o || o->kind != NIC_OP_RDMA_READ || o->rnode != src || off % NCP_MTU != 0 || off >= o->len ||
+        len != seg_bytes(o->len, off) || o->status != NIC_ST_OK)
+        return 0;
+    uint64_t va = o->laddr + off;
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !dmaq_direct() ||
+        !xlate_vmh_hit(o->lpid, va, NIC_RIGHT_LOCAL_WRITE, LKC_PATH_RECV, &pa, 0))
+        return 0;
+    ncp_sat_inc(&rx_cnt.rx_packets);
+    rx_meta[ridx].op = op_id(o);
+    rx_meta[ridx].len = len;
+    rx_meta[ridx].seq = seq;
+    dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RXRESP, ridx, (uint16_t)src);
+    pp->rx_dma_pending++;
+    xport_rx_accept_fast(&pp->x); /* (synced == 1: nothing held out of order) */
+    return 1;
+}
+
 static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, uint32_t ridx)
 {
     const uint32_t *w = (const uint32_t *)(const void *)f;
@@ -399,7 +446,10 @@ void rx_poll(void)
     for (uint32_t budget = 0; rx_next != head && budget < RX_N; budget++) {
         uint32_t i = rx_next % RX_N, t0 = fp_now();
         uint32_t len = nic_field(rx_ring[i][NIC_RXDESC_STATUS_IDX], NIC_RXDESC_STATUS_LEN);
-        rx_busy[i] = (uint8_t)((NCP_FASTPATH && rx_fast(rx_buf[i], len, i)) || on_frame(rx_buf[i], len, i));
+        /* the fast path by the frame's type byte (rx_fast: WRITE, rx_fast_resp: READ_RESP) */
+        int fast = NCP_FASTPATH && (rx_buf[i][4] == PKT_READ_RESP ? rx_fast_resp(rx_buf[i], len, i)
+                                                                  : rx_fast(rx_buf[i], len, i));
+        rx_busy[i] = (uint8_t)(fast || on_frame(rx_buf[i], len, i));
         if (NCP_FP_SAMPLES && rx_busy[i]) { /* a data packet delivered: every lookup hit */
             rx_meta[i].cyc = fp_now() - t0;
             rx_meta[i].len = len - PKT_HDR_BYTES; /* (a read response's: set already, the same) */

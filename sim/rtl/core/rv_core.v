@@ -71,7 +71,8 @@ module rv_core #(
   // Simulation harness hooks (tie cycle_skip to 0 on a board): in a cycle with cycle_skip = k
   // mcycle advances by 1 + k (a harness that stopped clocking a quiescent core for k cycles
   // keeps it exact); `quiescent`: sleeping, the fetch queue full with nothing outstanding and
-  // the divider idle and nothing retiring, so no state but mcycle changes until an interrupt.
+  // the divider idle and nothing retiring, so no state but mcycle changes until an interrupt
+  // (defined out of reset only: the user tests it with the reset deasserted).
   input  wire [31:0] cycle_skip,
   output wire        quiescent
 );

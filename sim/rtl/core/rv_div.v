@@ -34,20 +34,23 @@ module rv_div (
   wire [31:0] a_mag = a_neg ? (~a + 32'd1) : a;
   wire [31:0] b_mag = b_neg ? (~b + 32'd1) : b;
 
-  // chunks of the 36-bit dividend {4'b0, a_mag}: chunk 5 = a_mag[31:30], chunk k<5 = a_mag[6k+5:6k]
-  wire [5:0] nz = {|a_mag[31:30], |a_mag[29:24], |a_mag[23:18], |a_mag[17:12], |a_mag[11:6], |a_mag[5:0]};
-  reg  [2:0]  n_iter;            // iterations needed, 1..6
-  reg  [35:0] dvd_start;         // dividend shifted so its highest non-zero chunk is on top
-  always @* begin
-    casez (nz)
-      6'b1?????: begin n_iter = 3'd6;  dvd_start = {4'd0, a_mag}; end
-      6'b01????: begin n_iter = 3'd5;  dvd_start = {a_mag[29:0], 6'd0}; end
-      6'b001???: begin n_iter = 3'd4;  dvd_start = {a_mag[23:0], 12'd0}; end
-      6'b0001??: begin n_iter = 3'd3;  dvd_start = {a_mag[17:0], 18'd0}; end
-      6'b00001?: begin n_iter = 3'd2;  dvd_start = {a_mag[11:0], 24'd0}; end
-      default:   begin n_iter = 3'd1;  dvd_start = {a_mag[5:0], 30'd0}; end
-    endcase
-  end
+  // chunks of the 36-bit dividend {4'b0, a_mag}: chunk 5 = a_mag[31:30], chunk k<5 = a_mag[6k+5:6k].
+  // Returns {iterations needed (1..6), dividend shifted so its highest non-zero chunk is on top}.
+  // A function called at start (not logic evaluated every cycle: simulation speed).
+  function [38:0] prep(input [31:0] m);
+    reg [5:0] nz;
+    begin
+      nz = {|m[31:30], |m[29:24], |m[23:18], |m[17:12], |m[11:6], |m[5:0]};
+      casez (nz)
+        6'b1?????: prep = {3'd6, 4'd0, m};
+        6'b01????: prep = {3'd5, m[29:0], 6'd0};
+        6'b001???: prep = {3'd4, m[23:0], 12'd0};
+        6'b0001??: prep = {3'd3, m[17:0], 18'd0};
+        6'b00001?: prep = {3'd2, m[11:0], 24'd0};
+        default:   prep = {3'd1, m[5:0], 30'd0};
+      endcase
+    end
+  endfunction
 
   reg  [35:0] quo;       // dividend shifts out at the top, quotient shifts in at the bottom
   reg  [31:0] rem;       // always < dvs
@@ -72,10 +75,21 @@ module rv_div (
     end
   endfunction
 
-  wire [35:0] s1 = step4(rem,        quo[35:34], dvs, dvs3);
-  wire [35:0] s2 = step4(s1[31:0],   quo[33:32], dvs, dvs3);
-  wire [35:0] s3 = step4(s2[31:0],   quo[31:30], dvs, dvs3);
-  wire unused_rem_top = ^{s1[33:32], s2[33:32], s3[33:32]};   // always 0: the remainder is < dvs
+  // one iteration: three chained steps on the top 6 bits of quo; returns {quo shifted with the 3
+  // quotient digits in, new remainder}. A function called in the busy branch of the clocked block
+  // below, so it is evaluated only in the cycles that iterate (simulation speed).
+  function automatic [67:0] iter3(input [35:0] q, input [31:0] r, input [31:0] d, input [33:0] d3);
+    // lint_off: bits 33:32 of each step's remainder are always 0 (the remainder is < d)
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [35:0] s1, s2, s3;
+    /* verilator lint_on UNUSEDSIGNAL */
+    begin
+      s1 = step4(r,         q[35:34], d, d3);
+      s2 = step4(s1[31:0],  q[33:32], d, d3);
+      s3 = step4(s2[31:0],  q[31:30], d, d3);
+      iter3 = {q[29:0], s1[35:34], s2[35:34], s3[35:34], s3[31:0]};
+    end
+  endfunction
 
   // the quotient fits in 32 bits (bits 35:32 of quo are 0 when done)
   wire [31:0] q_out = neg_q ? (~quo[31:0] + 32'd1) : quo[31:0];
@@ -89,8 +103,7 @@ module rv_div (
     end else if (done) begin
       if (ack) done <= 1'b0;
     end else if (busy) begin
-      quo   <= {quo[29:0], s1[35:34], s2[35:34], s3[35:34]};
-      rem   <= s3[31:0];
+      {quo, rem} <= iter3(quo, rem, dvs, dvs3);
       count <= count - 3'd1;
       if (count == 3'd1) begin
         busy <= 1'b0;
@@ -106,13 +119,12 @@ module rv_div (
         neg_r <= 1'b0;
         done <= 1'b1;
       end else begin
-        quo   <= dvd_start;
+        {count, quo} <= prep(a_mag);
         rem   <= 32'd0;
         dvs   <= b_mag;
         dvs3  <= {2'b0, b_mag} + {1'b0, b_mag, 1'b0};
         neg_q <= a_neg ^ b_neg;
         neg_r <= a_neg;
-        count <= n_iter;
         busy  <= 1'b1;
       end
     end

@@ -75,7 +75,9 @@ module rv_fetch #(
 
   // requests accepted but not yet answered (live and stale)
   reg  [QLOG2:0] outst;
-  assign quiet = !ibus_req_valid && outst == 0;
+  // (the queue-full test without the reset term of ibus_req_valid: the same value out of reset,
+  // which is when it is used; it keeps the reset input out of this signal's logic)
+  assign quiet = ({1'b0, count} + {1'b0, discard}) >= DEPTH && outst == 0;
   wire [QLOG2:0] outst_next = outst + {{QLOG2{1'b0}}, req_fire} - {{QLOG2{1'b0}}, ibus_rsp_valid};
 
   always @(posedge clk) begin

@@ -86,7 +86,11 @@ module nic_doorbell #(
   reg  [SW-1:0] cur;
   reg  [SW-1:0] rr;        // the endpoint slot taken last (round-robin start)
 
-  // next head: driver slots first, then endpoint slots (2..EPS) after rr, then the FIFO
+  // next head: driver slots first, then endpoint slots (2..EPS) after rr, then the FIFO.
+  // Only consulted while no head is latched (cur_valid: eff is cur), so it is left at 0 then;
+  // the endpoint scan runs only when an endpoint slot is pending (else it finds nothing: rr is
+  // always 2..EPS, so the scan visits slots 2..EPS only). Simulation speed: the scan is the
+  // block's largest piece of logic and most cycles need none of it (docs/simulation-speed.md).
   reg [SW-1:0] pick;
   reg          pick_ok;
   integer      i, s;
@@ -94,13 +98,15 @@ module nic_doorbell #(
     pick = 0;
     pick_ok = 1'b0;
     s = 0;
-    if (pend[0]) begin
+    if (cur_valid) begin
+      pick_ok = 1'b0;   // unused: the latched head is the head
+    end else if (pend[0]) begin
       pick = 0;
       pick_ok = 1'b1;
     end else if (pend[1]) begin
       pick = 1;
       pick_ok = 1'b1;
-    end else begin
+    end else if (pend[NS-1:2] != {(NS-2){1'b0}}) begin
       for (i = 1; i <= EPS - 1; i = i + 1) begin
         s = {{(32-SW){1'b0}}, rr} + i;
         if (s > EPS) s = s - (EPS - 1);
@@ -166,18 +172,17 @@ module nic_doorbell #(
     end
   end
 
-  // status.count: doorbells waiting (pending slots + FIFO entries)
-  reg [7:0] npend;
-  integer   j;
-  always @* begin
-    npend = 8'd0;
-    for (j = 0; j < NS; j = j + 1) npend = npend + {7'd0, pend[j]};
-  end
-  wire [7:0]  count = npend + {{(8-CW){1'b0}}, fcount};
+  // status.count: doorbells waiting (pending slots + FIFO entries); counted only when status is
+  // read (a function called in the read-data block below, not logic evaluated every cycle)
+  function [7:0] npend(input [NS-1:0] p);
+    integer j;
+    begin
+      npend = 8'd0;
+      for (j = 0; j < NS; j = j + 1) npend = npend + {7'd0, p[j]};
+    end
+  endfunction
   wire [PW-1:0] src_page = eff == 0 || eff == 1 ? {PW{1'b0}} : {{(PW-SW){1'b0}}, eff} - 1'b1;
   wire [OW-1:0] src_off  = eff == 0 ? `NIC_DBPAGE_CMD_PI : eff == 1 ? `NIC_DBPAGE_EV_CI : `NIC_DBPAGE_SQ_PI;
-  wire [31:0] status = ({24'd0, count} << `NIC_DOORBELL_STATUS_COUNT_LSB) |
-                       ({16'd0, overflow} << `NIC_DOORBELL_STATUS_OVERFLOW_LSB);
   wire [31:0] src = !eff_valid ? 32'd0 :
                     eff_fifo ? (({{(32-OW){1'b0}}, fhead[32 +: OW]} << `NIC_DOORBELL_HEAD_SRC_OFFSET_LSB) |
                                 ({{(32-PW){1'b0}}, fhead[32 + OW +: PW]} << `NIC_DOORBELL_HEAD_SRC_PAGE_LSB)) :
@@ -190,7 +195,9 @@ module nic_doorbell #(
       case (addr)
         `NIC_DOORBELL_ID:        rdata <= `NIC_DOORBELL_ID_VALUE;
         `NIC_DOORBELL_VERSION:   rdata <= `NIC_DOORBELL_VERSION_VALUE;
-        `NIC_DOORBELL_STATUS:    rdata <= status;
+        `NIC_DOORBELL_STATUS:    rdata <= ({24'd0, npend(pend) + {{(8-CW){1'b0}}, fcount}}
+                                            << `NIC_DOORBELL_STATUS_COUNT_LSB) |
+                                           ({16'd0, overflow} << `NIC_DOORBELL_STATUS_OVERFLOW_LSB);
         `NIC_DOORBELL_HEAD_SRC:  rdata <= src;
         `NIC_DOORBELL_HEAD_DATA: rdata <= hdata;
         `NIC_DOORBELL_COALESCED: rdata <= {16'd0, coalesced};

@@ -62,7 +62,22 @@ module nic_regbus #(
   wire [3:0]  be  = c_gnt ? c_be : h_be;
   assign blk_addr  = {a[11:2], 2'b00};
   assign blk_wdata = c_gnt ? c_wdata : h_wdata;
-  assign blk_wmask = {{8{be[3]}}, {8{be[2]}}, {8{be[1]}}, {8{be[0]}}};
+  // {{8{be[3]}}, {8{be[2]}}, {8{be[1]}}, {8{be[0]}}}, written as a table of the 16 cases (the
+  // simulator looks it up instead of assembling four bytes, in the input-driven logic: speed)
+  reg [31:0] wmask;
+  always @* begin
+    case (be)
+      4'h0: wmask = 32'h0000_0000;  4'h1: wmask = 32'h0000_00FF;
+      4'h2: wmask = 32'h0000_FF00;  4'h3: wmask = 32'h0000_FFFF;
+      4'h4: wmask = 32'h00FF_0000;  4'h5: wmask = 32'h00FF_00FF;
+      4'h6: wmask = 32'h00FF_FF00;  4'h7: wmask = 32'h00FF_FFFF;
+      4'h8: wmask = 32'hFF00_0000;  4'h9: wmask = 32'hFF00_00FF;
+      4'hA: wmask = 32'hFF00_FF00;  4'hB: wmask = 32'hFF00_FFFF;
+      4'hC: wmask = 32'hFFFF_0000;  4'hD: wmask = 32'hFFFF_00FF;
+      4'hE: wmask = 32'hFFFF_FF00;  default: wmask = 32'hFFFF_FFFF;
+    endcase
+  end
+  assign blk_wmask = wmask;
 
   reg [NBLK-1:0] sel;
   integer i;

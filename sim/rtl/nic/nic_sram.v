@@ -69,9 +69,9 @@ module nic_sram #(
     end
   end
 
-  // ---- per-requester decode (flat vectors: bank and row of each requester) ----
+  // ---- per-requester decode (flat vector: the bank of each requester; the row is selected for
+  // the winner only, below) ----
   wire [NREQ*BB-1:0] rbank;
-  wire [NREQ*RW-1:0] rrow;
   genvar gi;
   generate
     for (gi = 0; gi < NREQ; gi = gi + 1) begin : g_dec
@@ -80,7 +80,6 @@ module nic_sram #(
       end else begin : g_nb
         assign rbank[gi*BB +: BB] = 1'b0;
       end
-      assign rrow[gi*RW +: RW] = req_addr[gi*32 + 4 + BSH +: RW];
     end
   endgenerate
 
@@ -146,7 +145,13 @@ module nic_sram #(
       reg  [127:0]  mem [0:DEPTH-1] /*verilator public_flat_rw*/;   // public: the debug backdoor (GDB)
       reg  [127:0]  q;
       wire [RB-1:0] w   = win[gi*RB +: RB];
-      wire [RW-1:0] row = rrow[w*RW +: RW];
+      // the winner's row, only when the bank has one (it is not used otherwise): the simulator
+      // does not select it in cycles without an access to the bank (simulation speed)
+      reg  [RW-1:0] row;
+      always @* begin
+        row = {RW{1'b0}};
+        if (found[gi]) row = req_addr[w*32 + 4 + BSH +: RW];
+      end
       integer bi;
       // the winner's byte enables and write data are selected here, in the cycles with a write
       always @(posedge clk) begin

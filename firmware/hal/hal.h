@@ -57,6 +57,16 @@ static inline void hal_raise_events(uint32_t events)
 void hal_raise_events(uint32_t events);
 #endif
 
+/* The intc sources pending now (not acknowledged): an event arrived since the pass took them. */
+#ifndef NCP_HOST
+static inline uint32_t hal_events_pending(void)
+{
+    return nic_rd(NIC_INTC_BASE, NIC_INTC_PENDING);
+}
+#else
+uint32_t hal_events_pending(void);
+#endif
+
 /* Sleeps in wfi until an enabled source or the timer is pending (MIE stays 0: no trap). */
 void hal_sleep(void);
 

@@ -183,4 +183,6 @@ void ncp_run_once(void)
         epc_poll();
     if (dmaq_backlog())
         dmaq_pump();
+    if (ncp_work.ack_in)
+        rx_ack_idle(); /* a piggy-backed ACK deferred behind the data path (rx.c) */
 }

@@ -232,6 +232,11 @@ uint32_t hal_take_events(void)
     return p;
 }
 
+uint32_t hal_events_pending(void)
+{
+    return hw.pending;
+}
+
 void hal_raise_events(uint32_t events)
 {
     hw.pending |= events;

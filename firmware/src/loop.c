@@ -169,8 +169,24 @@ void ncp_run_once(void)
     if (w->ep_ready | (ncp_work.parked_wake ? w->ep_parked : 0u))
         req_poll();
     ncp_work.parked_wake = 0; /* a fill wakes the endpoints parked before it, once */
-    if (pset_any(w->peer_ack))
+    if (pset_any(w->peer_ack)) {
+        /* A doorbell rung during this pass (a host answering the data just placed) is served
+         * before the ACKs are flushed: its packet goes first and carries the ACK, where a
+         * stand-alone ACK frame would go ahead of it (issue 12). The DMA completions first, so
+         * that the ACK it carries covers the data the host saw (rx_dma_done: ack_val). */
+        uint32_t p = hal_events_pending();
+        if (p & HAL_EV_DOORBELL) {
+            hal_ack_events(p & (HAL_EV_DOORBELL | HAL_EV_DMA));
+            if (p & HAL_EV_DMA)
+                dmaq_complete();
+            doorbells();
+            if (w->cmd)
+                hal_raise_events(HAL_EV_DOORBELL); /* cmd_poll ran already: the next pass */
+            if (w->ep_ready)
+                req_poll();
+        }
         conn_flush_acks();
+    }
     if (w->misses_held)
         xlate_post_held();
     if (w->resume)

@@ -1,9 +1,10 @@
 /*
  * rx.c - receive dispatch: frames from the MAC RX ring are validated (pkt_parse, the connection
- * token), their piggy-backed ACK handed to the completer (a plain WRITE's after its data:
- * rx_ack_after_data), then sequenced packets go through the transport (duplicates re-ACKed, gaps NACKed) and to their role: WRITE and READ_REQ to the
- * responder, READ_RESP to the completer. rx_fast is the common WRITE in a straight line; it shares
- * its rules with the general path (pkt.h, responder.h).
+ * token), their piggy-backed ACK handed to the completer (a plain WRITE's after its data, deferred
+ * while the data path is busy: rx_ack_after_data), then sequenced packets go through the transport
+ * (duplicates re-ACKed, gaps NACKed) and to their role: WRITE and READ_REQ to the responder,
+ * READ_RESP to the completer. rx_fast is the common WRITE in a straight line; it shares its rules
+ * with the general path (pkt.h, responder.h).
  *
  * Translation miss on this path: the packet is dropped (no NIC buffering), counted in drops_miss,
  * a miss request posted, and (NCP_NACK) the sender told "translation miss, wait for my RESUME"
@@ -176,9 +177,9 @@ static int on_write_late(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ri
  * posted) first, then the ACK, deferred until the data path is quiet (rx_ack_defer, rx_ack_idle),
  * retires what it acknowledges of ours (op_progress, the completion DMAs), off the critical path
  * of the data and of the reply it causes (issue 12: in a ping-pong, the ping's ACK completes the
- * target's previous pong: ~560 cycles the pong's doorbell waited behind). Nothing in the WRITE's handling reads what the
- * ACK changes (the window we send in: una, our operations), nor the reverse; DMAs complete in
- * order, so a completion it posts still follows everything before it. Every other frame keeps
+ * target's previous pong: ~560 cycles the pong's doorbell waited behind). Nothing in the WRITE's
+ * handling reads what the ACK changes (the window we send in: una, our operations), nor the
+ * reverse; DMAs complete in order, so a completion it posts still follows everything before it. Every other frame keeps
  * its ACK first: a READ_REQ may need the response slot its ACK frees (resp_acked), a READ_RESP
  * the read its ACK puts under the timer; with flow or congestion control on, or a mark, the
  * credits and echoes (cc_on_frame) follow the ACK as before. rx_fast makes the same choice.
@@ -406,13 +407,13 @@ static __attribute__((noinline)) int rx_fast_2pages(const uint8_t *f, uint32_t r
 /*
  * The common case of on_frame() in a straight line, without calls: a WRITE with data, well formed
  * (pkt_parse's checks, on the header words in place), from a synced peer holding nothing out of
- * order (synced == 1), the next expected
- * sequence number, acknowledging nothing new unless flow and congestion control are off (then its
- * ACK is deferred after its data is posted: rx_ack_defer, on_frame's order), its target (pid, buffer) memoised with every
- * protection check passed, one page that translates, a free DMA engine slot. Returns 1 when the
- * packet is delivered (its DMA posted); 0 when any condition fails, having changed nothing that
- * matters (at most the VMH memo and LRU stamp of a page it found): on_frame() then handles the
- * frame the general way and reaches the same verdicts.
+ * order (synced == 1), the next expected sequence number, acknowledging nothing new unless flow
+ * and congestion control are off (then its ACK is deferred after its data is posted: rx_ack_defer,
+ * on_frame's order), its target (pid, buffer) memoised with every protection check passed, one
+ * page that translates, a free DMA engine slot. Returns 1 when the packet is delivered (its DMA
+ * posted); 0 when any condition fails, having changed nothing that matters (at most the VMH memo
+ * and LRU stamp of a page it found): on_frame() then handles the frame the general way and reaches
+ * the same verdicts.
  */
 static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, uint32_t ridx)
 {

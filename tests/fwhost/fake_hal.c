@@ -237,6 +237,11 @@ uint32_t hal_events_pending(void)
     return hw.pending;
 }
 
+void hal_ack_events(uint32_t events)
+{
+    hw.pending &= ~events;
+}
+
 void hal_raise_events(uint32_t events)
 {
     hw.pending |= events;

@@ -171,19 +171,26 @@ void ncp_run_once(void)
     ncp_work.parked_wake = 0; /* a fill wakes the endpoints parked before it, once */
     if (pset_any(w->peer_ack)) {
         /* A doorbell rung during this pass (a host answering the data just placed) is served
-         * before the ACKs are flushed: its packet goes first and carries the ACK, where a
-         * stand-alone ACK frame would go ahead of it (issue 12). The DMA completions first, so
-         * that the ACK it carries covers the data the host saw (rx_dma_done: ack_val). */
+         * before the ACKs are flushed when the host DMA is idle: its packet goes first and
+         * carries the ACK, where a stand-alone ACK frame would go ahead of it (issue 12). The
+         * DMA completions first, so that the ACK it carries covers the data the host saw
+         * (rx_dma_done: ack_val). Not while other DMAs are outstanding: the ACK would wait on the
+         * frame behind them, where an ACK frame goes ahead of waiting data (tx_ctl; "Timeouts
+         * measure the network", system.loopback_nofast). */
         uint32_t p = hal_events_pending();
         if (p & HAL_EV_DOORBELL) {
-            hal_ack_events(p & (HAL_EV_DOORBELL | HAL_EV_DMA));
-            if (p & HAL_EV_DMA)
+            if (p & HAL_EV_DMA) {
+                hal_ack_events(HAL_EV_DMA);
                 dmaq_complete();
-            doorbells();
-            if (w->cmd)
-                hal_raise_events(HAL_EV_DOORBELL); /* cmd_poll ran already: the next pass */
-            if (w->ep_ready)
-                req_poll();
+            }
+            if (dmaq_idle()) {
+                hal_ack_events(HAL_EV_DOORBELL);
+                doorbells();
+                if (w->cmd)
+                    hal_raise_events(HAL_EV_DOORBELL); /* cmd_poll ran already: the next pass */
+                if (w->ep_ready)
+                    req_poll();
+            }
         }
         conn_flush_acks();
     }

@@ -367,7 +367,7 @@ static __attribute__((noinline)) void rx_ack_defer(uint32_t src, uint32_t ack)
 
 void rx_ack_idle(void)
 {
-    if ((dmaq.head == dmaq.done && !hal_events_pending()) || ncp.now - rx_dack.t >= RX_ACK_DEFER) {
+    if ((dmaq_idle() && !hal_events_pending()) || ncp.now - rx_dack.t >= RX_ACK_DEFER) {
         rx_ack_apply();
         /* what it started (completions, resends, a deadline moved, endpoints with window room)
          * is served by the next pass, not left until some event */

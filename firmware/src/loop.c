@@ -173,12 +173,13 @@ void ncp_run_once(void)
         /* A doorbell rung during this pass (a host answering the data just placed) is served
          * before the ACKs are flushed when the host DMA is idle: its packet goes first and
          * carries the ACK, where a stand-alone ACK frame would go ahead of it (issue 12). The
-         * DMA completions first, so that the ACK it carries covers the data the host saw
-         * (rx_dma_done: ack_val). Not while other DMAs are outstanding: the ACK would wait on the
-         * frame behind them, where an ACK frame goes ahead of waiting data (tx_ctl; "Timeouts
-         * measure the network", system.loopback_nofast). */
-        uint32_t p = hal_events_pending();
-        if (p & HAL_EV_DOORBELL) {
+         * DMA completions first (at most one outstanding: the placement the host saw), so that
+         * the ACK it carries covers that data (rx_dma_done: ack_val). Not while other DMAs are
+         * outstanding: the ACK would wait on the frame behind them, where an ACK frame goes
+         * ahead of waiting data (tx_ctl; "Timeouts measure the network",
+         * system.loopback_nofast); nor is the intc read then (a stream's passes). */
+        uint32_t p;
+        if (dmaq.head - dmaq.done <= 1u && ((p = hal_events_pending()) & HAL_EV_DOORBELL)) {
             if (p & HAL_EV_DMA) {
                 hal_ack_events(HAL_EV_DMA);
                 dmaq_complete();

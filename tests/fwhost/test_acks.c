@@ -274,6 +274,41 @@ static void deferred_ack_bounded(void **state)
     assert_int_equal(stats().timeouts, 0);
 }
 
+/* A doorbell that arrives during the pass completing the peer's WRITE's placement (the host
+ * answering the data it saw) is served before the ACK flush: our write goes first and carries the
+ * ACK of that WRITE, and no stand-alone ACK frame goes ahead of it or after it (issue 12; loop.c). */
+static void doorbell_during_pass_carries_ack(void **state)
+{
+    (void)state;
+    static uint8_t d[64];
+    for (unsigned j = 0; j < sizeof d; j++)
+        d[j] = (uint8_t)(j * 11u + 3u);
+    warm_target();
+    fh_dma_hold(1);
+    struct pkt_hdr in = peer_write(LKEY, 0x700, d, sizeof d);
+    fwh_run();
+    assert_int_equal(fh_dma_queued(), 1); /* the placement, held */
+    fwh_fill_pattern(lpa + 0x4000, 80, 31);
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA + 0x4000, LBUF, 80, RPID, RBUF, 0, RKEY, 31);
+    uint32_t pi = fwh_post_entry(EP, &e);
+    fh_doorbell_at_peek(EP, NIC_DB_SQ_PI, pi); /* rung in the pass that completes the placement */
+    fh_dma_hold(0);
+    fwh_run();
+    assert_true(fh_doorbell_fired());
+    assert_memory_equal(fh_host(lpa + 0x700, sizeof d), d, sizeof d);
+    const uint8_t *p;
+    struct pkt_hdr w = tx_expect(PKT_WRITE, &p); /* first, no ACK frame ahead of it */
+    assert_int_equal(w.ack, in.seq + 1u);     /* the ACK of the data the host saw */
+    assert_memory_equal(p, fh_host(lpa + 0x4000, 80), 80);
+    assert_int_equal(fwh_tx_pending(), 0); /* nor after it */
+    fwh_ack(PEER);
+    fwh_run();
+    struct nic_cqe c;
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, 80);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +317,7 @@ int main(void)
         cmocka_unit_test_setup(ack_owed_waits_at_most_ack_wait, scen_setup),
         cmocka_unit_test_setup(piggybacked_ack_after_data, scen_setup),
         cmocka_unit_test_setup(deferred_ack_bounded, scen_setup),
+        cmocka_unit_test_setup(doorbell_during_pass_carries_ack, scen_setup),
     };
     return FWH_RUN_TESTS("acks", tests);
 }

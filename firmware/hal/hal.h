@@ -57,6 +57,22 @@ static inline void hal_raise_events(uint32_t events)
 void hal_raise_events(uint32_t events);
 #endif
 
+/* The intc sources pending now (not acknowledged): an event arrived since the pass took them. */
+#ifndef NCP_HOST
+static inline uint32_t hal_events_pending(void)
+{
+    return nic_rd(NIC_INTC_BASE, NIC_INTC_PENDING);
+}
+/* Acknowledges intc sources taken outside hal_take_events (a doorbell served in mid-pass). */
+static inline void hal_ack_events(uint32_t events)
+{
+    nic_wr(NIC_INTC_BASE, NIC_INTC_ACK, events);
+}
+#else
+uint32_t hal_events_pending(void);
+void hal_ack_events(uint32_t events);
+#endif
+
 /* Sleeps in wfi until an enabled source or the timer is pending (MIE stays 0: no trap). */
 void hal_sleep(void);
 

@@ -14,6 +14,7 @@
 #include "ncp_rt.h"
 #include "ops.h"
 #include "responder.h"
+#include "rx.h"
 #include "tx.h"
 
 /* This module's counters (gathered by conn_counters for STATS). */
@@ -103,6 +104,9 @@ static __attribute__((noinline)) int conn_defer(uint16_t p, struct xport_peer *x
 int conn_timer(uint32_t now, uint32_t *at)
 {
     int armed = 0;
+
+    if (ncp_work.ack_in)
+        rx_ack_apply(); /* what arrived acknowledged is not timed out */
 
     for (uint32_t i = 0, nw = pset_nwords(); i < nw; i++) {
         for (uint32_t m = ncp_work.peer_tx[i]; m; m &= m - 1) { /* the others: una == nxt */

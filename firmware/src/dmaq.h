@@ -44,6 +44,12 @@ struct dmaq_state {
 };
 extern struct dmaq_state dmaq;
 
+/* No request outstanding: every one posted has completed. */
+static inline int dmaq_idle(void)
+{
+    return dmaq.head == dmaq.done;
+}
+
 /* Requests posted and not yet handed to the engine. */
 static inline int dmaq_backlog(void)
 {

@@ -169,8 +169,32 @@ void ncp_run_once(void)
     if (w->ep_ready | (ncp_work.parked_wake ? w->ep_parked : 0u))
         req_poll();
     ncp_work.parked_wake = 0; /* a fill wakes the endpoints parked before it, once */
-    if (pset_any(w->peer_ack))
+    if (pset_any(w->peer_ack)) {
+        /* A doorbell rung during this pass (a host answering the data just placed) is served
+         * before the ACKs are flushed when the host DMA is idle: its packet goes first and
+         * carries the ACK, where a stand-alone ACK frame would go ahead of it (issue 12). The
+         * DMA completions first (at most one outstanding: the placement the host saw), so that
+         * the ACK it carries covers that data (rx_dma_done: ack_val). Not while other DMAs are
+         * outstanding: the ACK would wait on the frame behind them, where an ACK frame goes
+         * ahead of waiting data (tx_ctl; "Timeouts measure the network",
+         * system.loopback_nofast); nor is the intc read then (a stream's passes). */
+        uint32_t p;
+        if (dmaq.head - dmaq.done <= 1u && ((p = hal_events_pending()) & HAL_EV_DOORBELL)) {
+            if (p & HAL_EV_DMA) {
+                hal_ack_events(HAL_EV_DMA);
+                dmaq_complete();
+            }
+            if (dmaq_idle()) {
+                hal_ack_events(HAL_EV_DOORBELL);
+                doorbells();
+                if (w->cmd)
+                    hal_raise_events(HAL_EV_DOORBELL); /* cmd_poll ran already: the next pass */
+                if (w->ep_ready)
+                    req_poll();
+            }
+        }
         conn_flush_acks();
+    }
     if (w->misses_held)
         xlate_post_held();
     if (w->resume)
@@ -183,4 +207,6 @@ void ncp_run_once(void)
         epc_poll();
     if (dmaq_backlog())
         dmaq_pump();
+    if (ncp_work.ack_in)
+        rx_ack_idle(); /* a piggy-backed ACK deferred behind the data path (rx.c) */
 }

@@ -297,6 +297,7 @@ struct ncp_work {
     uint8_t epc; /* host endpoints: fills, evictions or fetches wait (epc_poll) */
     uint8_t epc_on; /* host endpoints configured (EP_TABLE): doorbells may be lost (epc_check_lost) */
     uint8_t db_fifo; /* a doorbell from the doorbell FIFO was taken: check its drop counter */
+    uint8_t ack_in; /* a piggy-backed ACK deferred behind the data path (rx.c, rx_ack_idle) */
 };
 extern struct ncp_work ncp_work;
 

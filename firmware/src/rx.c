@@ -1,9 +1,10 @@
 /*
  * rx.c - receive dispatch: frames from the MAC RX ring are validated (pkt_parse, the connection
- * token), their piggy-backed ACK handed to the completer, then sequenced packets go through the
- * transport (duplicates re-ACKed, gaps NACKed) and to their role: WRITE and READ_REQ to the
- * responder, READ_RESP to the completer. rx_fast is the common WRITE in a straight line; it shares
- * its rules with the general path (pkt.h, responder.h).
+ * token), their piggy-backed ACK handed to the completer (a plain WRITE's after its data, deferred
+ * while the data path is busy: rx_ack_after_data), then sequenced packets go through the transport
+ * (duplicates re-ACKed, gaps NACKed) and to their role: WRITE and READ_REQ to the responder,
+ * READ_RESP to the completer. rx_fast is the common WRITE in a straight line; it shares its rules
+ * with the general path (pkt.h, responder.h).
  *
  * Translation miss on this path: the packet is dropped (no NIC buffering), counted in drops_miss,
  * a miss request posted, and (NCP_NACK) the sender told "translation miss, wait for my RESUME"
@@ -168,6 +169,26 @@ __attribute__((noinline)) enum xl_result rx_place_pages(uint16_t pid, uint64_t v
 static struct pkt_hdr rx_hdr;
 static int rx_nack;
 static int rx_ooo(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ridx);
+static void rx_ack_defer(uint32_t src, uint32_t ack);
+static int on_write_late(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ridx);
+
+/*
+ * The piggy-backed ACK of a plain WRITE (no immediate, no send, no resync, no congestion mark;
+ * flow and congestion control off) is handled after the WRITE itself: its data is placed (the DMA
+ * posted) first, then the ACK, deferred until the data path is quiet (rx_ack_defer, rx_ack_idle),
+ * retires what it acknowledges of ours (op_progress, the completion DMAs), off the critical path
+ * of the data and of the reply it causes (issue 12: in a ping-pong, the ping's ACK completes the
+ * target's previous pong: ~560 cycles the pong's doorbell waited behind). Nothing in the WRITE's
+ * handling reads what the ACK changes (the window we send in: una, our operations), nor the
+ * reverse; DMAs complete in order, so a completion it posts still follows everything before it. Every other frame keeps
+ * its ACK first: a READ_REQ may need the response slot its ACK frees (resp_acked), a READ_RESP
+ * the read its ACK puts under the timer; with flow or congestion control on, or a mark, the
+ * credits and echoes (cc_on_frame) follow the ACK as before. rx_fast makes the same choice.
+ */
+static inline int rx_ack_after_data(uint32_t type, uint32_t flags)
+{
+    return type == PKT_WRITE && !(flags & (PKT_F_RESYNC | PKT_F_IMM | PKT_F_SEND | PKT_F_CE)) && !cc_opts;
+}
 
 /* Handles one frame; returns 1 when its buffer is now owned by a DMA. */
 static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
@@ -196,6 +217,10 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     }
     ncp_sat_inc(&rx_cnt.rx_packets);
     pset_add(ncp_work.peer_ack, hp->src); /* conn_flush_acks looks at this peer */
+    if (rx_ack_after_data(hp->type, hp->flags))
+        return on_write_late(hp, f, ridx); /* its data first, its piggy-backed ACK deferred */
+    if (ncp_work.ack_in)
+        rx_ack_apply(); /* a deferred ACK first: ACK fields in arrival order */
     cpl_on_frame_ack(hp->src, hp);
     if (cc_opts | (hp->flags & PKT_F_CE))
         cc_on_frame(hp->src, hp); /* credits, echoes, marks (congestion.c) */
@@ -229,6 +254,33 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     default:
         return cpl_on_read_resp(hp->src, hp, f + PKT_HDR_BYTES, ridx);
     }
+}
+
+/* on_frame for a plain WRITE (rx_ack_after_data): the transport's verdict and the responder, as
+ * for any WRITE, then its piggy-backed ACK, deferred when it acknowledges something new. Out of
+ * line: the other types' path stays as it was. */
+static __attribute__((noinline)) int on_write_late(const struct pkt_hdr *hp, const uint8_t *f, uint32_t ridx)
+{
+    struct xport_peer *x = &conn_peer(hp->src).x;
+    uint32_t resyncs_bad = x->st.resyncs_bad;
+    enum xport_rx_verdict v = xport_rx_classify(x, hp->seq, hp->flags, &rx_nack);
+    int r = 0;
+
+    if (x->st.resyncs_bad != resyncs_bad)
+        ncp_sat_inc(&rx_cnt.resyncs_bad);
+    if (v == XP_RX_DUP) {
+        ncp_sat_inc(&rx_cnt.dup_packets);
+    } else if (v == XP_RX_GAP) {
+        if (rx_nack)
+            tx_ctl(hp->src, PKT_NACK, PKT_NACK_GAP, hp->seq, 0, 0);
+    } else if (v == XP_RX_OOO) {
+        r = rx_ooo(hp, f, ridx);
+    } else {
+        r = rsp_on_write(hp->src, hp, f + PKT_HDR_BYTES, ridx);
+    }
+    if (seq_lt(x->una, hp->ack))
+        rx_ack_defer(hp->src, hp->ack);
+    return r;
 }
 
 /*
@@ -269,6 +321,62 @@ static __attribute__((noinline)) int rx_ooo(const struct pkt_hdr *hp, const uint
 }
 
 /*
+ * The deferred piggy-backed ACK (rx_ack_after_data): one peer's at a time, the newest value (ACKs
+ * are cumulative: a later one covers an earlier one, and an ACK at or before una changes nothing),
+ * since when it waits. Applied, as cpl_on_frame_ack would have applied it on arrival:
+ *   - at the end of a pass when the data path is quiet (no DMA outstanding, no intc event pending:
+ *     in a ping-pong, after the reply's frame went to the MAC), rx_ack_idle;
+ *   - at the latest RX_ACK_DEFER after it arrived (checked at the end of every pass; a pass always
+ *     follows while a DMA is outstanding or an event pending, the only cases that keep it);
+ *   - before any other frame's ACK fields (any peer: they stay in arrival order), before another
+ *     peer's ACK is deferred, and before the transport's timeouts are judged (conn_timer).
+ * A peer with an ACK deferred has packets in flight (the ACK acknowledged something new), so its
+ * context is not evicted (peerctx.c: only quiet peers are); the resident test is belt and braces.
+ */
+#define RX_ACK_DEFER (NCP_RTO / 20u) /* 10 us at the default RTO: well inside any timeout */
+static struct {
+    uint32_t ack, t;
+    uint16_t peer;
+} rx_dack;
+
+void rx_ack_apply(void)
+{
+    struct pkt_hdr h = {.type = PKT_WRITE, .src = rx_dack.peer, .ack = rx_dack.ack};
+
+    ncp_work.ack_in = 0;
+    if (conn_resident(h.src))
+        cpl_on_frame_ack(h.src, &h); /* (of a WRITE's header it reads the type and the ACK) */
+}
+
+/* A plain WRITE's piggy-backed ACK, after its data: deferred (see above) when it acknowledges
+ * something new. Out of line: the common case acknowledges nothing new. */
+static __attribute__((noinline)) void rx_ack_defer(uint32_t src, uint32_t ack)
+{
+    if (ncp_work.ack_in) {
+        if (rx_dack.peer == src) {
+            if (seq_lt(rx_dack.ack, ack))
+                rx_dack.ack = ack; /* the newer covers it; it waits since the first */
+            return;
+        }
+        rx_ack_apply(); /* another peer's: applied now, one deferred at a time */
+    }
+    rx_dack.peer = (uint16_t)src;
+    rx_dack.ack = ack;
+    rx_dack.t = ncp.now;
+    ncp_work.ack_in = 1;
+}
+
+void rx_ack_idle(void)
+{
+    if ((dmaq_idle() && !hal_events_pending()) || ncp.now - rx_dack.t >= RX_ACK_DEFER) {
+        rx_ack_apply();
+        /* what it started (completions, resends, a deadline moved, endpoints with window room)
+         * is served by the next pass, not left until some event */
+        hal_raise_events(HAL_EV_DMA);
+    }
+}
+
+/*
  * rx_fast's tail for a segment over two pages (an unaligned MTU write): both pages translate and
  * the engine has two slots, else 0 with nothing counted (the general path decides). Posted as
  * rx_place posts them: the first page's piece, then the rest with the continuation. Out of line:
@@ -300,12 +408,13 @@ static __attribute__((noinline)) int rx_fast_2pages(const uint8_t *f, uint32_t r
 /*
  * The common case of on_frame() in a straight line, without calls: a WRITE with data, well formed
  * (pkt_parse's checks, on the header words in place), from a synced peer holding nothing out of
- * order (synced == 1), the next expected
- * sequence number, acknowledging nothing new, its target (pid, buffer) memoised with every
- * protection check passed, one page that translates, a free DMA engine slot. Returns 1 when the
- * packet is delivered (its DMA posted); 0 when any condition fails, having changed nothing that
- * matters (at most the VMH memo and LRU stamp of a page it found): on_frame() then handles the
- * frame the general way and reaches the same verdicts.
+ * order (synced == 1), the next expected sequence number, acknowledging nothing new unless flow
+ * and congestion control are off (then its ACK is deferred after its data is posted: rx_ack_defer,
+ * on_frame's order), its target (pid, buffer) memoised with every protection check passed, one
+ * page that translates, a free DMA engine slot. Returns 1 when the packet is delivered (its DMA
+ * posted); 0 when any condition fails, having changed nothing that matters (at most the VMH memo
+ * and LRU stamp of a page it found): on_frame() then handles the frame the general way and reaches
+ * the same verdicts.
  */
 /*
  * The common case of a READ_RESP in a straight line (an RDMA read's data at its initiator), as
@@ -373,8 +482,8 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
         return 0;
     /* on_ack_fields: nothing new acknowledged; xport_rx_classify: the next expected packet */
     struct ncp_peer *pp = &conn_peer(src);
-    uint32_t seq = w[PKT_W_SEQ];
-    if (w[PKT_W_TOKEN] != pp->rx_token || seq_lt(pp->x.una, w[PKT_W_ACK]) || pp->x.synced != 1 ||
+    uint32_t seq = w[PKT_W_SEQ], ack = w[PKT_W_ACK];
+    if (w[PKT_W_TOKEN] != pp->rx_token || (seq_lt(pp->x.una, ack) && cc_opts) || pp->x.synced != 1 ||
         seq != pp->x.expected)
         return 0;
     /* check_cbh on the memoised target (its PCH and CBH entries valid), the same rule */
@@ -385,16 +494,23 @@ static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, ui
         return 0;
     /* rx_place, one page (two: rx_fast_2pages) */
     uint64_t va = ((uint64_t)e->va_hi << 32 | e->va_lo) + off;
-    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE)
-        return rx_fast_2pages(f, ridx, src, (uint16_t)pid, va, len);
-    if (!dmaq_direct() || !xlate_vmh_hit((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 0))
-        return 0;
-    ncp_sat_inc(&rx_cnt.rx_packets);
-    ncp_sat_inc(&xlate_fast_hits.target);
-    rx_meta[ridx].seq = seq;
-    dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RX, ridx, (uint16_t)src);
-    pp->rx_dma_pending++;
-    xport_rx_accept_fast(&pp->x); /* (synced == 1: nothing held out of order) */
+    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE) {
+        if (!rx_fast_2pages(f, ridx, src, (uint16_t)pid, va, len))
+            return 0;
+    } else {
+        if (!dmaq_direct() || !xlate_vmh_hit((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 0))
+            return 0;
+        ncp_sat_inc(&rx_cnt.rx_packets);
+        ncp_sat_inc(&xlate_fast_hits.target);
+        rx_meta[ridx].seq = seq;
+        dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RX, ridx, (uint16_t)src);
+        pp->rx_dma_pending++;
+        xport_rx_accept_fast(&pp->x); /* (synced == 1: nothing held out of order) */
+    }
+    if (seq_lt(pp->x.una, ack)) {
+        pset_add(ncp_work.peer_ack, src); /* as on_frame: conn_flush_acks looks at this peer */
+        rx_ack_defer(src, ack);           /* the piggy-backed ACK after the data (rx_ack_after_data) */
+    }
     NCP_PROF(14);
     return 1;
 }

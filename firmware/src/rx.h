@@ -27,6 +27,11 @@ int rx_loop_push(const uint8_t *frame, uint32_t len, uint32_t id);
 void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err);
 /* A fill arrived: the peers told MISS since the last fill get a RESUME (rx_send_resumes). */
 void rx_on_fill(void);
+/* A piggy-backed ACK deferred (ncp_work.ack_in): applied at the end of a pass once nothing of the
+ * data path waits (no DMA outstanding, no event pending) or after RX_ACK_DEFER (rx.c). */
+void rx_ack_idle(void);
+/* Applies the deferred piggy-backed ACK now (before a timeout is judged: conn_timer). */
+void rx_ack_apply(void);
 /* RESUME NACKs to the peers told MISS since the last fill. */
 void rx_send_resumes(void);
 /* The packet missed a translation: dropped, the sender told (unless seed-faithful). */

@@ -232,6 +232,40 @@ uint32_t hal_take_events(void)
     return p;
 }
 
+static struct {
+    int armed, fired;
+    uint32_t page, off, data;
+} peek_db;
+
+void fh_doorbell_at_peek(uint32_t page, uint32_t offset, uint32_t data)
+{
+    peek_db.armed = 1;
+    peek_db.fired = 0;
+    peek_db.page = page;
+    peek_db.off = offset;
+    peek_db.data = data;
+}
+
+int fh_doorbell_fired(void)
+{
+    return peek_db.fired;
+}
+
+uint32_t hal_events_pending(void)
+{
+    if (peek_db.armed) { /* the doorbell arrives now, during the pass */
+        peek_db.armed = 0;
+        peek_db.fired = 1;
+        fh_doorbell(peek_db.page, peek_db.off, peek_db.data);
+    }
+    return hw.pending;
+}
+
+void hal_ack_events(uint32_t events)
+{
+    hw.pending &= ~events;
+}
+
 void hal_raise_events(uint32_t events)
 {
     hw.pending |= events;

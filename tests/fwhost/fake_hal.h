@@ -76,6 +76,10 @@ uint32_t fh_mac_send(uint32_t n); /* sends up to n queued frames now, held or no
 
 /* Doorbells: a host write into doorbell page `page` at `offset`. */
 void fh_doorbell(uint32_t page, uint32_t offset, uint32_t data);
+/* A doorbell that arrives during a pass: rung when the NCP next reads the intc's pending bits
+ * (hal_events_pending); fh_doorbell_fired() says whether it was. */
+void fh_doorbell_at_peek(uint32_t page, uint32_t offset, uint32_t data);
+int fh_doorbell_fired(void);
 
 /* hostif: fw_state, the info block's SRAM offset, host interrupts raised (per cause bit). */
 uint32_t fh_fw_state(void);

@@ -381,6 +381,16 @@ void fwh_prefill(uint16_t pid)
 }
 
 /* ---- processes ---- */
+uint32_t fwh_post_entry(uint16_t ep, const struct nic_sq_entry *e)
+{
+    uint32_t slot = fwh.sq_pi[ep] % fwh.info.sq_entries, w[16];
+
+    memcpy(w, e, sizeof w);
+    for (uint32_t i = 0; i < 16; i++)
+        fh_doorbell(ep, slot * 64u + 4u * i, w[i]);
+    return ++fwh.sq_pi[ep];
+}
+
 void fwh_post(uint16_t ep, const struct nic_sq_entry *e)
 {
     uint32_t slot = fwh.sq_pi[ep] % fwh.info.sq_entries, w[16];

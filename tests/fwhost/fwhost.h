@@ -98,6 +98,8 @@ void fwh_prefill(uint16_t pid);
 
 /* A process: post a send queue entry (slot write + doorbell), take its next completion. */
 void fwh_post(uint16_t ep, const struct nic_sq_entry *e);
+/* The entry's words only, no doorbell: returns the producer count to ring (NIC_DB_SQ_PI). */
+uint32_t fwh_post_entry(uint16_t ep, const struct nic_sq_entry *e);
 int fwh_cqe(uint16_t ep, struct nic_cqe *c);
 struct nic_sq_entry fwh_write_wr(uint16_t rnode, uint64_t laddr, uint32_t lbuf, uint32_t len, uint16_t rpid,
                                  uint32_t rbuf, uint64_t roff, uint32_t rkey, uint64_t wr_id);

@@ -141,12 +141,183 @@ static void ack_owed_waits_at_most_ack_wait(void **state)
     assert_int_equal(stats().rx_packets, 4);
 }
 
+/* Our write to the peer, sent and not yet acknowledged (the peer's rx_next covers it). */
+static struct pkt_hdr our_write(uint32_t off, uint32_t len, uint32_t seed)
+{
+    fwh_fill_pattern(lpa + off, len, seed);
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA + off, LBUF, len, RPID, RBUF, 0, RKEY, seed);
+    fwh_post(EP, &e);
+    fwh_run();
+    const uint8_t *p;
+    struct pkt_hdr w = tx_expect(PKT_WRITE, &p);
+    assert_int_equal(w.len, len);
+    assert_memory_equal(p, fh_host(lpa + off, len), len);
+    struct nic_cqe c;
+    assert_false(fwh_cqe(EP, &c)); /* not acknowledged yet */
+    return w;
+}
+
+/* A first WRITE from the peer: its target memoised, so the next ones take rx_fast (fast build). */
+static void warm_target(void)
+{
+    static uint8_t d[32];
+    fwh_prefill(PID);
+    struct pkt_hdr warm = peer_write(LKEY, 0x80, d, sizeof d);
+    fwh_run();
+    assert_int_equal(tx_expect(PKT_ACK, NULL).ack, warm.seq + 1u);
+}
+
+/* A WRITE from the peer that also acknowledges our write (the piggy-backed ACK of a ping-pong): its
+ * data is placed first, and the ACK is applied once the data path is quiet (no DMA outstanding):
+ * our completion is requested after the data is in host memory, and once: the same ACK again,
+ * alone or on the next WRITE, completes nothing more (issue 12: the ACK off the critical path of
+ * the data and of the reply; both builds, the fast path and the general one). */
+static void piggybacked_ack_after_data(void **state)
+{
+    (void)state;
+    static uint8_t d[2][64];
+    for (unsigned i = 0; i < 2; i++)
+        for (unsigned j = 0; j < sizeof d[i]; j++)
+            d[i][j] = (uint8_t)(j * 5u + i + 1u);
+    warm_target();
+    struct pkt_hdr w = our_write(0x2000, 200, 11);
+    struct nic_cqe c;
+    uint32_t done = fh_dma_count();
+    fh_dma_hold(1);
+    struct pkt_hdr in = peer_write(LKEY, 0x100, d[0], sizeof d[0]); /* its ACK covers w */
+    assert_int_equal(in.ack, w.seq + 1u);
+    fwh_run();
+    assert_int_equal(fh_dma_queued(), 1); /* the data; the ACK waits for it */
+    assert_false(fwh_cqe(EP, &c));
+    assert_int_equal(fh_dma_complete(1), 1);
+    const struct fh_dma *first = fh_dma_log(done);
+    assert_int_equal(first->host, fwh_pa(PID, LVA + 0x100));
+    assert_int_equal(first->len, sizeof d[0]);
+    assert_int_equal(first->to_host, 1);
+    assert_memory_equal(fh_host(lpa + 0x100, sizeof d[0]), d[0], sizeof d[0]);
+    assert_false(fwh_cqe(EP, &c));
+    fh_dma_hold(0);
+    fwh_run();
+    assert_int_equal(fh_dma_count(), done + 2u); /* the data, then our completion */
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, 200);
+    assert_int_equal(tx_expect(PKT_ACK, NULL).ack, in.seq + 1u);
+    /* exactly once: the same ACK again, on an ACK frame and on the next WRITE */
+    fwh_ack(PEER);
+    struct pkt_hdr in2 = peer_write(LKEY, 0x200, d[1], sizeof d[1]);
+    assert_int_equal(in2.ack, w.seq + 1u);
+    fwh_run();
+    assert_false(fwh_cqe(EP, &c));
+    assert_memory_equal(fh_host(lpa + 0x200, sizeof d[1]), d[1], sizeof d[1]);
+    struct pkt_hdr k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.ack, in2.seq + 1u);
+    assert_int_equal(fwh_tx_pending(), 0);
+    assert_int_equal(stats().rx_packets, 4);
+    assert_int_equal(stats().timeouts, 0);
+}
+
+/* A deferred ACK waits at most NCP_RTO / 20 while the data path stays busy (a loaded host DMA: the
+ * next frame's pass applies it), and a frame of another kind applies it first (ACK fields in
+ * arrival order): each of our writes completes once, in request order. */
+static void deferred_ack_bounded(void **state)
+{
+    (void)state;
+    static uint8_t d[3][48];
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned j = 0; j < sizeof d[i]; j++)
+            d[i][j] = (uint8_t)(j * 3u + i + 7u);
+    warm_target();
+    struct pkt_hdr w = our_write(0x3000, 100, 21);
+    struct nic_cqe c;
+    fh_dma_hold(1);
+    struct pkt_hdr in = peer_write(LKEY, 0x400, d[0], sizeof d[0]);
+    assert_int_equal(in.ack, w.seq + 1u);
+    fwh_run();
+    assert_int_equal(fh_dma_queued(), 1); /* deferred: the data's DMA is outstanding */
+    fh_advance(NCP_RTO / 20u);
+    peer_write(LKEY, 0x500, d[1], sizeof d[1]); /* acknowledges nothing new; its pass: the bound */
+    fwh_run();
+    assert_int_equal(fh_dma_queued(), 3); /* both data DMAs, then our completion */
+    fh_dma_hold(0);
+    fwh_run();
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, 100);
+    assert_false(fwh_cqe(EP, &c));
+    assert_int_equal(tx_expect(PKT_ACK, NULL).ack, in.seq + 2u);
+    /* deferred again (an ACK of w2 only), then an ACK frame of the peer covering w3 as well: the
+     * deferred ACK first, then the frame's; each write completes once */
+    struct pkt_hdr w2 = our_write(0x3100, 100, 22);
+    struct pkt_hdr w3 = our_write(0x3200, 100, 23);
+    assert_int_equal(w3.seq, w2.seq + 1u);
+    fh_dma_hold(1);
+    struct pkt_hdr h = {.type = PKT_WRITE, .op = OP_ID, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0x600,
+                        .len = (uint16_t)sizeof d[2], .flags = PKT_F_LAST};
+    h.seq = fwh.peer[PEER].tx_seq++;
+    h.ack = w2.seq + 1u;
+    fwh_send(PEER, &h, d[2]);
+    fwh_run();
+    assert_int_equal(fh_dma_queued(), 1);
+    assert_false(fwh_cqe(EP, &c));
+    fwh_ack(PEER); /* covers w2 and w3 */
+    fwh_run();
+    assert_int_equal(fh_dma_queued(), 3); /* the data, then both completions */
+    fh_dma_hold(0);
+    fwh_run();
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_false(fwh_cqe(EP, &c));
+    assert_memory_equal(fh_host(lpa + 0x600, sizeof d[2]), d[2], sizeof d[2]);
+    assert_int_equal(stats().timeouts, 0);
+}
+
+/* A doorbell that arrives during the pass completing the peer's WRITE's placement (the host
+ * answering the data it saw) is served before the ACK flush: our write goes first and carries the
+ * ACK of that WRITE, and no stand-alone ACK frame goes ahead of it or after it (issue 12; loop.c). */
+static void doorbell_during_pass_carries_ack(void **state)
+{
+    (void)state;
+    static uint8_t d[64];
+    for (unsigned j = 0; j < sizeof d; j++)
+        d[j] = (uint8_t)(j * 11u + 3u);
+    warm_target();
+    fh_dma_hold(1);
+    struct pkt_hdr in = peer_write(LKEY, 0x700, d, sizeof d);
+    fwh_run();
+    assert_int_equal(fh_dma_queued(), 1); /* the placement, held */
+    fwh_fill_pattern(lpa + 0x4000, 80, 31);
+    struct nic_sq_entry e = fwh_write_wr(PEER, LVA + 0x4000, LBUF, 80, RPID, RBUF, 0, RKEY, 31);
+    uint32_t pi = fwh_post_entry(EP, &e);
+    fh_doorbell_at_peek(EP, NIC_DB_SQ_PI, pi); /* rung in the pass that completes the placement */
+    fh_dma_hold(0);
+    fwh_run();
+    assert_true(fh_doorbell_fired());
+    assert_memory_equal(fh_host(lpa + 0x700, sizeof d), d, sizeof d);
+    const uint8_t *p;
+    struct pkt_hdr w = tx_expect(PKT_WRITE, &p); /* first, no ACK frame ahead of it */
+    assert_int_equal(w.ack, in.seq + 1u);     /* the ACK of the data the host saw */
+    assert_memory_equal(p, fh_host(lpa + 0x4000, 80), 80);
+    assert_int_equal(fwh_tx_pending(), 0); /* nor after it */
+    fwh_ack(PEER);
+    fwh_run();
+    struct nic_cqe c;
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, 80);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(deadline_from_departure, scen_setup),
         cmocka_unit_test_setup(control_frame_ahead_of_waiting_data, scen_setup),
         cmocka_unit_test_setup(ack_owed_waits_at_most_ack_wait, scen_setup),
+        cmocka_unit_test_setup(piggybacked_ack_after_data, scen_setup),
+        cmocka_unit_test_setup(deferred_ack_bounded, scen_setup),
+        cmocka_unit_test_setup(doorbell_during_pass_carries_ack, scen_setup),
     };
     return FWH_RUN_TESTS("acks", tests);
 }

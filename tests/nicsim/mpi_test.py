@@ -56,6 +56,9 @@ def load(path):
         d = json.load(f)
     for k in NOT_SIMULATED:
         d["sim"].pop(k, None)
+    # the checkout's state when the run started (git describe --dirty), not the run's: a commit or an
+    # edit between the two runs changed it and failed the comparison
+    d.pop("git_describe", None)
     return dict(flat(d))
 
 

@@ -8,5 +8,6 @@
 
 void ncp_boot(void);
 void ncp_run_once(void);
+void ncp_run(int (*until)(void));
 
 #endif /* NCP_LOOP_H */

@@ -28,8 +28,6 @@ int main(void)
     ncp_console_puts(NCP_NACK ? ", miss NACKs, lookup " : ", seed-faithful timeouts, lookup ");
     ncp_console_dec(xlate_lookup_bytes());
     ncp_console_puts(" bytes\n");
-    for (;;) {
-        ncp_run_once();
-        hal_sleep();
-    }
+    ncp_run(0); /* never returns */
+    return 0;
 }

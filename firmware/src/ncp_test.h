@@ -21,6 +21,8 @@
 /* ---- the NCP as main.c runs it ---- */
 void ncp_boot(void);     /* reset every state machine, take the node id, enable the event sources */
 void ncp_run_once(void); /* one pass of the event loop (the caller sleeps: hal_sleep) */
+/* passes for ever (as main.c), `until` called after each: > 0 returns, < 0 no sleep, 0 sleeps (loop.c) */
+void ncp_run(int (*until)(void));
 
 /*
  * Hooks, weak in the NCP (returning 0: the entry is DMA'd to the host as usual). An image that

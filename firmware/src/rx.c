@@ -462,7 +462,7 @@ static __attribute__((noinline)) int rx_fast_resp(const uint8_t *f, uint32_t fle
     return 1;
 }
 
-static __attribute__((noinline)) int rx_fast(const uint8_t *f, uint32_t flen, uint32_t ridx)
+static inline __attribute__((always_inline)) int rx_fast(const uint8_t *f, uint32_t flen, uint32_t ridx)
 {
     const uint32_t *w = (const uint32_t *)(const void *)f;
     uint32_t w0 = pkt_bswap16x2(w[PKT_W_NODES]), w1 = w[PKT_W_TYPE];

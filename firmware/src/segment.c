@@ -251,7 +251,7 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
  * condition fails, having changed nothing that matters (a header partly written into a free frame,
  * the VMH memo and LRU stamp of a page it found): seg_build() then does the same work the general way.
  */
-static __attribute__((noinline)) int seg_build_fast(uint16_t peer, ncp_cookie_t cookie)
+static inline __attribute__((always_inline)) int seg_build_fast(uint16_t peer, ncp_cookie_t cookie)
 {
     uint32_t t0 = fp_now();
     uint32_t idx = CK_IDX(cookie), off = CK_SEG(cookie) * NCP_MTU, len, type, last, pid, right;

@@ -128,13 +128,13 @@ int cc_ack_early(uint16_t peer, uint32_t ack)
            ack - cc_acked[peer] >= half;
 }
 
-void cc_ack_fields(uint16_t peer, struct pkt_hdr *h)
+void cc_ack_fields(uint16_t peer, uint32_t ack, uint32_t *flags, uint32_t *reason)
 {
     if ((cc_opts & CC_OPT_CC) && cc_echo[peer])
-        h->flags |= PKT_F_ECE;
+        *flags |= PKT_F_ECE;
     cc_echo[peer] = 0;
     if (cc_opts & CC_OPT_FC)
-        h->reason = (uint16_t)(h->reason | grant(peer, h->ack) << 8);
+        *reason = (*reason | grant(peer, ack) << 8) & 0xFFFFu;
 }
 
 void cc_counters(struct nic_stats *s, struct ncp_counters *k)

@@ -45,8 +45,9 @@ void cc_setup(uint32_t opts);
 void cc_peer_start(uint16_t p, uint32_t una);
 /* An authenticated frame from peer, its ACK fields applied. */
 void cc_on_frame(uint16_t peer, const struct pkt_hdr *h);
-/* A stand-alone ACK frame to peer: its credit and echo. */
-void cc_ack_fields(uint16_t peer, struct pkt_hdr *h);
+/* A stand-alone ACK frame to peer carrying `ack`: its echo (PKT_F_ECE into *flags) and credit (into
+ * the high byte of the 16-bit *reason). */
+void cc_ack_fields(uint16_t peer, uint32_t ack, uint32_t *flags, uint32_t *reason);
 /* This module's counters into the statistics (ncp_counters_gather). */
 void cc_counters(struct nic_stats *s, struct ncp_counters *k);
 

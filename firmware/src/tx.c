@@ -270,17 +270,13 @@ void tx_dma_failed(uint32_t f)
     tx_feed();
 }
 
-static void hdr_common(struct pkt_hdr *h, uint16_t peer, uint8_t type)
-{
-    struct ncp_peer *pp = &conn_peer(peer);
-    *h = (struct pkt_hdr){.dst = peer, .src = ncp.me, .type = type, .ack = pp->ack_val};
-    if (pp->ack_val == pp->x.expected && !pp->x.rsack)
-        pp->x.ack_pending = 0; /* piggy-backed (not a SACK: an ACK frame carries that) */
-}
-
+/*
+ * A control frame (ACK, NACK) to peer, its header words written in place (as segment.c writes a
+ * data frame's): no header struct to fill and encode. The ACK it carries is piggy-backed
+ * (ack_pending cleared) unless a SACK is owed (an ACK frame carries that).
+ */
 void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status)
 {
-    struct pkt_hdr h;
     int i = frame_alloc(&txs.ctl_free, NCP_CTL_N);
 
     if (i < 0 || txs.ready - txs.done >= TXQ_N) {
@@ -289,17 +285,27 @@ void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t
         ncp_sat_inc(&tx_cnt.ctl_drops); /* the transport recovers a lost ACK or NACK */
         return;
     }
-    hdr_common(&h, peer, type);
-    h.token = conn_peer(peer).tx_token;
-    h.reason = reason;
-    h.seq = seq;
-    h.op = op;
-    h.status = status;
-    if (__builtin_expect(conn_peer(peer).x.sr, 0))
-        h.off = xport_sack_adv(&conn_peer(peer).x, h.ack); /* SR: the SACK bitmap (else 0) */
+    struct ncp_peer *pp = &conn_peer(peer);
+    uint32_t ack = pp->ack_val, flags = 0, rsn = reason, off = 0;
+    if (ack == pp->x.expected && !pp->x.rsack)
+        pp->x.ack_pending = 0; /* piggy-backed (not a SACK: an ACK frame carries that) */
+    if (__builtin_expect(pp->x.sr, 0))
+        off = xport_sack_adv(&pp->x, ack); /* SR: the SACK bitmap (else 0) */
     if (type == PKT_ACK && cc_opts)
-        cc_ack_fields(peer, &h); /* credit, echo (congestion.c) */
-    PKT_ENCODE(ctl_frame[i], &h);
+        cc_ack_fields(peer, ack, &flags, &rsn); /* credit, echo (congestion.c) */
+    uint32_t *w = (uint32_t *)(void *)ctl_frame[i];
+    w[PKT_W_NODES] = pp->w_nodes;
+    w[PKT_W_TYPE] = pkt_w_type(type, flags, 0);
+    w[PKT_W_SEQ] = seq;
+    w[PKT_W_ACK] = ack;
+    w[PKT_W_OP] = op;
+    w[PKT_W_PID] = pkt_w_pid(0, (uint16_t)rsn);
+    w[PKT_W_BUF] = 0;
+    w[PKT_W_KEY] = 0;
+    w[PKT_W_TOKEN] = pp->tx_token;
+    w[PKT_W_OFF_LO] = off;
+    w[PKT_W_OFF_HI] = 0;
+    w[PKT_W_STATUS] = (uint32_t)status;
     if (type == PKT_NACK)
         ncp_sat_inc(&tx_cnt.nacks_sent);
     /* ahead of the data frames at the tail still waiting for their payload's DMA: a control frame is

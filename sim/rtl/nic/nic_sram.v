@@ -101,22 +101,33 @@ module nic_sram #(
     found = {BANKS{1'b0}};
     win   = {(BANKS*RB){1'b0}};
     gnt   = {NREQ{1'b0}};
-    for (b = 0; b < BANKS; b = b + 1) begin
+    bdbl  = {(2*NREQ){1'b0}};
+    brot  = {NREQ{1'b0}};
+    blow  = {NREQ{1'b0}};
+    bgnt  = {NREQ{1'b0}};
+    bwin  = {RB{1'b0}};
+    bmask = {NREQ{1'b0}};
+    // no request, no grant: the per-bank masks are not built in those cycles (simulation speed)
+    if (|req_valid) for (b = 0; b < BANKS; b = b + 1) begin
       for (k = 0; k < NREQ; k = k + 1)
         bmask[k] = req_valid[k] && rbank[k*BB +: BB] == b[BB-1:0];
-      if (|(bmask & prio))
-        bmask = bmask & prio;
-      bdbl  = {bmask, bmask} >> ptr[b*RB +: RB];
-      brot  = bdbl[NREQ-1:0];
-      blow  = brot & (~brot + {{(NREQ-1){1'b0}}, 1'b1});
-      bdbl  = {blow, blow} << ptr[b*RB +: RB];
-      bgnt  = bdbl[2*NREQ-1:NREQ];
-      bwin  = {RB{1'b0}};
-      for (k = 0; k < NREQ; k = k + 1)
-        bwin = bwin | ({RB{bgnt[k]}} & k[RB-1:0]);
-      found[b] = |bmask;
-      win[b*RB +: RB] = bwin;
-      gnt = gnt | bgnt;
+      // a bank nobody wants has no winner and grants nothing (what the rotation below gives
+      // for an empty mask): the simulator skips the rotation in those cycles (simulation speed)
+      if (|bmask) begin
+        if (|(bmask & prio))
+          bmask = bmask & prio;
+        bdbl  = {bmask, bmask} >> ptr[b*RB +: RB];
+        brot  = bdbl[NREQ-1:0];
+        blow  = brot & (~brot + {{(NREQ-1){1'b0}}, 1'b1});
+        bdbl  = {blow, blow} << ptr[b*RB +: RB];
+        bgnt  = bdbl[2*NREQ-1:NREQ];
+        bwin  = {RB{1'b0}};
+        for (k = 0; k < NREQ; k = k + 1)
+          bwin = bwin | ({RB{bgnt[k]}} & k[RB-1:0]);
+        found[b] = 1'b1;
+        win[b*RB +: RB] = bwin;
+        gnt = gnt | bgnt;
+      end
     end
   end
 
@@ -153,7 +164,29 @@ module nic_sram #(
         if (found[gi]) row = req_addr[w*32 + 4 + BSH +: RW];
       end
       integer bi;
-      // the winner's byte enables and write data are selected here, in the cycles with a write
+      // the winner's byte enables and write data are selected here, in the cycles with a write.
+      // The bytes are written with blocking assignments: the memory's only reader is the
+      // registered read below, in the same block and never in the cycle of a write (one access
+      // per bank and cycle), so every read sees what non-blocking writes would have left; the
+      // simulator then writes the enabled bytes at once instead of scheduling 16 delayed byte
+      // writes per bank and testing their flags in every cycle (simulation speed). Synthesis
+      // reads the non-blocking form (the same values), which it maps to a memory with a write
+      // port (the blocking one becomes registers).
+`ifdef VERILATOR
+      // lint_off: blocking memory writes on purpose, see above
+      /* verilator lint_off BLKSEQ */
+      always @(posedge clk) begin
+        if (found[gi]) begin
+          if (req_we[w]) begin
+            for (bi = 0; bi < 16; bi = bi + 1)
+              if (req_be[w*16 + bi]) mem[row][8*bi +: 8] = req_wdata[w*128 + 8*bi +: 8];
+          end else begin
+            q <= mem[row];
+          end
+        end
+      end
+      /* verilator lint_on BLKSEQ */
+`else
       always @(posedge clk) begin
         if (found[gi]) begin
           if (req_we[w]) begin
@@ -164,6 +197,7 @@ module nic_sram #(
           end
         end
       end
+`endif
       assign qflat[gi*128 +: 128] = q;
     end
     for (gi = 0; gi < NREQ; gi = gi + 1) begin : g_rsp

@@ -96,6 +96,10 @@ def main():
     md = "\n".join(m.pressure_md([R, S], res, {}))
     check(m.PRESSURE_HEADING in md and "| fft | C2K-L64-A4 | 2 | 2.000 | 1.500 | 10.00 | 4.00 | 3.00 | 2.00 | 1.00 |"
           in md, "results.md row:\n" + md)
+    nr = [ln for ln in md.splitlines() if ln.startswith("Not run (or not passed) of the 36: fft: C2K-L8-A4, C2K-L16-A4,")]
+    check(len(nr) == 1 and "C2K-L64-A4" not in nr[0] and nr[0].count(", C") == 34 and nr[0].endswith("C4K-L8-A8."),
+          "the 35 points not run are named, in run order:\n" + md)
+    check(m.pressure_missing(grid_rows(m, lambda c, l, a: 1.0)) == [], "a whole grid: nothing missing")
     bad = dict(res)
     bad[R.name] = report(vmh, 2000, 900, mismatches=3)
     check("**except pr-fft-C2K-L64-A4**" in "\n".join(m.pressure_md([R, S], bad, {})), "a mismatch is named")

@@ -220,6 +220,23 @@ def main():
     check(obs(seed_like, lambda c, l, a: 1100.0 if c == m.PRESSURE_C[0] else 900.0, ("water",))[o7] == "not reproduced",
           "obs 7 not reproduced (+10 %)")
 
+    # seed's figures: doubling C at L128 (C2K -> C4K scaled) more than halves fft's and lu's misses; A 2 -> 4 cuts
+    # misses, 4 -> 8 less
+    o8 = [n for n, _, _ in m.pressure_observations(grid_rows(m, seed_like))][7]
+    o9 = "associativity 2 -> 4 cuts misses, 4 -> 8 less"
+    check(o8.startswith("doubling the cache at L128 (C2K -> C4K"), "obs 8's name: %r" % o8)
+    halves = lambda c, l, a: 8.0 if c == 2048 else 3.0 if c == 4096 else 10.0
+    check(obs(halves, None, ("fft", "lu"))[o8] == "reproduced", "obs 8 reproduced (8 -> 3 %)")
+    check(obs(lambda c, l, a: 8.0 if c == 2048 else 5.0, None, ("fft", "lu"))[o8] == "not reproduced",
+          "obs 8 not reproduced (8 -> 5 %)")
+    check(obs(halves, None, ("water",))[o8] == "not measured", "obs 8: only fft and lu")
+    check(obs(lambda c, l, a: {2: 9.0, 4: 5.0, 8: 4.0}[a], None, ("fft", "water"))[o9] == "reproduced",
+          "obs 9 reproduced (9 -> 5 -> 4)")
+    check(obs(lambda c, l, a: {2: 9.0, 4: 8.0, 8: 4.0}[a], None, ("fft", "water"))[o9] == "not reproduced",
+          "obs 9 not reproduced (9 -> 8 -> 4)")
+    check(obs(lambda c, l, a: {2: 5.0, 4: 6.0, 8: 7.0}[a], None, ("fft",))[o9] == "not reproduced",
+          "obs 9 not reproduced (misses grow with A)")
+
     # Fig. 6 speed-up: time on the smallest cluster / time on N, per (pattern, config)
     su, sres = [], {}
     for n, t_ns in ((2, 8000.0), (4, 5000.0), (8, 4000.0)):

@@ -237,6 +237,11 @@ def main():
     check(obs(lambda c, l, a: {2: 5.0, 4: 6.0, 8: 7.0}[a], None, ("fft",))[o9] == "not reproduced",
           "obs 9 not reproduced (misses grow with A)")
 
+    no_c1k = [x for x in grid_rows(m, seed_like, lambda c, l, a: 1000.0, ("water",)) if x["cla"] == "static"
+              or x["cla"][0] != m.PRESSURE_C[0]]
+    check({n: v for n, v, _ in m.pressure_observations(no_c1k)}[o7] == "not measured",
+          "obs 7 without the smallest cache: not measured (not the smallest measured)")
+
     # Fig. 6 speed-up: time on the smallest cluster / time on N, per (pattern, config)
     su, sres = [], {}
     for n, t_ns in ((2, 8000.0), (4, 5000.0), (8, 4000.0)):

@@ -145,6 +145,15 @@ static inline void hal_mac_tx_submit(const void *frame, uint32_t len)
     nic_wr(NIC_MAC_BASE, NIC_MAC_TX_ADDR, HAL_SRAM_OFF(frame));
     nic_wr(NIC_MAC_BASE, NIC_MAC_TX_SUBMIT, nic_bits(NIC_MAC_TX_SUBMIT_LEN, len));
 }
+/* Frame `len` bytes at `frame`, gated (nic_mac_tx.v): it waits in the MAC's queue (and the frames
+ * behind it) until the DMA request tagged `tag`, submitted before this call, has completed; it is
+ * voided (not sent, counted done and in tx_errors) if that request failed. */
+static inline void hal_mac_tx_submit_gated(const void *frame, uint32_t len, uint8_t tag)
+{
+    nic_wr(NIC_MAC_BASE, NIC_MAC_TX_ADDR, HAL_SRAM_OFF(frame));
+    nic_wr(NIC_MAC_BASE, NIC_MAC_TX_SUBMIT,
+           nic_bits(NIC_MAC_TX_SUBMIT_LEN, len) | nic_bits(NIC_MAC_TX_SUBMIT_GATE, 1) | nic_bits(NIC_MAC_TX_SUBMIT_TAG, tag));
+}
 static inline uint16_t hal_mac_tx_done(void)
 {
     return (uint16_t)nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_STATUS), NIC_MAC_TX_STATUS_DONE);
@@ -154,6 +163,7 @@ uint32_t hal_mac_rx_head(void);
 void hal_mac_rx_release(uint32_t tail);
 uint32_t hal_mac_tx_free(void);
 void hal_mac_tx_submit(const void *frame, uint32_t len);
+void hal_mac_tx_submit_gated(const void *frame, uint32_t len, uint8_t tag);
 uint16_t hal_mac_tx_done(void);
 #endif
 uint16_t hal_node_id(void);

@@ -316,6 +316,7 @@ static inline __attribute__((always_inline)) int seg_build_fast(uint16_t peer, n
     }
     tx_frame_queue(f, PKT_HDR_BYTES + len);
     dmaq_post_direct(HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES, pa, len, 0, DK_TX, f, 0);
+    tx_gate(f, PKT_HDR_BYTES + len, w_nodes, (uint8_t)(dmaq.head - 1u)); /* else: at its DMA completion */
     if (NCP_FP_SAMPLES)
         txs.cyc[f] = fp_now() - t0;
     NCP_PROF(15);

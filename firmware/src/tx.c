@@ -27,6 +27,7 @@ static uint8_t ctl_frame[NCP_CTL_N][64] __attribute__((section(".pktbuf"), align
 struct tx_state txs;
 
 _Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 32, "frame pools");
+_Static_assert(PKT_HDR_BYTES <= sizeof ctl_frame[0], "a control frame holds a VOID data header (tx_void_gated)");
 
 void tx_init(void)
 {
@@ -59,6 +60,16 @@ static int frame_alloc(uint32_t *pool, uint32_t n)
     return i;
 }
 
+/* The MAC has finished data frame id: free, unless it went gated and its DMA completion is still
+ * to be seen (tx_dma_done or tx_dma_failed free it then: the failure path reads its header). */
+static inline void tx_passed(uint8_t id)
+{
+    if (NCP_TX_GATE && __builtin_expect(txs.gated[id] != 0, 0))
+        txs.gated[id] = 2;
+    else
+        txs.free |= 1u << id;
+}
+
 /* Frees the frames the MAC has finished (one register read, only when frames are out); the
  * loopback entries it passes (txs.nloop of them outstanding) are not the MAC's: rx.c frees their
  * frames (tx_loop_release). */
@@ -77,7 +88,7 @@ static __attribute__((noinline)) void tx_collect_loop(uint16_t done)
             break;
         txs.mac_done++;
         if (id < NCP_TX_N)
-            txs.free |= 1u << id;
+            tx_passed(id);
         else
             txs.ctl_free |= 1u << (id - NCP_TX_N);
         txs.done++;
@@ -97,7 +108,7 @@ void tx_collect(void)
     while (txs.mac_done != done && txs.done != txs.sub) {
         uint8_t id = txs.q[txs.done++ % TXQ_N];
         if (id < NCP_TX_N)
-            txs.free |= 1u << id;
+            tx_passed(id);
         else
             txs.ctl_free |= 1u << (id - NCP_TX_N);
         txs.mac_done++;
@@ -130,28 +141,56 @@ static int is_loop(uint8_t id)
     return hw[PKT_W_NODES] == ncp.w_loop;
 }
 
+/*
+ * Data frame id (at the head of what is not yet submitted) to the MAC: its data in (data_ready), or
+ * gated on its payload's DMA (gtag: tx_gate). 0 when the MAC has no free slot.
+ */
+static inline __attribute__((always_inline)) int tx_submit_data(uint8_t id)
+{
+    if (!txs.credit && !(txs.credit = hal_mac_tx_free()))
+        return 0;
+    txs.credit--;
+    if (!NCP_TX_GATE || txs.data_ready[id]) {
+        txs.data_ready[id] = 0;
+        tx_left(id);
+        hal_mac_tx_submit(tx_frame[id], txs.len[id]);
+        ncp_sat_inc(&tx_cnt.tx_packets);
+    } else {
+        txs.gated[id] = 1; /* its DMA completion retires it (tx_dma_done) */
+        hal_mac_tx_submit_gated(tx_frame[id], txs.len[id], (uint8_t)txs.gtag[id]);
+        txs.gated_packets++;
+    }
+    if (NCP_TX_GATE)
+        txs.gtag[id] = 0;
+    return 1;
+}
+
 /* tx_feed_inline with loopback frames: where it goes once it meets one. */
 static __attribute__((noinline)) void tx_feed_loop(void)
 {
     while (txs.sub != txs.ready) {
         uint8_t id = txs.q[txs.sub % TXQ_N];
-        if (id < NCP_TX_N && !txs.data_ready[id])
+        if (id < NCP_TX_N && !txs.data_ready[id] && !(NCP_TX_GATE && txs.gtag[id]))
             break;
-        if (id < NCP_TX_N)
+        if (NCP_TX_GATE && id < NCP_TX_N && !txs.data_ready[id]) { /* gated (never a loopback frame: tx_gate) */
+            if (!tx_submit_data(id))
+                break;
+        } else if (is_loop(id)) {
             tx_left(id);
-        if (is_loop(id)) {
             if (!tx_loop(id))
+                break;
+            if (id < NCP_TX_N)
+                txs.data_ready[id] = 0;
+        } else if (id < NCP_TX_N) {
+            if (!tx_submit_data(id))
                 break;
         } else {
             if (!txs.credit && !(txs.credit = hal_mac_tx_free()))
                 break;
             txs.credit--;
-            hal_mac_tx_submit(id < NCP_TX_N ? tx_frame[id] : ctl_frame[id - NCP_TX_N],
-                              id < NCP_TX_N ? txs.len[id] : PKT_HDR_BYTES);
+            hal_mac_tx_submit(ctl_frame[id - NCP_TX_N], PKT_HDR_BYTES);
             ncp_sat_inc(&tx_cnt.tx_packets);
         }
-        if (id < NCP_TX_N)
-            txs.data_ready[id] = 0;
         txs.sub++;
     }
 }
@@ -166,27 +205,25 @@ static inline __attribute__((always_inline)) void tx_feed_inline(void)
     while (txs.sub != txs.ready) {
         uint8_t id = txs.q[txs.sub % TXQ_N];
         if (id < NCP_TX_N) {
-            if (!txs.data_ready[id])
+            if (!txs.data_ready[id] && !(NCP_TX_GATE && txs.gtag[id]))
                 break; /* its data is still coming in: frames leave in window order */
             if (__builtin_expect(((const uint32_t *)(const void *)tx_frame[id])[PKT_W_NODES] == ncp.w_loop, 0)) {
                 tx_feed_loop();
                 return;
             }
-        } else if (__builtin_expect(is_loop(id), 0)) {
-            tx_feed_loop();
-            return;
-        }
-        if (!txs.credit && !(txs.credit = hal_mac_tx_free()))
-            break;
-        txs.credit--;
-        if (id < NCP_TX_N) {
-            txs.data_ready[id] = 0;
-            tx_left(id);
-            hal_mac_tx_submit(tx_frame[id], txs.len[id]);
+            if (!tx_submit_data(id))
+                break;
         } else {
+            if (__builtin_expect(is_loop(id), 0)) {
+                tx_feed_loop();
+                return;
+            }
+            if (!txs.credit && !(txs.credit = hal_mac_tx_free()))
+                break;
+            txs.credit--;
             hal_mac_tx_submit(ctl_frame[id - NCP_TX_N], PKT_HDR_BYTES);
+            ncp_sat_inc(&tx_cnt.tx_packets);
         }
-        ncp_sat_inc(&tx_cnt.tx_packets);
         txs.sub++;
     }
 }
@@ -219,10 +256,11 @@ void tx_reap(void)
 
 int tx_unsent(uint16_t peer, uint32_t seq)
 {
-    for (uint32_t i = txs.sub; i != txs.ready; i++) {
+    for (uint32_t i = txs.done; i != txs.ready; i++) {
         uint8_t id = txs.q[i % TXQ_N];
-        if (id >= NCP_TX_N)
-            continue; /* a control frame: not sequenced */
+        if (id >= NCP_TX_N || (seq_lt(i, txs.sub) && !(NCP_TX_GATE && txs.gated[id] == 1)))
+            continue; /* a control frame (not sequenced), or handed to the MAC and not waiting in it
+                       * for its payload's DMA (a gated frame whose completion is still to come) */
         const uint32_t *w = (const uint32_t *)(const void *)tx_frame[id];
         if (w[PKT_W_SEQ] == seq && w[PKT_W_NODES] == conn_peer(peer).w_nodes)
             return 1;
@@ -233,8 +271,17 @@ int tx_unsent(uint16_t peer, uint32_t seq)
 void tx_dma_done(uint32_t idx)
 {
     NCP_PROF_START();
-    txs.data_ready[idx] = 1;
-    tx_feed_inline(); /* on the fast path: no call */
+    if (NCP_TX_GATE && __builtin_expect(txs.gated[idx] != 0, 1)) {
+        /* with the MAC already (tx_gate), which sends it now: its departure, and its frame back
+         * to the pool if the MAC passed it */
+        tx_left(idx);
+        if (txs.gated[idx] == 2)
+            txs.free |= 1u << idx;
+        txs.gated[idx] = 0;
+    } else {
+        txs.data_ready[idx] = 1;
+        tx_feed_inline(); /* on the fast path: no call */
+    }
     NCP_PROF(5);
     if (NCP_FP_SAMPLES && txs.cyc[idx]) {
         fp_record(FP_TX, txs.cyc[idx] + dmaq.fp_acc + (fp_now() - dmaq.fp_t0), txs.len[idx] - PKT_HDR_BYTES);
@@ -252,8 +299,14 @@ void tx_dma_done(uint32_t idx)
  * Which operation: the frame's sequence number in the window (a retransmission whose original was
  * acknowledged meanwhile is no longer there: the data arrived, the void copy is a duplicate).
  */
+static void tx_void_gated(uint32_t f);
+
 void tx_dma_failed(uint32_t f)
 {
+    if (NCP_TX_GATE && txs.gated[f]) {
+        tx_void_gated(f);
+        return;
+    }
     uint32_t *w = (uint32_t *)(void *)tx_frame[f];
     uint32_t type = w[PKT_W_TYPE] & 0xFFu, flags = (w[PKT_W_TYPE] >> 8) & 0xFFu, seq = w[PKT_W_SEQ];
     uint32_t peer = pkt_bswap16x2(w[PKT_W_NODES]) & 0xFFFFu;
@@ -268,6 +321,43 @@ void tx_dma_failed(uint32_t f)
         txs.cyc[f] = 0; /* not a fast-path sample */
     txs.data_ready[f] = 1;
     tx_feed();
+}
+
+/*
+ * tx_dma_failed for a frame handed to the MAC gated (tx_gate): the MAC voids it (sends nothing),
+ * so its VOID copy, the header alone (as tx_dma_failed sends), goes in a control frame, appended
+ * in MAC order; the operation fails as there. With no control frame free the packet is lost, which
+ * the transport recovers (the resend finds the operation failed: VOID). The frame goes back to the
+ * pool once the MAC has passed it (tx_passed).
+ */
+static void tx_void_gated(uint32_t f)
+{
+    const uint32_t *w = (const uint32_t *)(const void *)tx_frame[f];
+    uint32_t type = w[PKT_W_TYPE] & 0xFFu, flags = (w[PKT_W_TYPE] >> 8) & 0xFFu, seq = w[PKT_W_SEQ];
+    uint32_t peer = pkt_bswap16x2(w[PKT_W_NODES]) & 0xFFFFu;
+
+    NCP_ASSERT(NCP_MOD_TX, 4, f < NCP_TX_N && peer < NCP_MAX_PEERS);
+    cpl_on_host_error(peer, seq);
+    tx_left(f);
+    int i = frame_alloc(&txs.ctl_free, NCP_CTL_N);
+    if (i >= 0 && txs.ready - txs.done < TXQ_N) {
+        uint32_t *c = (uint32_t *)(void *)ctl_frame[i];
+        memcpy(c, w, PKT_HDR_BYTES);
+        if (type == PKT_READ_RESP)
+            c[PKT_W_STATUS] = (uint32_t)(int32_t)NIC_ST_HOST_ERROR;
+        c[PKT_W_TYPE] = pkt_w_type(type, flags | PKT_F_VOID, 0);
+        txs.q[txs.ready++ % TXQ_N] = (uint8_t)(NCP_TX_N + i);
+    } else {
+        if (i >= 0)
+            txs.ctl_free |= 1u << i;
+        ncp_sat_inc(&tx_cnt.ctl_drops);
+    }
+    if (txs.gated[f] == 2)
+        txs.free |= 1u << f;
+    txs.gated[f] = 0;
+    if (NCP_FP_SAMPLES)
+        txs.cyc[f] = 0; /* not a fast-path sample */
+    tx_reap();
 }
 
 /*
@@ -323,6 +413,7 @@ void tx_counters(struct nic_stats *s, struct ncp_counters *k)
 {
     ncp_sat_add(&s->nacks_sent, tx_cnt.nacks_sent);
     ncp_sat_add(&s->tx_packets, tx_cnt.tx_packets);
+    ncp_sat_add(&s->tx_packets, txs.gated_packets);
     ncp_sat_add(&k->ctl_drops, tx_cnt.ctl_drops);
     ncp_sat_add(&s->loop_frames, tx_cnt.loop_frames);
 }

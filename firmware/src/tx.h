@@ -25,6 +25,12 @@ struct tx_state {
     uint32_t cyc[NCP_TX_N];        /* fast-path cycles of the frame's build (0: not a sample) */
     struct xport_peer *una[NCP_TX_N]; /* the frame carries the packet at una of this connection:
                                        * its departure time is recorded (tx_left) */
+    uint16_t gtag[NCP_TX_N];       /* 0x100 | its payload's DMA tag: the frame may go to the MAC
+                                    * gated on that DMA before its data is in (tx_gate) */
+    uint8_t gated[NCP_TX_N];       /* handed to the MAC gated on its payload's DMA (tx_gate):
+                                    * 1 until that DMA's completion is seen, 2 when the MAC passed
+                                    * it first (freed at the completion) */
+    uint32_t gated_packets;        /* frames handed to the MAC gated (tx_packets) */
 };
 extern struct tx_state txs;
 extern uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES];
@@ -54,6 +60,28 @@ static inline void tx_frame_queue(uint32_t f, uint32_t len)
     txs.free &= ~(1u << f);
     txs.len[f] = (uint16_t)len;
     txs.q[txs.ready++ % TXQ_N] = (uint8_t)f;
+}
+
+/*
+ * Data frame f (just queued, tx_frame_queue; `len` bytes) whose payload comes in one DMA request
+ * (tag), just submitted, may go to the MAC gated on that DMA (hal_mac_tx_submit_gated: the MAC
+ * holds it until the payload is in and voids it if the DMA failed): now, when nothing waits before
+ * it in MAC order and a MAC slot is free, else when the MAC feed reaches it (tx.c). Its DMA
+ * completion then only retires it (tx_dma_done). Not a loopback frame (rx.c takes those).
+ */
+static inline __attribute__((always_inline)) void tx_gate(uint32_t f, uint32_t len, uint32_t w_nodes, uint8_t tag)
+{
+    if (!NCP_TX_GATE || w_nodes == ncp.w_loop)
+        return;
+    if (txs.sub + 1u != txs.ready || (!txs.credit && !(txs.credit = hal_mac_tx_free()))) {
+        txs.gtag[f] = (uint16_t)(0x100u | tag); /* the feed hands it over gated */
+        return;
+    }
+    txs.credit--;
+    txs.gated[f] = 1;
+    txs.sub++;
+    hal_mac_tx_submit_gated(tx_frame[f], len, tag);
+    txs.gated_packets++;
 }
 
 void tx_init(void);

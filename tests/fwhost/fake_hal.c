@@ -74,9 +74,12 @@ static struct {
     int mac_on;
     struct {
         uint32_t off, len;
+        uint8_t gate, tag; /* a gated frame (nic_mac_tx.v): waits for DMA request `tag` */
     } txq[FH_TXQ_DEPTH];
     uint32_t txq_n;
     uint16_t tx_done;
+    uint32_t tx_voided;                 /* gated frames voided: their DMA failed */
+    uint8_t tag_busy[256], tag_err[256]; /* per DMA tag: submitted, not completed / failed */
     int mac_hold;
     struct fh_frame *tx;
     uint32_t tx_n, tx_cap;
@@ -370,6 +373,7 @@ void hal_dma_submit(uint32_t sram_off, uint64_t host, uint32_t len, int to_host,
     assert_true(hw.q_n < FH_DMA_QDEPTH);
     hw.q[hw.q_n++] = (struct fh_dma){.host = host, .sram = sram_off, .len = len, .to_host = (uint8_t)(to_host != 0),
                                      .tag = tag};
+    hw.tag_busy[tag] = 1;
 }
 
 uint32_t hal_dma_cpl_count(void)
@@ -461,6 +465,8 @@ static int dma_step(void)
         hw.bad_tag--;
         r.tag ^= 0x55;
     }
+    hw.tag_busy[r.tag] = 0; /* (a corrupted tag, fh_dma_bad_tag: the MAC sees what the NCP sees) */
+    hw.tag_err[r.tag] = r.err != 0;
     hw.cpl[(hw.cpl_head + hw.cpl_n) % FH_DMA_CPL_DEPTH].tag = r.tag;
     hw.cpl[(hw.cpl_head + hw.cpl_n) % FH_DMA_CPL_DEPTH].err = r.err;
     hw.cpl_n++;
@@ -529,7 +535,20 @@ void hal_mac_tx_submit(const void *frame, uint32_t len)
     assert_true(hw.txq_n < FH_TXQ_DEPTH); /* the NCP counts the free slots */
     hw.txq[hw.txq_n].off = HAL_SRAM_OFF(frame);
     hw.txq[hw.txq_n].len = len;
+    hw.txq[hw.txq_n].gate = 0;
     hw.txq_n++;
+}
+
+void hal_mac_tx_submit_gated(const void *frame, uint32_t len, uint8_t tag)
+{
+    hal_mac_tx_submit(frame, len);
+    hw.txq[hw.txq_n - 1].gate = 1;
+    hw.txq[hw.txq_n - 1].tag = tag;
+}
+
+uint32_t fh_mac_tx_voided(void)
+{
+    return hw.tx_voided;
 }
 
 uint16_t hal_mac_tx_done(void)
@@ -545,11 +564,19 @@ void fh_mac_hold(int hold)
 /* The oldest queued frame goes on the link: its bytes as they are in SRAM now. */
 static int mac_step(void)
 {
-    if (hw.mac_hold || !hw.txq_n)
-        return 0;
-    uint32_t off = hw.txq[0].off, len = hw.txq[0].len;
+    if (hw.mac_hold || !hw.txq_n || (hw.txq[0].gate && hw.tag_busy[hw.txq[0].tag]))
+        return 0; /* (a gated head waits for its payload's DMA, and the frames behind it) */
+    uint32_t off = hw.txq[0].off, len = hw.txq[0].len, gate = hw.txq[0].gate, tag = hw.txq[0].tag;
     memmove(&hw.txq[0], &hw.txq[1], (hw.txq_n - 1) * sizeof hw.txq[0]);
     hw.txq_n--;
+    if (gate && hw.tag_err[tag]) { /* voided: nothing goes on the link */
+        if (trace)
+            fprintf(trace, "tx voided len %u (dma tag %u failed)\n", (unsigned)len, (unsigned)tag);
+        hw.tx_voided++;
+        hw.tx_done++;
+        hw.pending |= HAL_EV_TX;
+        return 1;
+    }
     if (hw.tx_n == hw.tx_cap) {
         hw.tx_cap = hw.tx_cap ? 2 * hw.tx_cap : 64;
         hw.tx = realloc(hw.tx, hw.tx_cap * sizeof *hw.tx);

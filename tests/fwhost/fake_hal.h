@@ -72,6 +72,7 @@ uint32_t fh_rx_nobuf(void);
 uint32_t fh_tx_count(void);
 const struct fh_frame *fh_tx(uint32_t i);
 void fh_mac_hold(int hold); /* 1: queued frames are not sent */
+uint32_t fh_mac_tx_voided(void); /* gated frames voided (their DMA failed): not sent */
 uint32_t fh_mac_send(uint32_t n); /* sends up to n queued frames now, held or not; returns how many */
 
 /* Doorbells: a host write into doorbell page `page` at `offset`. */

@@ -291,3 +291,84 @@ int tb_mac_rate(struct tb_env *e)
     e->p->phy_rate = 0;
     return 0;
 }
+
+/* ---- gated frames (tx_submit.gate: the frame waits for its payload's DMA; voided if it failed) ---- */
+
+static void g_dma_submit(struct tb_env *e, uint32_t sram, uint64_t host, uint32_t len, uint8_t tag)
+{
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_REQ_SRAM, sram);
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_REQ_HOST_LO, (uint32_t)host);
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_REQ_HOST_HI, (uint32_t)(host >> 32));
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_REQ_SUBMIT, (len << NIC_DMA_REQ_SUBMIT_LEN_SHIFT) | ((uint32_t)tag << NIC_DMA_REQ_SUBMIT_TAG_SHIFT));
+}
+
+static void g_submit(struct tb_env *e, uint32_t off, uint32_t len, int gate, uint8_t tag)
+{
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_ADDR, off);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_SUBMIT, (len << NIC_MAC_TX_SUBMIT_LEN_SHIFT) |
+                                                  (gate ? NIC_MAC_TX_SUBMIT_GATE_MASK : 0u) |
+                                                  ((uint32_t)tag << NIC_MAC_TX_SUBMIT_TAG_SHIFT));
+}
+
+static uint32_t g_done(struct tb_env *e)
+{
+    return (tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_STATUS) & NIC_MAC_TX_STATUS_DONE_MASK) >> NIC_MAC_TX_STATUS_DONE_SHIFT;
+}
+
+int tb_mac_gated(struct tb_env *e)
+{
+    enum { HDR = 48, PAY = 1000, LEN = HDR + PAY };
+    static uint8_t f[LEN + 4], old[LEN];
+    const uint32_t a = 0x20000, b = 0x21000, c = 0x22000;
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK);
+    /* frame a: header in SRAM, stale bytes where its payload goes; its payload in host memory */
+    for (uint32_t i = 0; i < LEN; i++) old[i] = (uint8_t)(i * 5 + 1);
+    tb_sram_write(e, a, old, LEN);
+    for (uint32_t i = 0; i < PAY; i++) e->hmem[0x1000 + i] = (uint8_t)(i * 13 + 7);
+    /* the DMA engine disabled: the request waits in its queue, so must the gated frame and the
+     * ungated one behind it */
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_CTRL, 0);
+    g_dma_submit(e, a + HDR, TB_HOST_BASE + 0x1000, PAY, 0x21);
+    g_submit(e, a, LEN, 1, 0x21);
+    tb_sram_write(e, b, old, 100);
+    g_submit(e, b, 100, 0, 0);
+    tb_cycles(e, 2000);
+    TB_EQ(e, e->tx_count, 0);
+    TB_EQ(e, g_done(e), 0);
+    /* the DMA completes: a goes with its payload, b after it */
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_CTRL, NIC_DMA_CTRL_ENABLE_MASK);
+    for (int k = 0; k < 20000 && e->tx_count < 2; k++) tb_cycle(e);
+    TB_EQ(e, e->tx_count, 2);
+    memcpy(f, old, HDR);
+    memcpy(f + HDR, e->hmem + 0x1000, PAY);
+    uint32_t crc = nic_crc32(f, LEN);
+    for (int i = 0; i < 4; i++) f[LEN + i] = (uint8_t)(crc >> (8 * i));
+    TB_EQ(e, e->tx[0].len, LEN + 4);
+    TB_EQ(e, memcmp(e->tx[0].data, f, LEN + 4), 0);
+    TB_EQ(e, e->tx[1].len, 104);
+    /* the tag used again: the new request's submit clears its done bit, so the gate waits for the
+     * new completion, not the old one */
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_CTRL, 0);
+    g_dma_submit(e, c + HDR, TB_HOST_BASE + 0x2000, 64, 0x21);
+    g_submit(e, c, HDR + 64, 1, 0x21);
+    tb_cycles(e, 1000);
+    TB_EQ(e, e->tx_count, 2);
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_CTRL, NIC_DMA_CTRL_ENABLE_MASK);
+    for (int k = 0; k < 20000 && e->tx_count < 3; k++) tb_cycle(e);
+    TB_EQ(e, e->tx_count, 3);
+    /* a failed DMA voids its frame: nothing sent, tx_errors and done count it; the next goes */
+    uint32_t errs = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS), done = g_done(e);
+    e->err_lo = TB_HOST_BASE + 0x3000;
+    e->err_hi = TB_HOST_BASE + 0x3100;
+    g_dma_submit(e, a + HDR, TB_HOST_BASE + 0x3000, PAY, 0x22);
+    g_submit(e, a, LEN, 1, 0x22);
+    g_submit(e, b, 100, 0, 0);
+    for (int k = 0; k < 20000 && e->tx_count < 4; k++) tb_cycle(e);
+    tb_cycles(e, 50);
+    TB_EQ(e, e->tx_count, 4);
+    TB_EQ(e, e->tx[3].len, 104); /* b: the voided frame never reached the link */
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS), errs + 1);
+    TB_EQ(e, g_done(e), done + 2);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), 4);
+    return 0;
+}

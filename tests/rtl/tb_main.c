@@ -35,6 +35,7 @@ static const struct {
     {"mac.ring_wrap", tb_mac_ring_wrap},
     {"mac.loopback", tb_mac_loopback},
     {"mac.rate", tb_mac_rate},
+    {"mac.gated", tb_mac_gated},
     {"core.decoder", tb_core_decoder},
     {"core.irq", tb_core_irq},
     {"sram.bandwidth", tb_sram_bandwidth},

@@ -61,6 +61,12 @@ module nic_dma #(
   input  wire [7:0]   dma_wack_tag,
   input  wire         dma_wack_err,
   // SRAM port W (host -> SRAM writes)
+  // request tags for the MAC's gated frames (nic_mac_tx): a request accepted, a completion pushed
+  output wire         tag_sub,
+  output wire [7:0]   tag_sub_id,
+  output wire         tag_cpl,
+  output wire [7:0]   tag_cpl_id,
+  output wire         tag_cpl_err,
   output wire         sw_valid,
   output wire [31:0]  sw_addr,
   output wire [15:0]  sw_be,
@@ -240,6 +246,11 @@ module nic_dma #(
   wire [3:0]  ret_err = (acc_err != E_OK) ? acc_err : s_err[t_rslot];
   wire        cpl_push = ret && s_last[t_rslot];
   wire        cpl_pop = wr && addr == `NIC_DMA_CPL_POP;
+  assign tag_sub     = submit && !q_full;
+  assign tag_sub_id  = wdata[`NIC_DMA_REQ_SUBMIT_TAG_MSB:`NIC_DMA_REQ_SUBMIT_TAG_LSB];
+  assign tag_cpl     = cpl_push;
+  assign tag_cpl_id  = s_utag[t_rslot];
+  assign tag_cpl_err = (ret_err != E_OK);
   nic_fifo #(.W(12), .DEPTH(CPL_DEPTH)) u_cq (
     .clk(clk), .rst(rst), .push(cpl_push), .wdata({s_utag[t_rslot], ret_err}), .full(cq_full),
     .pop(cpl_pop), .rdata(cq_head), .empty(cq_empty), .count(cq_count));

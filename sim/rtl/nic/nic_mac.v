@@ -49,6 +49,12 @@ module nic_mac #(
   input  wire         sr_gnt,
   input  wire         sr_rsp_valid,
   input  wire [127:0] sr_rdata,
+  // the DMA engine's request tags (gated TX frames: nic_mac_tx)
+  input  wire         dma_sub,
+  input  wire [7:0]   dma_sub_tag,
+  input  wire         dma_cpl,
+  input  wire [7:0]   dma_cpl_tag,
+  input  wire         dma_cpl_err,
   // events
   output wire         ev_rx,
   output wire         ev_tx,
@@ -86,6 +92,10 @@ module nic_mac #(
     .clk(clk), .rst(rst), .tx_enable(tx_enable), .rate(rate),
     .enq(enq), .enq_addr(tx_addr),
     .enq_len(wdata[`NIC_MAC_TX_SUBMIT_LEN_MSB:`NIC_MAC_TX_SUBMIT_LEN_LSB]),
+    .enq_gate(wdata[`NIC_MAC_TX_SUBMIT_GATE_LSB]),
+    .enq_tag(wdata[`NIC_MAC_TX_SUBMIT_TAG_MSB:`NIC_MAC_TX_SUBMIT_TAG_LSB]),
+    .dma_sub(dma_sub), .dma_sub_tag(dma_sub_tag), .dma_cpl(dma_cpl), .dma_cpl_tag(dma_cpl_tag),
+    .dma_cpl_err(dma_cpl_err),
     .q_full(q_full), .q_free(q_free),
     .m_valid(st_valid), .m_addr(st_addr), .m_gnt(st_gnt), .m_rsp_valid(st_rsp_valid), .m_rdata(st_rdata),
     .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data), .tx_last(tx_last), .tx_bytes(tx_bytes),

@@ -13,6 +13,14 @@
 // plus GAP per frame (50 = 10 Gb/s at 200 MHz), at most one beat (W bits) per cycle. On an idle
 // line the first beat leaves at once (its line time counted as just elapsed). tx_ready may stall
 // the link at any beat.
+//
+// Gated frames (the DMA engine hands a loaded frame to the link without the firmware): a frame
+// queued with `enq_gate` waits at the head of the queue until the DMA request tagged `enq_tag`
+// has completed (frames behind it wait too: the queue's order is kept); if that request failed,
+// the frame is voided (ev_done and ev_err pulse, nothing is sent), so a frame whose payload did
+// not arrive never goes out with stale bytes. Each tag's state is kept (256 x {done, err}):
+// dma_sub clears done, dma_cpl sets it, so a gate written after its request's submit never sees
+// the tag's previous use.
 `default_nettype none
 `include "nic_memmap.vh"
 module nic_mac_tx #(
@@ -31,6 +39,14 @@ module nic_mac_tx #(
   input  wire               enq,
   input  wire [31:0]        enq_addr,
   input  wire [15:0]        enq_len,
+  input  wire               enq_gate,
+  input  wire [7:0]         enq_tag,
+  // the DMA engine's requests (gated frames)
+  input  wire               dma_sub,   // a request with tag dma_sub_tag was accepted
+  input  wire [7:0]         dma_sub_tag,
+  input  wire               dma_cpl,   // the request with tag dma_cpl_tag completed
+  input  wire [7:0]         dma_cpl_tag,
+  input  wire               dma_cpl_err,
   output wire               q_full,
   output wire [7:0]         q_free,
   // SRAM read port
@@ -74,17 +90,36 @@ module nic_mac_tx #(
 
   // ---- queue ----
   wire        q_empty;
-  wire [47:0] q_head;
+  wire [56:0] q_head;
   wire [$clog2(QDEPTH):0] q_count;
   reg         q_pop;
-  nic_fifo #(.W(48), .DEPTH(QDEPTH)) u_q (
-    .clk(clk), .rst(rst), .push(enq), .wdata({enq_addr, enq_len}), .full(q_full),
+  nic_fifo #(.W(57), .DEPTH(QDEPTH)) u_q (
+    .clk(clk), .rst(rst), .push(enq), .wdata({enq_gate, enq_tag, enq_addr, enq_len}), .full(q_full),
     .pop(q_pop), .rdata(q_head), .empty(q_empty), .count(q_count));
   localparam [31:0] QD32 = QDEPTH;
   assign q_free = QD32[7:0] - {{(7-$clog2(QDEPTH)){1'b0}}, q_count};
 
   wire [31:0] h_addr = q_head[47:16];
   wire [15:0] h_len  = q_head[15:0];
+  wire        h_gate = q_head[56];
+  wire [7:0]  h_tag  = q_head[55:48];
+
+  // ---- DMA tags (gated frames) ----
+  reg  [255:0] tag_done, tag_err;
+  wire         g_ready = !h_gate || tag_done[h_tag];   // the head may leave the queue
+  wire         g_void  = h_gate && tag_err[h_tag];     // ... voided: its payload's DMA failed
+  always @(posedge clk) begin
+    if (rst) begin
+      tag_done <= {256{1'b1}};
+      tag_err  <= 256'd0;
+    end else begin
+      if (dma_cpl) begin
+        tag_done[dma_cpl_tag] <= 1'b1;
+        tag_err[dma_cpl_tag]  <= dma_cpl_err;
+      end
+      if (dma_sub) tag_done[dma_sub_tag] <= 1'b0;
+    end
+  end
   localparam [31:0] SRAM_SZ = SRAM_SIZE, MINL = MIN_FRAME - 4, MAXL = MAX_FRAME - 4, B32 = B;
   wire h_ok = ({16'd0, h_len} >= MINL) && ({16'd0, h_len} <= MAXL) &&
               ({1'b0, h_addr} + {17'd0, h_len} <= {1'b0, SRAM_SZ});
@@ -95,7 +130,7 @@ module nic_mac_tx #(
   wire [4:0]  rs_bytes;
   wire [W-1:0] rs_data;
   wire        rs_ready;
-  wire        start = !sending && !rs_busy && tx_enable && !q_empty && h_ok;
+  wire        start = !sending && !rs_busy && tx_enable && !q_empty && g_ready && h_ok && !g_void;
   nic_rd_stream #(.B(B)) u_rs (
     .clk(clk), .rst(rst),
     .start(start), .addr(h_addr), .len({1'b0, h_len}), .busy(rs_busy),
@@ -165,7 +200,7 @@ module nic_mac_tx #(
   assign rs_ready = fire && !tail;
   wire [CW-1:0] bank_sum = bank - (fire ? cost : {CW{1'b0}}) + {{(CW-16){1'b0}}, rate};
 
-  always @* q_pop = (!sending && !rs_busy && tx_enable && !q_empty);
+  always @* q_pop = (!sending && !rs_busy && tx_enable && !q_empty && g_ready);
 
   always @(posedge clk) begin
     ev_done <= 1'b0;
@@ -181,7 +216,7 @@ module nic_mac_tx #(
     end else begin
       bank <= (bank_sum > CAP) ? CAP : bank_sum;
       if (q_pop) begin
-        if (h_ok) begin
+        if (h_ok && !g_void) begin
           sending <= 1'b1;
           crc <= 32'hFFFF_FFFF;
         end else begin

@@ -4,6 +4,8 @@
  */
 #include "scen.h"
 
+#include "ncp_config.h"
+
 /* A write of `len` bytes from LVA + loff to (RPID, RBUF, roff) on PEER. */
 static void post_write(uint64_t loff, uint32_t len, uint64_t roff, uint64_t wr_id)
 {
@@ -529,6 +531,8 @@ static void source_dma_error_voids_segment(void **state)
     struct pkt_hdr w = tx_expect(PKT_WRITE, NULL);
     assert_true(w.flags & PKT_F_VOID);
     assert_int_equal(w.len, 0);
+    /* gated (NCP_TX_GATE, fast path): the MAC voided the frame, its VOID copy went instead */
+    assert_int_equal(fh_mac_tx_voided(), NCP_TX_GATE && NCP_FASTPATH ? 1u : 0u);
     fwh_ack(PEER);
     fwh_run();
     expect_cqe(NIC_ST_HOST_ERROR, 0, 0);

@@ -44,7 +44,7 @@ def strip_report(d):
     d = dict(d)
     d.pop("breakdown", None)
     sim = dict(d.get("sim", {}))
-    for k in ("wall_s", "cycles_per_s", "cpu_s"):
+    for k in ("wall_s", "cycles_per_s", "cpu_s", "per_rank"):
         sim.pop(k, None)
     d["sim"] = sim
     return d

@@ -192,6 +192,7 @@ struct ns_rank_stat {
     double wall_s, boundary_wall_s;
     double wait_s;             /* wall seconds waiting in collectives (dist_wait_s) */
     uint64_t boundaries;
+    uint64_t exchanges; /* MPI exchanges (dist_exchanges: 1 per boundary, 2 when its data is long) */
 };
 
 struct ns_world {

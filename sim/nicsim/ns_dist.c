@@ -421,7 +421,8 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
     struct cluster_buf b = { 0, 0, 0 };
     const struct cluster_stats *cs = cluster_stats(w->cl);
     struct ns_rank_stat me = { dist_rank(cluster_dist(w->cl)), 0, 0, cs->cpu_s, cs->boundary_cpu_s, cs->wall_s,
-                               cs->boundary_wall_s, dist_wait_s(cluster_dist(w->cl)), cs->boundaries };
+                               cs->boundary_wall_s, dist_wait_s(cluster_dist(w->cl)), cs->boundaries,
+                               dist_exchanges(cluster_dist(w->cl)) };
     const uint8_t *res[CLUSTER_MAX_NODES] = { 0 }; /* each node's results, in the gathered blocks */
     struct sums s = { w->ops, w->bytes, w->verify_bytes, w->verify_mismatch, w->suppressed, *violations,
                       w->lat_dropped, w->nlat, w->t0, w->t1, w->t_first };

@@ -534,6 +534,7 @@ static cJSON *build_json(const struct ns_report *r)
             report_num(e, "boundary_wall_s", rs->boundary_wall_s, 3);
             report_num(e, "wait_s", rs->wait_s, 3);
             report_u64(e, "boundaries", rs->boundaries);
+            report_u64(e, "mpi_exchanges", rs->exchanges);
         }
         cJSON *ne = cJSON_AddArrayToObject(x, "node_cycles_evaluated");
         for (unsigned i = 0; ne && i < w->o->nodes; i++)

@@ -66,6 +66,7 @@ struct sim {
     pcap_cap_t *pcap;
     evlog_t *ev;
     int pcap_bad;
+    uint16_t rank_of[CLUSTER_MAX_NODES]; /* --rank-map: node -> MPI rank */
     int rc;
     FILE *json, *csv;  /* opened before the run */
     int mismatch;      /* the firmware's handshake differs from what was asked (exit 3) */
@@ -189,6 +190,10 @@ static void usage(FILE *f)
             "                       (docs/nicsim.md \"Latency breakdown\")\n"
             "  --mpi-timeout S      under mpirun: seconds a rank waits for the others at a quantum\n"
             "                       boundary before it aborts the run (default 120)\n"
+            "  --rank-map MAP       under mpirun -np K: which rank simulates which node: interleave\n"
+            "                       (node i on rank i mod K, the default), block (contiguous blocks)\n"
+            "                       or a list of --nodes ranks (node 0 on rank 0, every rank a node);\n"
+            "                       the report is the same for every map\n"
             "  --help\n"
             "\nRanks: mpirun -np K nicsim ... spreads the nodes over K ranks (K <= --nodes); every\n"
             "simulated figure is the same for any K (docs/simulation-speed.md \"Ranks\").\n"
@@ -537,7 +542,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     enum {
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
-        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_HELP,
+        O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_RMAP, O_HELP,
         O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD, O_BOOT, O_PSLOTS
     };
     static const struct option lo[] = {
@@ -556,6 +561,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "console", 0, 0, O_CONSOLE },   { "miss-threads", 1, 0, O_MT }, { "prefill", 1, 0, O_PREFILL },
         { "prefetch", 1, 0, O_PF },       { "pin-mode", 1, 0, O_PINMODE }, { "evict", 1, 0, O_EVICT },
         { "pcap", 1, 0, O_PCAP },         { "events", 1, 0, O_EVENTS },    { "mpi-timeout", 1, 0, O_MPIT },
+        { "rank-map", 1, 0, O_RMAP },
         NODEDBG_LONG_OPTIONS,
         { "procs", 1, 0, O_PROCS },       { "mem-pressure", 1, 0, O_MEMP },
         { "eval-all", 0, 0, O_EVALALL },  { "pin-hash", 0, 0, O_PINHASH },
@@ -734,6 +740,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             o->mpi_timeout = (double)v;
             break;
         case O_EVENTS: o->events = a; break;
+        case O_RMAP: o->rank_map = a; break;
         case O_SR:
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--sr", a, "on or off");
@@ -867,6 +874,65 @@ static int parse(int argc, char **argv, struct ns_opts *o)
 }
 
 /* ---- ranks: the start-up checks (docs/simulation-speed.md "Ranks") ---- */
+
+/* --rank-map for K ranks into map[nodes]: 0, or an error in err. */
+static int rank_map(const struct ns_opts *o, unsigned k, uint16_t *map, char *err, size_t n)
+{
+    const char *m = o->rank_map ? o->rank_map : "interleave";
+    unsigned per[CLUSTER_MAX_NODES] = { 0 };
+
+    if (!strcmp(m, "block")) {
+        cluster_assign_blocks(o->nodes, k, map);
+    } else if (!strcmp(m, "interleave")) {
+        for (unsigned i = 0; i < o->nodes; i++)
+            map[i] = (uint16_t)(i % k);
+    } else {
+        const char *p = m;
+        unsigned i = 0;
+        for (;;) {
+            char *end;
+            unsigned long r;
+            if (*p < '0' || *p > '9') {
+                snprintf(err, n, "bad value '%s' for --rank-map: interleave, block or a comma-separated list of "
+                                 "--nodes ranks", m);
+                return -1;
+            }
+            r = strtoul(p, &end, 10);
+            if (i >= o->nodes) {
+                snprintf(err, n, "--rank-map %s names more than the %u nodes", m, o->nodes);
+                return -1;
+            }
+            if (r >= k) {
+                snprintf(err, n, "--rank-map %s puts node %u on rank %lu, but there are %u ranks", m, i, r, k);
+                return -1;
+            }
+            map[i++] = (uint16_t)r;
+            if (!*end)
+                break;
+            if (*end != ',') {
+                snprintf(err, n, "bad value '%s' for --rank-map: a comma-separated list of ranks", m);
+                return -1;
+            }
+            p = end + 1;
+        }
+        if (i != o->nodes) {
+            snprintf(err, n, "--rank-map %s names %u nodes, not --nodes %u", m, i, o->nodes);
+            return -1;
+        }
+    }
+    for (unsigned i = 0; i < o->nodes; i++)
+        per[map[i]]++;
+    for (unsigned r = 0; r < k; r++)
+        if (!per[r]) {
+            snprintf(err, n, "--rank-map %s leaves rank %u without a node (every rank needs one)", m, r);
+            return -1;
+        }
+    if (map[0] != 0) { /* rank 0 writes the report, whose per-workload figures node 0 keeps */
+        snprintf(err, n, "--rank-map %s puts node 0 on rank %u: it must be on rank 0", m, map[0]);
+        return -1;
+    }
+    return 0;
+}
 static int check_ranks(dist_t *d, int argc, char **argv, const struct ns_opts *o)
 {
     if (dist_check_same(d, "nicsim", argc, argv, S.img, S.img_len))
@@ -922,6 +988,11 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "nicsim: %u ranks for %u nodes: every rank needs at least one node (run mpirun -np K "
                             "with K <= --nodes)\n", nranks, o->nodes);
+        return finish(EXIT_SETUP);
+    }
+    if (rank_map(o, nranks, S.rank_of, err, sizeof err)) {
+        if (rank == 0)
+            fprintf(stderr, "nicsim: %s\n", err);
         return finish(EXIT_SETUP);
     }
     if (nranks > 1 && o->procs > 1) {
@@ -1013,6 +1084,7 @@ int main(int argc, char **argv)
         cc.node.os.seed = o->seed;
     }
     cc.dist = S.dist;
+    cc.rank_of = S.rank_of;
     w->cl = cluster_create(&cc, w->costs);
     if (!w->cl) {
         fprintf(stderr, "nicsim: cannot create the cluster (bad link or fault settings?)\n");
@@ -1208,6 +1280,7 @@ int main(int argc, char **argv)
         costs_destroy(w->node[i].costs);
     costs_destroy(w->costs);
     free(w->lat);
+    free(w->rank_stats);
     free(w->out.p);
     for (unsigned i = 0; i < o->ranks; i++)
         free(w->node[i].msg_post), free(w->node[i].msg_done);

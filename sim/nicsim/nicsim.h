@@ -97,6 +97,7 @@ struct ns_opts {
     const char *json, *csv;
     const char *pcap; /* --pcap: frames at the switch (sim/node/pcap.h) */
     double mpi_timeout; /* --mpi-timeout: seconds a rank waits for the others (0: 120) */
+    const char *rank_map; /* --rank-map: which MPI rank simulates which node (NULL: block) */
     const char *events; /* --events: JSON-lines event log (sim/node/evlog.h) */
     int breakdown;      /* --breakdown: the latency breakdown of pingpong's writes (ns_bd.c) */
     int quiet, progress; /* progress: 1 on, 0 off, -1 auto (a terminal) */
@@ -142,6 +143,8 @@ struct ns_node {
     unsigned nid, lp;             /* its node, and its index among the node's processes */
     int probe;                    /* lp 0: 1 the driver probed, -1 failed (the node's other processes wait) */
     costs_t *costs; /* this node's host cost draws and miss-penalty samples */
+    unsigned sim_rank;          /* after ns_dist_gather: the MPI rank that simulated this node */
+    uint64_t cycles_evaluated;  /* after ns_dist_gather: its NIC's evaluated clocks (node_status) */
     hostsw_t *hs;
     nicdrv_t *drv;
     os_t *os;
@@ -178,6 +181,18 @@ struct ns_workload {
     unsigned min_nodes, max_nodes;
     int (*check)(const struct ns_opts *o, char *err, size_t n); /* option checks before the run */
     void (*run)(struct ns_node *n);                             /* the node's program body */
+};
+
+/* One MPI rank's share of the simulation (JSON sim.per_rank; docs/simulation-speed.md "Ranks"). */
+struct ns_rank_stat {
+    uint32_t rank, nodes;
+    uint64_t cycles_evaluated; /* its nodes' evaluated NIC clocks (deterministic) */
+    double cpu_s;              /* CPU seconds in cluster_run */
+    double boundary_cpu_s;     /* of which in quantum boundaries (pack, exchange and wait, apply) */
+    double wall_s, boundary_wall_s;
+    double wait_s;             /* wall seconds waiting in collectives (dist_wait_s) */
+    uint64_t boundaries;
+    uint64_t exchanges; /* MPI exchanges (dist_exchanges: 1 per boundary, 2 when its data is long) */
 };
 
 struct ns_world {
@@ -218,6 +233,9 @@ struct ns_world {
     char reg_error[64];   /* reglimit: why registration stopped ("" = the cap) */
     struct ns_point pts[32];
     unsigned npts;
+    /* after ns_dist_gather: every MPI rank's work (the simulator's, not the simulated cluster's) */
+    struct ns_rank_stat *rank_stats;
+    unsigned nrank_stats;
 };
 
 /* ---- ns_dist.c: the world across quantum boundaries and ranks ---- */

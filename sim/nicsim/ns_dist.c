@@ -411,12 +411,19 @@ struct node_res {
     struct switch_port_counters sw;
     uint64_t miss_count;
     uint32_t miss_kept;
+    uint32_t rank;
+    uint64_t cycles_evaluated;
 };
 
 void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_port_counters *sw_total,
                     uint64_t *violations)
 {
     struct cluster_buf b = { 0, 0, 0 };
+    const struct cluster_stats *cs = cluster_stats(w->cl);
+    struct ns_rank_stat me = { dist_rank(cluster_dist(w->cl)), 0, 0, cs->cpu_s, cs->boundary_cpu_s, cs->wall_s,
+                               cs->boundary_wall_s, dist_wait_s(cluster_dist(w->cl)), cs->boundaries,
+                               dist_exchanges(cluster_dist(w->cl)) };
+    const uint8_t *res[CLUSTER_MAX_NODES] = { 0 }; /* each node's results, in the gathered blocks */
     struct sums s = { w->ops, w->bytes, w->verify_bytes, w->verify_mismatch, w->suppressed, *violations,
                       w->lat_dropped, w->nlat, w->t0, w->t1, w->t_first };
     dist_t *d = cluster_dist(w->cl);
@@ -424,7 +431,13 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
     const size_t *lens;
     int oom = 0;
 
+    for (unsigned i = 0; i < w->o->nodes; i++)
+        if (cluster_is_local(w->cl, i)) {
+            me.nodes++;
+            me.cycles_evaluated += node_status(cluster_node(w->cl, i))->cycles_evaluated;
+        }
     oom |= cluster_buf_put(&b, &s, sizeof s);
+    oom |= cluster_buf_put(&b, &me, sizeof me);
     oom |= cluster_buf_put(&b, w->lat, w->nlat * sizeof *w->lat);
     for (unsigned i = 0; i < w->o->nodes; i++) {
         struct ns_node *n = &w->node[i];
@@ -445,6 +458,8 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
         r.boot_msgs = n->boot_msgs, r.boot_rnr = n->boot_rnr;
         r.sw = *switch_port_counters(cluster_switch(w->cl), i);
         r.miss_kept = n->costs ? costs_samples(n->costs, &r.miss_count, &dl, &pr) : 0;
+        r.rank = me.rank;
+        r.cycles_evaluated = node_status(cluster_node(w->cl, i))->cycles_evaluated;
         oom |= cluster_buf_put(&b, &r, sizeof r);
         oom |= cluster_buf_put(&b, dl, r.miss_kept * sizeof *dl);
         oom |= cluster_buf_put(&b, pr, r.miss_kept * sizeof *pr);
@@ -458,10 +473,17 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
     w->nlat = 0;
     w->lat_dropped = 0;
     memset(sw_total, 0, sizeof *sw_total);
+    free(w->rank_stats);
+    w->nrank_stats = 0;
+    if (!(w->rank_stats = calloc(dist_size(d), sizeof *w->rank_stats))) {
+        fprintf(stderr, "nicsim: out of memory\n");
+        exit(3);
+    }
     for (unsigned r = 0; r < dist_size(d); r++) {
         struct rd rd = { blocks[r], lens[r], 0, 0 };
         struct sums x;
         get(&rd, &x, sizeof x);
+        get(&rd, &w->rank_stats[w->nrank_stats++], sizeof *w->rank_stats);
         s.ops += x.ops, s.bytes += x.bytes, s.verify_bytes += x.verify_bytes;
         s.verify_mismatch += x.verify_mismatch, s.suppressed += x.suppressed, s.violations += x.violations;
         s.lat_dropped += x.lat_dropped;
@@ -476,37 +498,51 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
             get(&rd, &v, sizeof v);
             ns_lat(w, v);
         }
-        while (rd.off < rd.n && !rd.bad) {
+        while (rd.off < rd.n && !rd.bad) { /* each node's results: taken below, in node order */
             struct node_res nr;
             get(&rd, &nr, sizeof nr);
-            if (rd.bad || nr.id >= w->o->nodes || rd.n - rd.off < 2ull * nr.miss_kept * sizeof(sim_cycle_t)) {
+            if (rd.bad || nr.id >= w->o->nodes || res[nr.id] ||
+                rd.n - rd.off < 2ull * nr.miss_kept * sizeof(sim_cycle_t)) {
                 rd.bad = 1;
                 break;
             }
-            struct ns_node *n = &w->node[nr.id];
-            n->ok = (int)nr.ok;
-            n->stats = nr.stats;
-            n->dstats = nr.dstats;
-            n->mac.rx_ok = nr.mac[0], n->mac.rx_bad_crc = nr.mac[1], n->mac.rx_nobuf = nr.mac[2];
-            n->mac.rx_overflow = nr.mac[3], n->mac.tx_ok = nr.mac[4];
-            n->pinned_after_close = nr.pinned_after_close;
-            n->posted = nr.posted, n->completed = nr.completed, n->errors = nr.errors;
-            n->boot_cycles = nr.boot_cycles, n->boot_cycles_max = nr.boot_cycles_max;
-            n->boot_msgs = nr.boot_msgs, n->boot_rnr = nr.boot_rnr;
-            {
-                const uint64_t *src = (const uint64_t *)&nr.sw;
-                uint64_t *dst = (uint64_t *)sw_total;
-                for (size_t k = 0; k < sizeof *sw_total / sizeof(uint64_t); k++)
-                    dst[k] = dst[k] > UINT64_MAX - src[k] ? UINT64_MAX : dst[k] + src[k];
-            }
-            const uint8_t *dl = rd.p + rd.off, *pr = dl + nr.miss_kept * sizeof(sim_cycle_t);
-            costs_import(merged_costs, nr.miss_count, nr.miss_kept, dl, pr);
+            res[nr.id] = rd.p + rd.off - sizeof nr;
             rd.off += 2ull * nr.miss_kept * sizeof(sim_cycle_t);
         }
         if (rd.bad) {
             fprintf(stderr, "nicsim: rank %u: malformed results from rank %u\n", dist_rank(d), r);
             dist_abort(d, 3);
         }
+    }
+    /* in node order, whichever rank held the node (cluster_config.rank_of): the same merge for any
+     * number of ranks and any assignment */
+    for (unsigned i = 0; i < w->o->nodes; i++) {
+        struct node_res nr;
+        if (!res[i]) {
+            fprintf(stderr, "nicsim: rank %u: no results for node %u\n", dist_rank(d), i);
+            dist_abort(d, 3);
+        }
+        memcpy(&nr, res[i], sizeof nr);
+        struct ns_node *n = &w->node[nr.id];
+        n->ok = (int)nr.ok;
+        n->stats = nr.stats;
+        n->dstats = nr.dstats;
+        n->mac.rx_ok = nr.mac[0], n->mac.rx_bad_crc = nr.mac[1], n->mac.rx_nobuf = nr.mac[2];
+        n->mac.rx_overflow = nr.mac[3], n->mac.tx_ok = nr.mac[4];
+        n->pinned_after_close = nr.pinned_after_close;
+        n->posted = nr.posted, n->completed = nr.completed, n->errors = nr.errors;
+        n->boot_cycles = nr.boot_cycles, n->boot_cycles_max = nr.boot_cycles_max;
+        n->boot_msgs = nr.boot_msgs, n->boot_rnr = nr.boot_rnr;
+        n->sim_rank = nr.rank;
+        n->cycles_evaluated = nr.cycles_evaluated;
+        {
+            const uint64_t *src = (const uint64_t *)&nr.sw;
+            uint64_t *dst = (uint64_t *)sw_total;
+            for (size_t k = 0; k < sizeof *sw_total / sizeof(uint64_t); k++)
+                dst[k] = dst[k] > UINT64_MAX - src[k] ? UINT64_MAX : dst[k] + src[k];
+        }
+        const uint8_t *dl = res[i] + sizeof nr, *pr = dl + nr.miss_kept * sizeof(sim_cycle_t);
+        costs_import(merged_costs, nr.miss_count, nr.miss_kept, dl, pr);
     }
     w->ops = s.ops, w->bytes = s.bytes, w->verify_bytes = s.verify_bytes, w->verify_mismatch = s.verify_mismatch;
     w->suppressed = s.suppressed;

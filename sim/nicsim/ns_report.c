@@ -513,6 +513,33 @@ static cJSON *build_json(const struct ns_report *r)
     report_u64(x, "boundaries", r->boundaries);
     report_num(x, "sync_wait_s", r->wait_s, 3);
     report_num(x, "cpu_s", cs->cpu_s, 3);
+    { /* each rank's share of the work (not simulated figures: they describe the simulator) */
+        cJSON *pr = cJSON_AddArrayToObject(x, "per_rank");
+        for (unsigned k = 0; pr && k < w->nrank_stats; k++) {
+            const struct ns_rank_stat *rs = &w->rank_stats[k];
+            cJSON *e = cJSON_CreateObject(), *nodes;
+            if (!e)
+                break;
+            cJSON_AddItemToArray(pr, e);
+            cJSON_AddNumberToObject(e, "rank", rs->rank);
+            nodes = cJSON_AddArrayToObject(e, "nodes");
+            for (unsigned i = 0; nodes && i < w->o->nodes; i++)
+                if (w->node[i].sim_rank == rs->rank)
+                    cJSON_AddItemToArray(nodes, cJSON_CreateNumber(i));
+            report_u64(e, "node_cycles_evaluated", rs->cycles_evaluated);
+            report_num(e, "cpu_s", rs->cpu_s, 3);
+            report_num(e, "compute_cpu_s", rs->cpu_s - rs->boundary_cpu_s, 3);
+            report_num(e, "boundary_cpu_s", rs->boundary_cpu_s, 3);
+            report_num(e, "wall_s", rs->wall_s, 3);
+            report_num(e, "boundary_wall_s", rs->boundary_wall_s, 3);
+            report_num(e, "wait_s", rs->wait_s, 3);
+            report_u64(e, "boundaries", rs->boundaries);
+            report_u64(e, "mpi_exchanges", rs->exchanges);
+        }
+        cJSON *ne = cJSON_AddArrayToObject(x, "node_cycles_evaluated");
+        for (unsigned i = 0; ne && i < w->o->nodes; i++)
+            cJSON_AddItemToArray(ne, cJSON_CreateNumber((double)w->node[i].cycles_evaluated));
+    }
 
     x = cJSON_AddObjectToObject(root, "workload");
     cJSON_AddStringToObject(x, "name", o->workload);

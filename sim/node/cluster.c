@@ -16,7 +16,10 @@ struct cluster {
     cluster_note_fn note;
     void *note_ctx;
     /* quanta */
-    unsigned rank, nranks, first, last; /* this rank's nodes: [first, last) */
+    unsigned rank, nranks;
+    uint16_t rank_of[CLUSTER_MAX_NODES]; /* node -> rank */
+    uint16_t local[CLUSTER_MAX_NODES];   /* this rank's nodes, in node order */
+    unsigned nlocal;
     const struct cluster_sync *sync;
     void *sync_ctx;
     struct cluster_buf out;
@@ -25,9 +28,11 @@ struct cluster {
     void *hook_ctx;
 };
 
-static unsigned block_first(unsigned nodes, unsigned nranks, unsigned r)
+void cluster_assign_blocks(unsigned nodes, unsigned nranks, uint16_t *rank_of)
 {
-    return (unsigned)((uint64_t)nodes * r / nranks);
+    for (unsigned r = 0; r < nranks; r++)
+        for (unsigned i = (unsigned)((uint64_t)nodes * r / nranks); i < (uint64_t)nodes * (r + 1) / nranks; i++)
+            rank_of[i] = (uint16_t)r;
 }
 
 void cluster_config_default(struct cluster_config *cfg, unsigned nodes)
@@ -61,13 +66,33 @@ cluster_t *cluster_create(const struct cluster_config *cfg, const costs_t *costs
         free(c);
         return NULL;
     }
-    c->first = block_first(cfg->nodes, c->nranks, c->rank);
-    c->last = block_first(cfg->nodes, c->nranks, c->rank + 1);
+    if (cfg->rank_of) {
+        unsigned per[CLUSTER_MAX_NODES] = { 0 };
+        for (unsigned i = 0; i < cfg->nodes; i++) {
+            if (cfg->rank_of[i] >= c->nranks) {
+                free(c);
+                return NULL;
+            }
+            c->rank_of[i] = cfg->rank_of[i];
+            per[cfg->rank_of[i]]++;
+        }
+        for (unsigned r = 0; r < c->nranks; r++)
+            if (!per[r]) { /* every rank needs a node */
+                free(c);
+                return NULL;
+            }
+    } else {
+        cluster_assign_blocks(cfg->nodes, c->nranks, c->rank_of);
+    }
+    c->cfg.rank_of = NULL; /* copied */
+    for (unsigned i = 0; i < cfg->nodes; i++)
+        if (c->rank_of[i] == c->rank)
+            c->local[c->nlocal++] = (uint16_t)i;
     c->sw = switch_create(&c->cfg.sw);
     {   /* room for every local node's host threads (user program, interrupt, up to 16 miss threads) */
         struct coro_config cc;
         coro_config_default(&cc);
-        cc.max_coros = 64 + 20 * (c->last - c->first);
+        cc.max_coros = 64 + 20 * c->nlocal;
         c->sched = coro_sched_create(&cc);
     }
     if (!c->sw || !c->sched)
@@ -75,9 +100,10 @@ cluster_t *cluster_create(const struct cluster_config *cfg, const costs_t *costs
     if (cfg->quanta) {
         switch_set_deferred(c->sw, true);
         for (unsigned p = 0; p < c->cfg.sw.nports; p++)
-            switch_set_local(c->sw, p, p >= c->first && p < c->last);
+            switch_set_local(c->sw, p, p < cfg->nodes && c->rank_of[p] == c->rank);
     }
-    for (unsigned i = c->first; i < c->last; i++) {
+    for (unsigned k = 0; k < c->nlocal; k++) {
+        unsigned i = c->local[k];
         struct node_config nc = cfg->node;
         nc.id = i;
         nc.mem.seed = cfg->seed * 1000003u + i;
@@ -127,9 +153,27 @@ int cluster_buf_put(struct cluster_buf *b, const void *data, size_t n)
     return 0;
 }
 
+static double cpu(void);
+static double wall(void);
+
+/* boundary() with its cost counted (cluster_stats) */
+static int boundary_timed(cluster_t *c)
+{
+    double c0, w0;
+    int rc;
+    if (!c->cfg.quanta)
+        return 0;
+    c0 = cpu(), w0 = wall();
+    rc = boundary(c);
+    c->st.boundaries++;
+    c->st.boundary_cpu_s += cpu() - c0;
+    c->st.boundary_wall_s += wall() - w0;
+    return rc;
+}
+
 int cluster_boundary(cluster_t *c)
 {
-    return boundary(c);
+    return boundary_timed(c);
 }
 
 void cluster_set_sync(cluster_t *c, const struct cluster_sync *ops, void *ctx)
@@ -149,15 +193,12 @@ sim_cycle_t cluster_quantum(const cluster_t *c)
 
 unsigned cluster_rank_of(const cluster_t *c, unsigned node)
 {
-    unsigned r = 0;
-    while (r + 1 < c->nranks && node >= block_first(c->cfg.nodes, c->nranks, r + 1))
-        r++;
-    return r;
+    return node < c->cfg.nodes ? c->rank_of[node] : 0;
 }
 
 bool cluster_is_local(const cluster_t *c, unsigned node)
 {
-    return node >= c->first && node < c->last;
+    return node < c->cfg.nodes && c->rank_of[node] == c->rank;
 }
 
 dist_t *cluster_dist(const cluster_t *c)
@@ -170,7 +211,8 @@ static sim_cycle_t next_activity(cluster_t *c)
 {
     sim_cycle_t t = coro_next_event(c->sched);
 
-    for (unsigned i = c->first; i < c->last; i++) {
+    for (unsigned k = 0; k < c->nlocal; k++) {
+        unsigned i = c->local[k];
         if (!node_quiescent(c->node[i]))
             return c->now;
         t = sim_cycle_min(t, node_next_event(c->node[i], c->now));
@@ -334,14 +376,14 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
                     c->st.skips++;
             }
         }
-        for (unsigned i = c->first; i < c->last; i++)
-            node_cycle(c->node[i], c->now, skip);
+        for (unsigned k = 0; k < c->nlocal; k++)
+            node_cycle(c->node[c->local[k]], c->now, skip);
         c->now += 1 + (sim_cycle_t)skip;
         c->st.cycles_clocked++;
         if (q) {
             if (c->now < qend)
                 continue;
-            if (boundary(c)) {
+            if (boundary_timed(c)) {
                 fprintf(stderr, "cluster: rank %u: the ranks lost each other at cycle %llu\n", c->rank,
                         (unsigned long long)c->now);
                 dist_abort(c->cfg.dist, DIST_EXIT_LOST);

@@ -46,7 +46,14 @@ struct cluster_config {
      * there. Results are then the same for any number of ranks. Off: every cycle, as before. */
     bool quanta;
     dist_t *dist; /* with quanta: the ranks the nodes are spread over (NULL: one process) */
+    /* With quanta: node i lives on rank rank_of[i] (nodes entries, each < the number of ranks,
+     * every rank at least one node); NULL: contiguous blocks in node order (cluster_assign_blocks).
+     * Copied at cluster_create. The results are the same for any assignment. */
+    const uint16_t *rank_of;
 };
+
+/* The default assignment: rank r holds nodes [nodes*r/K, nodes*(r+1)/K). */
+void cluster_assign_blocks(unsigned nodes, unsigned nranks, uint16_t *rank_of);
 
 struct cluster_stats {
     sim_cycle_t cycles;      /* simulated */
@@ -54,6 +61,11 @@ struct cluster_stats {
     uint64_t skips;          /* idle jumps */
     double wall_s;
     double cpu_s;            /* this process's CPU time in cluster_run (waits for other ranks included) */
+    /* quantum boundaries of this rank (cluster_run's and cluster_boundary's): how many, and the
+     * CPU and wall seconds spent in them (packing, the exchange with its wait, applying); the
+     * rest of cpu_s is the clocking of this rank's nodes and its coroutines */
+    uint64_t boundaries;
+    double boundary_cpu_s, boundary_wall_s;
 };
 
 typedef bool (*cluster_stop_fn)(cluster_t *c, void *ctx);
@@ -90,8 +102,8 @@ void cluster_set_sync(cluster_t *c, const struct cluster_sync *ops, void *ctx);
  * ranks lost each other (reported). */
 int cluster_boundary(cluster_t *c);
 sim_cycle_t cluster_quantum(const cluster_t *c); /* 0 without quanta */
-/* The ranks: node i lives on rank cluster_rank_of(c, i) (contiguous blocks in node order);
- * cluster_node returns NULL for a node of another rank. */
+/* The ranks: node i lives on rank cluster_rank_of(c, i) (cluster_config.rank_of; contiguous
+ * blocks in node order by default); cluster_node returns NULL for a node of another rank. */
 unsigned cluster_rank_of(const cluster_t *c, unsigned node);
 bool cluster_is_local(const cluster_t *c, unsigned node);
 dist_t *cluster_dist(const cluster_t *c);

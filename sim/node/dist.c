@@ -137,6 +137,11 @@ uint64_t dist_collectives(const dist_t *d)
     return d ? d->collectives : 0;
 }
 
+uint64_t dist_exchanges(const dist_t *d)
+{
+    return d ? d->exchanges : 0;
+}
+
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
     const uint8_t *b = p;

@@ -51,5 +51,8 @@ uint64_t dist_sum_u64(dist_t *d, uint64_t v, uint64_t at);
 /* Wall-clock seconds this rank waited in collectives (load imbalance + transport). */
 double dist_wait_s(const dist_t *d);
 uint64_t dist_collectives(const dist_t *d);
+/* MPI exchanges those took (one per collective whose blocks all fit a slot, two otherwise; 0
+ * for one local process) */
+uint64_t dist_exchanges(const dist_t *d);
 
 #endif /* DIST_H */

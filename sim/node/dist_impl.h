@@ -24,6 +24,10 @@ struct dist {
     size_t *lens;
     int *counts, *displs;
     uint64_t *lens64;
+    /* one exchange per boundary when every rank's block fits its slot (dist_mpi.c) */
+    uint8_t *slot_out, *slot_in; /* slot bytes each: a 64-bit length, then up to slot - 8 bytes */
+    size_t slot;
+    uint64_t exchanges; /* MPI collectives started by dist_allgather (1 or 2 each) */
 };
 
 #ifdef NIC_HAVE_MPI

@@ -585,6 +585,7 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
         if (n->doze)
             doze_catch_up(n);
         memcpy(n->last_in, p, PINS_KEY);
+        n->st.cycles_evaluated++;
         nic_model_set_cycle(n->nic, now);
         nic_model_eval(n->nic, p);
         if (n->cfg.pin_hash) /* this cycle, then the skipped ones (both halves): the outputs of this

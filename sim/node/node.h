@@ -68,6 +68,8 @@ struct node_status {
     uint64_t dma_read_reqs, dma_write_reqs, dma_errors;
     uint64_t cycles_run, cycles_skipped;
     uint64_t cycles_not_evaluated; /* idle cycles the model was not evaluated (node_config.eval_all) */
+    uint64_t cycles_evaluated;     /* clocks the model was evaluated (the simulator's work for this
+                                      node; the same for any number of ranks) */
     uint64_t pin_hash;             /* node_config.pin_hash: every output pin, every cycle */
     /* The NCP stopped (firmware/rt/trap.c's fatal path, seen on its console): halted is set by
      * "ncp: fatal: WHY" (why copied), trapped additionally by the "ncp: unhandled trap" line

@@ -7,6 +7,10 @@ ranks, and each bad input stopped with a clear error and a nonzero exit.
 CASE:
   identical    a small fft and a stream with every fault kind: 1 process (no mpirun), mpirun -np 2
                and (fft) -np 3; every simulated figure of the JSON reports identical
+  rank_map     the small fft under every --rank-map (interleave, block, a list) with 2 and 3 ranks:
+               the same report as one process, each rank holding the nodes the map gives it
+               (sim.per_rank), its work counted (evaluated node-cycles summing to the nodes'); and
+               bad maps refused
   too_many     mpirun -np 3 with --nodes 2 (nicsim and nicrun): refused, every rank exits nonzero
   mismatch     a rank running another build (a copy of nicsim with one byte appended), and a rank
                given other options: refused at start with the rank named
@@ -30,7 +34,7 @@ import time
 
 # What describes the simulator's own work, not the simulated cluster: allowed to differ.
 NOT_SIMULATED = {"wall_s", "cycles_per_s", "cycles_clocked", "skips", "ranks", "transport", "boundaries",
-                 "sync_wait_s", "cpu_s"}
+                 "sync_wait_s", "cpu_s", "per_rank"}
 
 
 def mpirun_cmd(mpirun, np):
@@ -105,6 +109,56 @@ def case_identical(nicsim, mpirun, tmp):
                      (name, k, len(diff), "; ".join("%s %s vs %s" % (x, a.get(x), b.get(x)) for x in diff[:5])))
             print("%s: %d ranks: %d figures identical (cycles %d, %d bytes verified)" %
                   (name, k, len(a), a[".sim.cycles"], a[".verify.bytes_checked"]))
+
+
+FFT_SMALL = ["--workload", "fft", "--nodes", "4", "--ws-pages", "64", "--phases", "2"]
+
+
+def case_rank_map(nicsim, mpirun, tmp):
+    ref = os.path.join(tmp, "ref.json")
+    rc, out, err, _ = run([nicsim, "--quiet"] + FFT_SMALL + ["--json", ref])
+    if rc != 0:
+        fail("one process: exit %d\n%s" % (rc, err))
+    a = load(ref)
+    with open(ref) as f:
+        one = json.load(f)["sim"]
+    if [r["nodes"] for r in one["per_rank"]] != [[0, 1, 2, 3]]:
+        fail("one process: per_rank %s" % one["per_rank"])
+    total = sum(one["node_cycles_evaluated"])
+    if total <= 0 or one["per_rank"][0]["node_cycles_evaluated"] != total:
+        fail("one process: evaluated node-cycles %s vs per rank %s" % (one["node_cycles_evaluated"], one["per_rank"]))
+    cases = [(2, None, [[0, 2], [1, 3]]), (2, "interleave", [[0, 2], [1, 3]]), (2, "block", [[0, 1], [2, 3]]),
+             (3, "0,2,1,0", [[0, 3], [2], [1]]), (3, "block", [[0], [1], [2, 3]])]
+    for k, m, want in cases:
+        path = os.path.join(tmp, "map-%d-%s.json" % (k, m))
+        extra = ["--rank-map", m] if m else []
+        rc, out, err, _ = run(mpirun_cmd(mpirun, k) + [nicsim, "--quiet"] + FFT_SMALL + extra + ["--json", path])
+        if rc != 0:
+            fail("%d ranks, --rank-map %s: exit %d\n%s" % (k, m, rc, err))
+        with open(path) as f:
+            sim = json.load(f)["sim"]
+        got = [r["nodes"] for r in sim["per_rank"]]
+        if got != want:
+            fail("%d ranks, --rank-map %s: the ranks held %s, not %s" % (k, m, got, want))
+        per = [r["node_cycles_evaluated"] for r in sim["per_rank"]]
+        ne = sim["node_cycles_evaluated"]
+        if per != [sum(ne[i] for i in nodes) for nodes in want] or sum(per) != total:
+            fail("%d ranks, --rank-map %s: evaluated node-cycles per rank %s, per node %s (one process: %d)" %
+                 (k, m, per, ne, total))
+        if any(r["cpu_s"] <= 0 or r["compute_cpu_s"] <= 0 or r["boundaries"] <= 0 for r in sim["per_rank"]):
+            fail("%d ranks, --rank-map %s: a rank without work: %s" % (k, m, sim["per_rank"]))
+        b = load(path)
+        diff = [key for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key)]
+        if diff:
+            fail("%d ranks, --rank-map %s: %d figures differ from one process, e.g. %s" %
+                 (k, m, len(diff), "; ".join("%s %s vs %s" % (x, a.get(x), b.get(x)) for x in diff[:5])))
+        print("--rank-map %s, %d ranks: nodes %s, evaluated node-cycles %s; %d figures identical" %
+              (m or "(default)", k, got, per, len(a)))
+    for m, needle in (("1,0,0,1", "puts node 0 on rank 1"), ("0,0,0,0", "leaves rank 1 without a node"),
+                      ("0,1,2,0", "puts node 2 on rank 2, but there are 2 ranks"), ("0,1", "names 2 nodes"),
+                      ("0,1,x,1", "bad value"), ("spread", "bad value")):
+        expect_refusal(mpirun_cmd(mpirun, 2) + [nicsim, "--quiet"] + FFT_SMALL + ["--rank-map", m],
+                       ["nicsim: ", needle], "--rank-map %s, 2 ranks" % m)
 
 
 def expect_refusal(cmd, needles, what, timeout=120):
@@ -243,6 +297,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if case == "identical":
             case_identical(nicsim, mpirun, tmp)
+        elif case == "rank_map":
+            case_rank_map(nicsim, mpirun, tmp)
         elif case == "too_many":
             case_too_many(nicsim, mpirun, tmp)
         elif case == "mismatch":

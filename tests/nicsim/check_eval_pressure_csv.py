@@ -194,6 +194,8 @@ def main():
         check("4 (radix 2 + static, water 1) are runs" in sec_c and "the other %d (" % (len(pr) - 4) in sec_c,
               "runs + CSV: the section counts runs and CSV rows")
         check("Simulation cost: 8 CPU s for these 4 runs" in sec_c, "runs + CSV: the cost of the runs present only")
+        check("radix, water: rows of both kinds" in sec_c and "(static: radix run; water CSV row)" in sec_c,
+              "runs + CSV: the patterns whose ratios mix runs and CSV rows are named")
 
         # --pressure-csv none: only the runs
         d_ = os.path.join(tmp, "d")

@@ -14,8 +14,6 @@
 #include <string.h>
 
 #include "conn.h"
-#include "dmaq.h"
-#include "rx.h"
 
 #define RX_SLOTS (1u << NCP_RX_LOG2)
 #define CC_RX_RESERVE 2u /* ring entries kept for control frames (ACKs, NACKs) */
@@ -37,8 +35,6 @@ static struct cc_tx cc_tx[NCP_MAX_PEERS];
 uint32_t cc_lim[NCP_MAX_PEERS];             /* receiver: the limit granted to each sender */
 static uint8_t cc_granted[NCP_MAX_PEERS];   /* receiver: cc_lim was granted (may be outstanding) */
 static uint32_t cc_acked[NCP_MAX_PEERS];    /* receiver: the ACK of the last grant */
-static uint8_t cc_hold_on[NCP_MAX_PEERS];  /* receiver: its ACK frame waits (cc_ack_hold) since cc_hold_t */
-static uint32_t cc_hold_t[NCP_MAX_PEERS];
 static uint8_t cc_echo[NCP_MAX_PEERS];      /* a CE mark from this peer not yet echoed */
 /*
  * receiver: the outstanding grants' sum, kept as they change (grant() was a loop over the senders
@@ -64,7 +60,6 @@ void cc_setup(uint32_t opts)
     memset(cc_granted, 0, sizeof cc_granted);
     memset(cc_echo, 0, sizeof cc_echo);
     memset(cc_held, 0, sizeof cc_held);
-    memset(cc_hold_on, 0, sizeof cc_hold_on);
     cc_sum = cc_holders = 0;
     /* (no connection exists yet: INIT reset them; peerctx.c calls cc_peer_start as each is created) */
 }
@@ -129,7 +124,6 @@ static uint32_t grant(uint16_t peer, uint32_t ack)
     cc_sum += c - own;
     cc_holders += (uint32_t)(own == 0);
     cc_held[peer] = (uint8_t)c;
-    cc_hold_on[peer] = 0;
     return c;
 }
 
@@ -149,25 +143,6 @@ int cc_out_audit(uint32_t *sum, uint32_t *holders)
     return s == cc_sum && h == cc_holders;
 }
 #endif
-
-int cc_ack_hold(uint16_t p, uint32_t expected)
-{
-    uint32_t left = cc_lim[p] - expected; /* granted, not arrived */
-    if (!(cc_opts & CC_OPT_FC) || !seq_lt(0, left) || cc_holders - (uint32_t)(cc_held[p] != 0) == 0 ||
-        (dmaq_idle() && !rx_frames_waiting())) {
-        cc_hold_on[p] = 0;
-        return 0;
-    }
-    if (!cc_hold_on[p]) {
-        cc_hold_on[p] = 1;
-        cc_hold_t[p] = ncp.now;
-        return 1;
-    }
-    if (ncp.now - cc_hold_t[p] < CC_ACK_HOLD)
-        return 1;
-    cc_hold_on[p] = 0;
-    return 0;
-}
 
 int cc_ack_early(uint16_t peer, uint32_t ack)
 {

@@ -74,17 +74,6 @@ static inline void cc_ack_moved(uint16_t p, uint32_t ack_val)
 int cc_out_audit(uint32_t *sum, uint32_t *holders);
 #endif
 
-/*
- * Flow control, receiver, many senders: peer p's data is in host memory up to `expected` and an ACK
- * frame is owed; it waits (1; conn_flush_acks looks again next pass) while the sender still holds
- * a grant for a packet that has not arrived, other senders hold grants and the receiver is busy
- * (frames wait in the RX ring or receive DMAs are outstanding: either brings the next pass), for at
- * most CC_ACK_HOLD: one ACK frame then covers both packets (an ACK frame costs the receiver's core
- * ~400 cycles in all, and its core bounds an 8-to-1 incast: docs/firmware.md).
- */
-int cc_ack_hold(uint16_t p, uint32_t expected);
-#define CC_ACK_HOLD (NCP_RTO / 40u) /* 5 us at the default RTO: ~7 frame times at 10 Gb/s */
-
 /* INIT (and boot, with 0): options; every peer's state reset (the connections were). */
 void cc_setup(uint32_t opts);
 /* A connection's sender state from its first sequence number (conn.c: a peer's context created). */

@@ -56,10 +56,6 @@ void conn_flush_acks(void)
             if (!pp->x.ack_pending)
                 continue;
             if (pp->rx_dma_pending == 0) {
-                if (__builtin_expect(cc_opts & CC_OPT_FC, 0) && cc_ack_hold(p, pp->x.expected)) {
-                    pset_add(ncp_work.peer_ack, p); /* the next pass looks again */
-                    continue;
-                }
                 uint32_t t0 = fp_now();
                 pp->ack_val = pp->x.expected;
                 cc_ack_moved(p, pp->ack_val); /* (flow control: its outstanding grant, congestion.c) */

@@ -515,11 +515,6 @@ static inline __attribute__((always_inline)) int rx_fast(const uint8_t *f, uint3
     return 1;
 }
 
-int rx_frames_waiting(void)
-{
-    return hal_mac_rx_head() != rx_next;
-}
-
 static void release(void)
 {
     uint32_t t = rx_tail;

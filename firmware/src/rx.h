@@ -20,8 +20,6 @@ extern struct rx_meta rx_meta[(1u << NCP_RX_LOG2) + NCP_LOOP_N];
 
 void rx_init(void);
 void rx_poll(void);
-/* Frames wait in the MAC's RX ring, not taken yet (an RX event is pending: another pass follows). */
-int rx_frames_waiting(void);
 /* A frame to this node itself (tx.c: TX frame `id`), handled in place by the next rx_poll as a
  * received frame whose source must be this node; the frame is given back with tx_loop_release
  * once handled (its data in host memory). 0 when every loopback entry is taken. */

@@ -9,8 +9,6 @@
 #include "scen.h"
 
 #include "congestion.h"
-#include "conn.h"
-#include "ncp.h"
 
 static int boot_with(uint8_t opts)
 {
@@ -162,14 +160,6 @@ static uint32_t audit_at(uint32_t want_holders, int line)
     return sum;
 }
 
-/* Takes every frame sent (ACKs). */
-static void k_drain(void)
-{
-    struct pkt_hdr h;
-    while (fwh_tx_next(&h, NULL))
-        assert_int_equal(h.type, PKT_ACK);
-}
-
 #define PNODES 6u
 #define TABLE_PA 0xA0000u
 #define PEER3 3u
@@ -242,60 +232,6 @@ static void receiver_sum_follows_every_update(void **state)
     /* its resend: share 7, free 14 - 7, but its limit is kept (ack - 1 + 11): one packet used */
     assert_int_equal(write_credit(PEER, 576, 1), 10);
     assert_int_equal(audit(2), 17);
-}
-
-/* Flow control, receiver: a drained sender's ACK frame waits (cc_ack_hold, conn_flush_acks) only
- * while it holds a grant for a packet that has not arrived, other senders hold grants and frames
- * wait in the RX ring or receive DMAs are outstanding, and for at most CC_ACK_HOLD; a sender whose
- * grant is used up is answered. */
-static void receiver_holds_an_ack_for_the_granted_packet(void **state)
-{
-    static uint8_t a[64];
-    (void)state;
-    fwh_prefill(PID);
-    struct pkt_hdr w = {.type = PKT_WRITE, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0, .len = 64,
-                        .flags = PKT_F_LAST};
-    fwh_send_seq(PEER, &w, a);
-    fwh_run();
-    assert_int_equal(PKT_CREDIT(tx_expect(PKT_ACK, NULL).reason), 14);
-    uint32_t exp_a = conn_peer(PEER).x.expected;
-    /* alone (no other sender holds a grant), nothing waiting: answered */
-    assert_int_equal(cc_ack_hold(PEER, exp_a), 0);
-    w.off = 64;
-    fwh_send_seq(PEER2, &w, a); /* left in the ring: a frame waiting */
-    assert_int_equal(cc_ack_hold(PEER, exp_a), 0); /* still no other holder */
-    fwh_run();
-    assert_int_equal(PKT_CREDIT(tx_expect(PKT_ACK, NULL).reason), 1); /* PEER2 holds 1 */
-    assert_int_equal(cc_ack_hold(PEER, exp_a), 0); /* nothing waiting in the ring */
-    w.off = 128;
-    fwh_send_seq(PEER2, &w, a); /* waiting */
-    assert_int_equal(cc_ack_hold(PEER, exp_a), 1); /* PEER's 14 granted, none arrived: it waits */
-    ncp.now += CC_ACK_HOLD - 1u;
-    assert_int_equal(cc_ack_hold(PEER, exp_a), 1);
-    ncp.now += 1u;
-    assert_int_equal(cc_ack_hold(PEER, exp_a), 0); /* at most CC_ACK_HOLD */
-    fwh_run(); /* PEER2's packet: its grant (1) used up */
-    k_drain();
-    w.off = 192;
-    fwh_send_seq(PEER, &w, a); /* waiting */
-    /* PEER2 with every granted packet arrived (expected at its limit): answered */
-    assert_int_equal(cc_ack_hold(PEER2, cc_lim[PEER2]), 0);
-    assert_int_equal(cc_ack_hold(PEER2, cc_lim[PEER2] - 1u), 1); /* one still to come: it waits */
-    assert_int_equal(cc_ack_hold(PEER, exp_a), 1); /* a new hold starts */
-    fwh_run();
-    k_drain();
-    /* a receive DMA outstanding (its completion brings the next pass) holds it as a frame does */
-    fh_dma_hold(1);
-    w.off = 256;
-    fwh_send_seq(PEER2, &w, a);
-    fwh_run();
-    exp_a = conn_peer(PEER).x.expected;
-    assert_int_equal(cc_ack_hold(PEER, exp_a), 1);
-    fh_dma_hold(0);
-    fwh_run();
-    k_drain();
-    assert_int_equal(cc_ack_hold(PEER, exp_a), 0); /* idle: answered */
-    assert_int_equal(stats().retransmits, 0);
 }
 
 /* Congestion control, receiver: a marked packet is counted and echoed once on the next ACK. */
@@ -400,7 +336,6 @@ int main(void)
         cmocka_unit_test_setup(sender_holds_at_the_limit, setup_flow),
         cmocka_unit_test_setup(receiver_grants_from_its_pool, setup_flow),
         cmocka_unit_test_setup(receiver_sum_follows_every_update, setup_flow_evict),
-        cmocka_unit_test_setup(receiver_holds_an_ack_for_the_granted_packet, setup_flow),
         cmocka_unit_test_setup(receiver_echoes_a_mark, setup_cc),
         cmocka_unit_test_setup(sender_window_follows_echoes, setup_cc),
         cmocka_unit_test_setup(off_changes_nothing, setup_off),

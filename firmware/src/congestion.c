@@ -32,15 +32,22 @@ _Static_assert(XP_WIN <= 255u, "cc_win is 8-bit");
 uint32_t cc_opts;
 uint8_t cc_win[NCP_MAX_PEERS];
 static struct cc_tx cc_tx[NCP_MAX_PEERS];
-static uint32_t cc_lim[NCP_MAX_PEERS];      /* receiver: the limit granted to each sender */
+uint32_t cc_lim[NCP_MAX_PEERS];             /* receiver: the limit granted to each sender */
 static uint8_t cc_granted[NCP_MAX_PEERS];   /* receiver: cc_lim was granted (may be outstanding) */
 static uint32_t cc_acked[NCP_MAX_PEERS];    /* receiver: the ACK of the last grant */
 static uint8_t cc_echo[NCP_MAX_PEERS];      /* a CE mark from this peer not yet echoed */
-/* receiver: the peers whose grant may be outstanding, as a list (a superset: grant() drops those
- * whose packets all arrived; cc_in_out marks the members) */
-static uint16_t cc_out[NCP_MAX_PEERS];
-static uint8_t cc_in_out[NCP_MAX_PEERS];
-static uint32_t cc_nout;
+/*
+ * receiver: the outstanding grants' sum, kept as they change (grant() was a loop over the senders
+ * holding a grant, ~240 cycles per ACK frame in an 8-to-1 incast, ~140 per packet). A sender's
+ * outstanding grant is cc_lim less its ack_val (the ACK we could give it now), counted when it is
+ * positive, it was granted and its context is resident (one that is not is quiet: not counted, as
+ * before). cc_held is what the sum holds for each peer; cc_out_sync brings a peer's part up to date
+ * wherever its terms change: a grant (cc_lim), its ack_val (conn.c, rx.c), its context becoming
+ * resident or leaving (peerctx.c), INIT (zero). (congestion.h: cc_ack_moved, inline.)
+ */
+uint8_t cc_held[NCP_MAX_PEERS];
+uint32_t cc_sum;     /* sum of cc_held */
+uint32_t cc_holders; /* peers with cc_held > 0 */
 
 static struct {
     uint32_t ce_received;
@@ -52,8 +59,8 @@ void cc_setup(uint32_t opts)
     cc_opts = opts;
     memset(cc_granted, 0, sizeof cc_granted);
     memset(cc_echo, 0, sizeof cc_echo);
-    memset(cc_in_out, 0, sizeof cc_in_out);
-    cc_nout = 0;
+    memset(cc_held, 0, sizeof cc_held);
+    cc_sum = cc_holders = 0;
     /* (no connection exists yet: INIT reset them; peerctx.c calls cc_peer_start as each is created) */
 }
 
@@ -79,46 +86,63 @@ void cc_on_frame(uint16_t peer, const struct pkt_hdr *h)
     cc_win[peer] = (uint8_t)cc_tx[peer].win;
 }
 
+/* Peer p's outstanding grant, as the sum counts it (a limit granted at most 255 beyond an ACK). */
+static uint32_t outstanding(uint16_t p)
+{
+    uint32_t out = cc_lim[p] - conn_pp[p]->ack_val;
+    if (!cc_granted[p] || !conn_resident(p) || !seq_lt(0, out))
+        return 0;
+    return out < 255u ? out : 255u;
+}
+
+void cc_out_sync(uint16_t p)
+{
+    uint32_t was = cc_held[p], now = outstanding(p);
+    cc_held[p] = (uint8_t)now;
+    cc_sum += now - was;
+    cc_holders += (uint32_t)(now != 0) - (uint32_t)(was != 0);
+}
+
 /*
  * The credit for an ACK frame `ack` to `peer`: the other senders' outstanding grants (their limit
  * less the ACK we could give them now: their packets from there on may be in our ring) and the
  * senders holding one go to cc_grant; a grant never moves a sender's limit back (it may have sent
- * up to it).
+ * up to it). O(1): the sum is kept as its terms change (cc_out_sync).
  */
 static uint32_t grant(uint16_t peer, uint32_t ack)
 {
-    uint32_t others = 0, holders = 1, c;
+    uint32_t own = cc_held[peer];
+    uint32_t others = cc_sum - own, holders = cc_holders - (uint32_t)(own != 0) + 1u, c;
 
-    /* only the peers granted something not yet used up: a limit moves only here and the ACK we
-     * could give only forward, so a grant used up stays so until the next one (the cost per ACK
-     * frame follows the senders holding credits, not the cluster's nodes: it was a loop over every
-     * node, ~170 of the ~530 cycles of an ACK frame in an 8-to-1 incast) */
-    for (uint32_t i = 0; i < cc_nout;) {
-        uint16_t q = cc_out[i];
-        uint32_t out = cc_lim[q] - conn_pp[q]->ack_val;
-        if (q == peer || !conn_resident(q)) {
-            i++; /* (a context not resident: quiet, its grant not counted) */
-        } else if (seq_lt(0, out)) {
-            others += out;
-            holders++;
-            i++;
-        } else {
-            cc_in_out[q] = 0;
-            cc_out[i] = cc_out[--cc_nout];
-        }
-    }
     c = cc_grant(&cc_cfg, others, holders);
     if (cc_granted[peer] && seq_lt(ack + c, cc_lim[peer]) && cc_lim[peer] - ack <= 255u)
         c = cc_lim[peer] - ack;
     cc_lim[peer] = ack + c;
     cc_acked[peer] = ack;
     cc_granted[peer] = 1;
-    if (!cc_in_out[peer]) {
-        cc_in_out[peer] = 1;
-        cc_out[cc_nout++] = peer;
-    }
+    /* its part of the sum: c (ack is its ack_val, tx_ctl's; resident; 1 <= c <= 255) */
+    cc_sum += c - own;
+    cc_holders += (uint32_t)(own == 0);
+    cc_held[peer] = (uint8_t)c;
     return c;
 }
+
+#ifdef NCP_HOST
+int cc_out_audit(uint32_t *sum, uint32_t *holders)
+{
+    uint32_t s = 0, h = 0;
+    for (uint16_t p = 0; p < NCP_MAX_PEERS; p++) {
+        uint32_t out = cc_lim[p] - conn_pp[p]->ack_val;
+        if (cc_granted[p] && conn_resident(p) && seq_lt(0, out)) { /* (the loop grant() was) */
+            s += out;
+            h++;
+        }
+    }
+    *sum = cc_sum;
+    *holders = cc_holders;
+    return s == cc_sum && h == cc_holders;
+}
+#endif
 
 int cc_ack_early(uint16_t peer, uint32_t ack)
 {

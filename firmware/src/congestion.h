@@ -39,6 +39,41 @@ static inline int cc_resend_room(uint16_t peer, const struct xport_peer *x, uint
  */
 int cc_ack_early(uint16_t peer, uint32_t ack);
 
+/*
+ * Flow control, receiver: the sum of the senders' outstanding grants the credits are computed from
+ * (congestion.c), kept as its terms change. cc_held[p]: what the sum counts for peer p (its limit
+ * less its ack_val when positive, it was granted and its context is resident; 0 without flow
+ * control). cc_out_sync(p): peer p's part again from its state (its context became resident or
+ * left NIC SRAM: peerctx.c). cc_ack_moved(p, ack_val): its ack_val moved forward (conn.c, rx.c; per
+ * packet, so inline: a byte load and a branch when it holds nothing, as without flow control).
+ */
+extern uint8_t cc_held[NCP_MAX_PEERS];
+extern uint32_t cc_lim[NCP_MAX_PEERS];
+extern uint32_t cc_sum, cc_holders;
+void cc_out_sync(uint16_t p);
+static inline void cc_ack_moved(uint16_t p, uint32_t ack_val)
+{
+    uint32_t was = cc_held[p];
+    if (__builtin_expect(was != 0u, 0)) {
+        uint32_t out = cc_lim[p] - ack_val;
+        if (out - 1u < was) { /* still outstanding, that much less */
+            cc_sum -= was - out;
+            cc_held[p] = (uint8_t)out;
+        } else if (!seq_lt(0, out)) { /* used up */
+            cc_sum -= was;
+            cc_holders--;
+            cc_held[p] = 0;
+        } else {
+            cc_out_sync(p); /* (an ACK that moved back: not done by the NCP) */
+        }
+    }
+}
+#ifdef NCP_HOST
+/* Tests: the kept sum and holder count (into *sum, *holders) equal a loop over every peer's
+ * outstanding grant (1), or not (0). */
+int cc_out_audit(uint32_t *sum, uint32_t *holders);
+#endif
+
 /* INIT (and boot, with 0): options; every peer's state reset (the connections were). */
 void cc_setup(uint32_t opts);
 /* A connection's sender state from its first sequence number (conn.c: a peer's context created). */

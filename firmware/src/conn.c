@@ -58,6 +58,7 @@ void conn_flush_acks(void)
             if (pp->rx_dma_pending == 0) {
                 uint32_t t0 = fp_now();
                 pp->ack_val = pp->x.expected;
+                cc_ack_moved(p, pp->ack_val); /* (flow control: its outstanding grant, congestion.c) */
                 tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
                 pp->x.ack_pending = 0;
                 pp->ack_t = ncp.now;

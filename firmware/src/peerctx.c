@@ -83,7 +83,9 @@ static struct ncp_peer *live(uint32_t s)
     slot_at[s] = ncp.now;
     slot_mark[s] = pp->x.expected + pp->x.nxt;
     ncp_work.parked_wake = 1; /* endpoints that waited for a peer's context */
-    return conn_pp[slot_owner[s]] = pp;
+    conn_pp[slot_owner[s]] = pp;
+    cc_out_sync(slot_owner[s]); /* resident: its outstanding grant counts again (congestion.c) */
+    return pp;
 }
 
 /* Slot s is its owner's from now on: derived now if never created (returned), else filled (NULL). */
@@ -148,6 +150,7 @@ struct ncp_peer *conn_get_slow(uint16_t p)
         ncp_sat_inc(&peer_st.evictions);
         uint16_t v = slot_owner[s];
         conn_pp[v] = &conn_none; /* it maps to the slot until written back: its frames wait too */
+        cc_out_sync(v);          /* (quiet: its grant no longer counts, congestion.c) */
         slot_state[s] = SL_WB;
         ctx_dma(s, v, v);
     }
@@ -165,6 +168,7 @@ void conn_dma_done(uint32_t s, uint16_t victim, uint8_t err)
             slot_owner[s] = victim;
             slot_state[s] = SL_LIVE;
             conn_pp[victim] = &conn_slot[s];
+            cc_out_sync(victim); /* resident again: its grant counts (congestion.c) */
         }
         ncp_work.parked_wake = 1; /* a parked send asks again (a frame's sender resends anyway) */
     } else if (victim != NO_VICTIM) {

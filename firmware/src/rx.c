@@ -658,6 +658,7 @@ void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err)
     } else if (__builtin_expect(cc_opts & CC_OPT_FC, 0)) {
         pset_add(ncp_work.peer_ack, peer); /* flow control: an ACK (a credit) may go early (cc_ack_early) */
     }
+    cc_ack_moved(peer, pp->ack_val); /* ack_val moved: flow control's sum of outstanding grants (congestion.c) */
     if (kind == DK_RXRESP)
         cpl_read_data_done(ridx, err);
     release();

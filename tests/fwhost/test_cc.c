@@ -2,9 +2,13 @@
  * test_cc.c - flow and congestion control host-native (tests/fwhost, issue 14): INIT's options;
  * as a sender, the window the grants and the marks leave (segments held, released by ACK frames
  * with credits, halved on an echo); as a receiver, the credits it grants (the whole pool to one
- * sender, the free part to a second) and the echo of a mark; with the options off none of it.
+ * sender, the free part to a second) and the echo of a mark; with the options off none of it; the
+ * receiver's sum of outstanding grants, kept incrementally, equals the loop over every peer after
+ * each kind of update (a grant, an ACK advance, a context evicted, filled back, derived).
  */
 #include "scen.h"
+
+#include "congestion.h"
 
 static int boot_with(uint8_t opts)
 {
@@ -144,6 +148,92 @@ static void receiver_grants_from_its_pool(void **state)
     assert_int_equal(PKT_CREDIT(k.reason), 3); /* PEER holds 11: 14 - 11 */
 }
 
+/* The kept sum of outstanding grants equals the loop's (cc_out_audit); returns it. */
+#define audit(holders) audit_at(holders, __LINE__)
+static uint32_t audit_at(uint32_t want_holders, int line)
+{
+    uint32_t sum = 0, holders = 0;
+    if (!cc_out_audit(&sum, &holders))
+        fail_msg("line %d: kept sum %u holders %u differ from the loop's", line, sum, holders);
+    if (holders != want_holders)
+        fail_msg("line %d: %u holders, expected %u", line, holders, want_holders);
+    return sum;
+}
+
+#define PNODES 6u
+#define TABLE_PA 0xA0000u
+#define PEER3 3u
+
+/* Six nodes, flow control, two resident peer contexts backed by the host table (as test_peer.c). */
+static int setup_flow_evict(void **state)
+{
+    (void)state;
+    fwh_boot_xopts = NIC_XOPT_FLOW;
+    fwh_boot(ME, PNODES, SECRET);
+    fwh_ep_open(EP, PID);
+    fwh_reg_proc(PID, EP);
+    lpa = fwh_map(PID, LVA, LLEN, ALL_RIGHTS);
+    fwh_reg_buf(PID, LBUF, LVA, LLEN, LKEY, ALL_RIGHTS);
+    fwh_prefill(PID);
+    struct nic_cmd t = {.op = NIC_CMD_PEER_TABLE, .a = TABLE_PA, .c = 0, .d = 2};
+    assert_int_equal(fwh_cmd(&t), NIC_ST_OK);
+    return 0;
+}
+
+/* A 64-byte write from `src` (its next sequence number, or its last again: a resend); the credit of
+ * the ACK frame it brings (0xFFFF: none came, the frame was dropped). */
+static uint32_t write_credit(uint16_t src, uint32_t off, int resend)
+{
+    static uint8_t a[64];
+    struct pkt_hdr w = {.type = PKT_WRITE, .pid = PID, .buf = LBUF, .key = LKEY, .off = off, .len = 64,
+                        .flags = PKT_F_LAST};
+    if (resend)
+        fwh.peer[src].tx_seq--;
+    fwh_send_seq(src, &w, a);
+    fwh_run();
+    if (!fwh_tx_pending())
+        return 0xFFFFu;
+    struct pkt_hdr k = tx_expect(PKT_ACK, NULL);
+    assert_int_equal(k.dst, src);
+    return PKT_CREDIT(k.reason);
+}
+
+/* Flow control, receiver: the sum of outstanding grants grant() reads is kept as its terms change
+ * (issue 14 item 5: it was a loop per ACK frame); after every kind of change it equals the loop
+ * over every peer, and the credits are those of the loop (receiver_grants_from_its_pool's). */
+static void receiver_sum_follows_every_update(void **state)
+{
+    (void)state;
+    assert_int_equal(audit(0), 0);
+    assert_int_equal(write_credit(PEER, 0, 0), 14); /* a grant (A derived): A holds 14 */
+    assert_int_equal(audit(1), 14);
+    assert_int_equal(write_credit(PEER2, 64, 0), 1); /* B: 1 (never 0) */
+    assert_int_equal(audit(2), 15);
+    for (unsigned i = 0; i < 3; i++) { /* A's packets arrive: ack_val advances, its grant shrinks */
+        static uint8_t a[64];
+        struct pkt_hdr w = {.type = PKT_WRITE, .pid = PID, .buf = LBUF, .key = LKEY, .off = 128 + 64 * i,
+                            .len = 64, .flags = PKT_F_LAST};
+        fwh_send_seq(PEER, &w, a);
+    }
+    fwh_run();
+    assert_int_equal(PKT_CREDIT(tx_expect(PKT_ACK, NULL).reason), 11); /* its limit kept */
+    assert_int_equal(audit(2), 12);
+    /* C: no free slot, A (quiet, the clock hand's first) is evicted: its grant leaves the sum */
+    assert_int_equal(write_credit(PEER3, 512, 0), 0xFFFFu);
+    assert_int_equal(stats().peer_evictions, 1);
+    assert_int_equal(audit(1), 1); /* B's 1 only */
+    assert_int_equal(write_credit(PEER3, 512, 1), 7); /* C derived: an equal share, 14 / 2 */
+    assert_int_equal(audit(2), 8);
+    /* A again: B (quiet) evicted, A filled back: its grant (11) counts again */
+    assert_int_equal(write_credit(PEER, 576, 0), 0xFFFFu);
+    assert_int_equal(stats().peer_evictions, 2);
+    assert_int_equal(stats().peer_fills, 1);
+    assert_int_equal(audit(2), 18); /* C's 7, A's 11 again (filled: resident) */
+    /* its resend: share 7, free 14 - 7, but its limit is kept (ack - 1 + 11): one packet used */
+    assert_int_equal(write_credit(PEER, 576, 1), 10);
+    assert_int_equal(audit(2), 17);
+}
+
 /* Congestion control, receiver: a marked packet is counted and echoed once on the next ACK. */
 static void receiver_echoes_a_mark(void **state)
 {
@@ -245,6 +335,7 @@ int main(void)
         cmocka_unit_test_setup(sender_obeys_credits, setup_flow),
         cmocka_unit_test_setup(sender_holds_at_the_limit, setup_flow),
         cmocka_unit_test_setup(receiver_grants_from_its_pool, setup_flow),
+        cmocka_unit_test_setup(receiver_sum_follows_every_update, setup_flow_evict),
         cmocka_unit_test_setup(receiver_echoes_a_mark, setup_cc),
         cmocka_unit_test_setup(sender_window_follows_echoes, setup_cc),
         cmocka_unit_test_setup(off_changes_nothing, setup_off),

@@ -2,7 +2,9 @@
 """nicsim.fw_profile: scripts/fw-profile on a short window of a stream. Checks what the tool claims, not
 a speed: both nodes report packets (> 0, the same count), busy cycles and instructions per packet are
 positive, CPI >= 1 (one instruction per cycle at most), and the rows (--top large) account for every
-cycle of the window (shares sum to 100 % within the rounding of the rows, per-packet cycles to busy + asleep per packet)."""
+cycle of the window (shares sum to 100 % within the rounding of the rows, per-packet cycles to busy + asleep per packet).
+Then --workload incast (3 nodes): the receiver's line, its packets and ACK frames counted, its window cut to its RX_TAIL
+stores, every cycle attributed."""
 import re
 import subprocess
 import sys
@@ -49,4 +51,25 @@ for n, d in sorted(nodes.items()):
     check(abs(per - want) <= 0.01 * want, "node %d: rows' cycles/packet %.1f = window/packets %.1f" % (n, per, want))
     check(abs(d["busy"] - (want - d["asleep"] / d["packets"])) < 0.2, "node %d: busy = window - asleep" % n)
 check(nodes.get(0, {}).get("packets") == nodes.get(1, {}).get("packets"), "one packet count for both")
+
+# --workload incast: only the receiver (node 0), its packets the frames taken from its RX ring
+out = subprocess.run([script, "--workload", "incast", "--nodes", "3", "--iters", "8", "--from", "300000", "--to",
+                      "450000", "--top", "100000"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+print(out.stdout)
+check(out.returncode == 0, "incast: fw-profile exit %d" % out.returncode)
+ihead = re.compile(r"^node 0 \(incast receiver, 2 senders\): (\d+) packets in cycles \[(\d+), (\d+)\): busy ([\d.]+) "
+                   r"cycles/packet \((\d+) asleep in wfi\), ([\d.]+) instructions/packet, CPI ([\d.]+), (\d+) ACK/NACK "
+                   r"frames sent \(([\d.]+) per packet\)$")
+lines = out.stdout.splitlines()
+m = ihead.match(lines[0]) if lines else None
+check(m is not None, "incast: the receiver's line")
+if m:
+    pk, c0, c1, busy, asleep = int(m.group(1)), int(m.group(2)), int(m.group(3)), float(m.group(4)), int(m.group(5))
+    check(pk > 0 and busy > 0 and float(m.group(7)) >= 1.0, "incast: packets %d, busy %.1f, CPI plausible" % (pk, busy))
+    check(300000 <= c0 < c1 <= 450000, "incast: the window cut to its RX_TAIL stores [%d, %d)" % (c0, c1))
+    check(int(m.group(8)) > 0 and abs(int(m.group(8)) / pk - float(m.group(9))) < 0.01, "incast: ACK frames counted")
+    rows = [row.match(ln) for ln in lines[2:]]
+    per = sum(float(r.group(1)) for r in rows if r)
+    check(abs(per - (c1 - c0) / pk) <= 0.01 * (c1 - c0) / pk, "incast: rows' cycles/packet %.1f = window/packets" % per)
+    check(abs(busy - ((c1 - c0) - asleep) / pk) < 0.2, "incast: busy = window - asleep")
 sys.exit(0 if ok else 1)

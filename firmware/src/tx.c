@@ -176,7 +176,8 @@ static __attribute__((noinline)) void tx_feed_loop(void)
             if (!tx_submit_data(id))
                 break;
         } else if (is_loop(id)) {
-            tx_left(id);
+            if (id < NCP_TX_N)
+                tx_left(id); /* (a control frame has no departure to record: txs.una is per data frame) */
             if (!tx_loop(id))
                 break;
             if (id < NCP_TX_N)

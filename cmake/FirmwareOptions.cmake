@@ -20,7 +20,7 @@ option(NCP_NACK "Receive-path translation misses NACK the sender (OFF: seed-fait
 option(NCP_PROFILE "Development build: rdcycle/rdinstret checkpoints on the fast paths (firmware/src/ncp.h NCP_PROF), printed by fw_ncp_bench_fast" OFF)
 option(NCP_TRACE_STATES "Debug build: every state transition of operations, responses, endpoints and commands printed on the console" OFF)
 option(NCP_FASTPATH "The NCP's straight-line fast paths run before the general ones (OFF: general paths only, for the differential tests)" ON)
-option(NCP_TX_GATE "The fast builder hands a data frame to the MAC gated on its payload's DMA (the MAC sends it when the DMA completes: docs/nic.md, Gated frames); OFF: the frame goes to the MAC at its DMA completion" OFF)
+option(NCP_TX_GATE "The fast builder hands a data frame to the MAC gated on its payload's DMA (the MAC sends it when the DMA completes: docs/nic.md, Gated frames); OFF: the frame goes to the MAC at its DMA completion" ON)
 
 set(NCP_FW_OPTIONS NCP_LOOKUP NCP_CACHE_ENTRIES NCP_CACHE_LINE NCP_CACHE_WAYS NCP_MTU
     NCP_SENDQ_ENTRIES NCP_MAX_PROCS NCP_MAX_PEERS NCP_PEER_SLOTS NCP_RTO_US NCP_NACK NCP_FASTPATH NCP_TX_GATE NCP_TRACE_STATES NCP_PROFILE)

@@ -158,6 +158,22 @@ static inline uint16_t hal_mac_tx_done(void)
 {
     return (uint16_t)nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_STATUS), NIC_MAC_TX_STATUS_DONE);
 }
+/* Control frame `len` bytes at `frame` into the MAC's control queue (nic_mac_tx.v): never gated,
+ * it leaves before any frame of the data queue, so it never waits behind a data frame waiting for
+ * its payload. Counted apart: hal_mac_tx_ctl_free, hal_mac_tx_ctl_done. */
+static inline void hal_mac_tx_submit_ctl(const void *frame, uint32_t len)
+{
+    nic_wr(NIC_MAC_BASE, NIC_MAC_TX_ADDR, HAL_SRAM_OFF(frame));
+    nic_wr(NIC_MAC_BASE, NIC_MAC_TX_SUBMIT, nic_bits(NIC_MAC_TX_SUBMIT_LEN, len) | nic_bits(NIC_MAC_TX_SUBMIT_CTL, 1));
+}
+static inline uint32_t hal_mac_tx_ctl_free(void)
+{
+    return nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_CTL_STATUS), NIC_MAC_TX_CTL_STATUS_FREE);
+}
+static inline uint16_t hal_mac_tx_ctl_done(void)
+{
+    return (uint16_t)nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_TX_CTL_STATUS), NIC_MAC_TX_CTL_STATUS_DONE);
+}
 #else
 uint32_t hal_mac_rx_head(void);
 void hal_mac_rx_release(uint32_t tail);
@@ -165,6 +181,9 @@ uint32_t hal_mac_tx_free(void);
 void hal_mac_tx_submit(const void *frame, uint32_t len);
 void hal_mac_tx_submit_gated(const void *frame, uint32_t len, uint8_t tag);
 uint16_t hal_mac_tx_done(void);
+void hal_mac_tx_submit_ctl(const void *frame, uint32_t len);
+uint32_t hal_mac_tx_ctl_free(void);
+uint16_t hal_mac_tx_ctl_done(void);
 #endif
 uint16_t hal_node_id(void);
 

@@ -237,6 +237,10 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
             dmaq_post(at, pc[i].pa, pc[i].len, 0, i + 1 == npc ? DK_TX : DK_NONE, f, 0);
             at += pc[i].len;
         }
+        /* one request, taken by the engine at once (its tag known): gated in the MAC as the fast
+         * builder does (a payload in several requests waits for their completions) */
+        if (npc == 1 && dmaq.issued == dmaq.head)
+            tx_gate(f, PKT_HDR_BYTES + len, w[PKT_W_NODES], (uint8_t)(dmaq.head - 1u));
         if (NCP_FP_SAMPLES)
             txs.cyc[f] = fp_now() - t0;
     }

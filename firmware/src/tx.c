@@ -35,6 +35,9 @@ void tx_init(void)
     txs.free = (1u << NCP_TX_N) - 1u;
     txs.ctl_free = (1u << NCP_CTL_N) - 1u;
     txs.mac_done = hal_mac_tx_done();
+    txs.mac_cdone = hal_mac_tx_ctl_done();
+    /* every control frame may be in the MAC's control queue at once: it never refuses one */
+    NCP_ASSERT(NCP_MOD_TX, 5, hal_mac_tx_ctl_free() >= NCP_CTL_N);
 }
 
 const uint8_t tx_low_bit[256] = {
@@ -95,8 +98,20 @@ static __attribute__((noinline)) void tx_collect_loop(uint16_t done)
     }
 }
 
+/* Frees the control frames the MAC's control queue has finished. */
+static __attribute__((noinline)) void tx_collect_ctl(void)
+{
+    uint16_t done = hal_mac_tx_ctl_done();
+    while (txs.mac_cdone != done && txs.cdone != txs.csub) {
+        txs.ctl_free |= 1u << txs.cq[txs.cdone++ % NCP_CTL_N];
+        txs.mac_cdone++;
+    }
+}
+
 void tx_collect(void)
 {
+    if (txs.cdone != txs.csub)
+        tx_collect_ctl();
     if (txs.done == txs.sub)
         return;
     uint16_t done = hal_mac_tx_done();
@@ -113,6 +128,26 @@ void tx_collect(void)
             txs.ctl_free |= 1u << (id - NCP_TX_N);
         txs.mac_done++;
     }
+}
+
+/* Control frame i (built, PKT_HDR_BYTES, not to this node) into the MAC's control queue: it leaves
+ * ahead of every data frame still queued there (a gated one waiting for its payload too). */
+static void tx_ctl_submit(uint32_t i)
+{
+    txs.cq[txs.csub++ % NCP_CTL_N] = (uint8_t)i;
+    hal_mac_tx_submit_ctl(ctl_frame[i], PKT_HDR_BYTES);
+    ncp_sat_inc(&tx_cnt.tx_packets);
+}
+
+/* A free control frame's number, or -1 (after collecting the ones the MAC finished). */
+static int ctl_alloc(void)
+{
+    int i = frame_alloc(&txs.ctl_free, NCP_CTL_N);
+    if (i < 0 && txs.cdone != txs.csub) {
+        tx_collect_ctl();
+        i = frame_alloc(&txs.ctl_free, NCP_CTL_N);
+    }
+    return i;
 }
 
 /*
@@ -340,17 +375,15 @@ static void tx_void_gated(uint32_t f)
     NCP_ASSERT(NCP_MOD_TX, 4, f < NCP_TX_N && peer < NCP_MAX_PEERS);
     cpl_on_host_error(peer, seq);
     tx_left(f);
-    int i = frame_alloc(&txs.ctl_free, NCP_CTL_N);
-    if (i >= 0 && txs.ready - txs.done < TXQ_N) {
+    int i = ctl_alloc();
+    if (i >= 0) {
         uint32_t *c = (uint32_t *)(void *)ctl_frame[i];
         memcpy(c, w, PKT_HDR_BYTES);
         if (type == PKT_READ_RESP)
             c[PKT_W_STATUS] = (uint32_t)(int32_t)NIC_ST_HOST_ERROR;
         c[PKT_W_TYPE] = pkt_w_type(type, flags | PKT_F_VOID, 0);
-        txs.q[txs.ready++ % TXQ_N] = (uint8_t)(NCP_TX_N + i);
+        tx_ctl_submit((uint32_t)i); /* (a gated frame is never to this node: tx_gate) */
     } else {
-        if (i >= 0)
-            txs.ctl_free |= 1u << i;
         ncp_sat_inc(&tx_cnt.ctl_drops);
     }
     if (txs.gated[f] == 2)
@@ -368,15 +401,16 @@ static void tx_void_gated(uint32_t f)
  */
 void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status)
 {
-    int i = frame_alloc(&txs.ctl_free, NCP_CTL_N);
+    struct ncp_peer *pp = &conn_peer(peer);
+    int loop = pp->w_nodes == ncp.w_loop;
+    int i = ctl_alloc();
 
-    if (i < 0 || txs.ready - txs.done >= TXQ_N) {
+    if (i < 0 || (loop && txs.ready - txs.done >= TXQ_N)) {
         if (i >= 0)
             txs.ctl_free |= 1u << i;
         ncp_sat_inc(&tx_cnt.ctl_drops); /* the transport recovers a lost ACK or NACK */
         return;
     }
-    struct ncp_peer *pp = &conn_peer(peer);
     uint32_t ack = pp->ack_val, flags = 0, rsn = reason, off = 0;
     if (ack == pp->x.expected && !pp->x.rsack)
         pp->x.ack_pending = 0; /* piggy-backed (not a SACK: an ACK frame carries that) */
@@ -399,7 +433,15 @@ void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t
     w[PKT_W_STATUS] = (uint32_t)status;
     if (type == PKT_NACK)
         ncp_sat_inc(&tx_cnt.nacks_sent);
-    /* ahead of the data frames at the tail still waiting for their payload's DMA: a control frame is
+    if (__builtin_expect(!loop, 1)) {
+        /* the MAC's control queue: ahead of every data frame, those waiting for their payload's
+         * DMA here (not yet handed over) or in the MAC (gated) too. A control frame is not
+         * sequenced, and an ACK or NACK that waits for other packets' host DMA (a loaded host: it
+         * may take longer than the peer's timeout) is a late one; control frames keep their order */
+        tx_ctl_submit((uint32_t)i);
+        return;
+    }
+    /* to this node itself (loopback, rx.c): in MAC order, ahead of the data frames at the tail still waiting for their payload's DMA: a control frame is
      * not sequenced, and an ACK or NACK that waits for other packets' host DMA (a loaded host: it
      * may take longer than the peer's timeout) is a late one; control frames stay in their order */
     uint32_t at = txs.ready++;

@@ -10,7 +10,8 @@
 
 /*
  * The frames in MAC order (owned by tx.c; the builder, segment.c, takes and queues data frames
- * through the inlines below): ids < NCP_TX_N are data frames, others control frames.
+ * through the inlines below): ids < NCP_TX_N are data frames, others control frames to this node
+ * itself (loopback); control frames to other nodes go to the MAC's control queue at once (cq).
  */
 struct tx_state {
     uint32_t free, ctl_free;       /* free data / control frames (bitmaps) */
@@ -31,6 +32,11 @@ struct tx_state {
                                     * 1 until that DMA's completion is seen, 2 when the MAC passed
                                     * it first (freed at the completion) */
     uint32_t gated_packets;        /* frames handed to the MAC gated (tx_packets) */
+    /* control frames in the MAC's control queue (hal_mac_tx_submit_ctl), in its order: they leave
+     * before data frames, so they are counted out apart (tx_collect) */
+    uint8_t cq[NCP_CTL_N];         /* control frame numbers (0..NCP_CTL_N-1) */
+    uint32_t csub, cdone;          /* submitted >= freed */
+    uint16_t mac_cdone;            /* the MAC's count of control frames out, as last seen */
 };
 extern struct tx_state txs;
 extern uint8_t tx_frame[NCP_TX_N][NCP_FRAME_BYTES];

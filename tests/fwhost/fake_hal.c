@@ -78,6 +78,11 @@ static struct {
     } txq[FH_TXQ_DEPTH];
     uint32_t txq_n;
     uint16_t tx_done;
+    struct {
+        uint32_t off, len;
+    } ctq[FH_TXCQ_DEPTH];               /* the control queue (tx_submit.ctl): leaves first */
+    uint32_t ctq_n;
+    uint16_t tx_cdone;
     uint32_t tx_voided;                 /* gated frames voided: their DMA failed */
     uint8_t tag_busy[256], tag_err[256]; /* per DMA tag: submitted, not completed / failed */
     int mac_hold;
@@ -556,6 +561,24 @@ uint16_t hal_mac_tx_done(void)
     return hw.tx_done;
 }
 
+void hal_mac_tx_submit_ctl(const void *frame, uint32_t len)
+{
+    assert_true(hw.ctq_n < FH_TXCQ_DEPTH); /* the NCP never has more control frames out */
+    hw.ctq[hw.ctq_n].off = HAL_SRAM_OFF(frame);
+    hw.ctq[hw.ctq_n].len = len;
+    hw.ctq_n++;
+}
+
+uint32_t hal_mac_tx_ctl_free(void)
+{
+    return FH_TXCQ_DEPTH - hw.ctq_n;
+}
+
+uint16_t hal_mac_tx_ctl_done(void)
+{
+    return hw.tx_cdone;
+}
+
 void fh_mac_hold(int hold)
 {
     hw.mac_hold = hold;
@@ -564,11 +587,27 @@ void fh_mac_hold(int hold)
 /* The oldest queued frame goes on the link: its bytes as they are in SRAM now. */
 static int mac_step(void)
 {
-    if (hw.mac_hold || !hw.txq_n || (hw.txq[0].gate && hw.tag_busy[hw.txq[0].tag]))
-        return 0; /* (a gated head waits for its payload's DMA, and the frames behind it) */
-    uint32_t off = hw.txq[0].off, len = hw.txq[0].len, gate = hw.txq[0].gate, tag = hw.txq[0].tag;
-    memmove(&hw.txq[0], &hw.txq[1], (hw.txq_n - 1) * sizeof hw.txq[0]);
-    hw.txq_n--;
+    uint32_t off, len, gate = 0, tag = 0;
+    int ctl = 0;
+
+    if (hw.mac_hold)
+        return 0;
+    if (hw.ctq_n) { /* the control queue's head goes first */
+        off = hw.ctq[0].off;
+        len = hw.ctq[0].len;
+        memmove(&hw.ctq[0], &hw.ctq[1], (hw.ctq_n - 1) * sizeof hw.ctq[0]);
+        hw.ctq_n--;
+        ctl = 1;
+    } else {
+        if (!hw.txq_n || (hw.txq[0].gate && hw.tag_busy[hw.txq[0].tag]))
+            return 0; /* (a gated head waits for its payload's DMA, and the frames behind it) */
+        off = hw.txq[0].off;
+        len = hw.txq[0].len;
+        gate = hw.txq[0].gate;
+        tag = hw.txq[0].tag;
+        memmove(&hw.txq[0], &hw.txq[1], (hw.txq_n - 1) * sizeof hw.txq[0]);
+        hw.txq_n--;
+    }
     if (gate && hw.tag_err[tag]) { /* voided: nothing goes on the link */
         if (trace)
             fprintf(trace, "tx voided len %u (dma tag %u failed)\n", (unsigned)len, (unsigned)tag);
@@ -592,7 +631,10 @@ static int mac_step(void)
         trace_bytes(f->data, len);
         fputc('\n', trace);
     }
-    hw.tx_done++;
+    if (ctl)
+        hw.tx_cdone++;
+    else
+        hw.tx_done++;
     hw.pending |= HAL_EV_TX;
     return 1;
 }

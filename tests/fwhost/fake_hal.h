@@ -22,6 +22,7 @@
 #define FH_DMA_QDEPTH 8u        /* nic_top.v DMA_QDEPTH */
 #define FH_DMA_CPL_DEPTH 16u    /* nic_top.v DMA_CPL_DEPTH */
 #define FH_TXQ_DEPTH 8u         /* nic_top.v MAC_TXQ */
+#define FH_TXCQ_DEPTH 16u       /* nic_mac.v TXCQ_DEPTH: the control queue */
 #define FH_DB_FIFO 64u          /* nic_top.v DB_DEPTH */
 #define FH_MAX_FRAME 9216u      /* nic_top.v MAX_FRAME */
 

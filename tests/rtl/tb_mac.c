@@ -372,3 +372,92 @@ int tb_mac_gated(struct tb_env *e)
     TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), 4);
     return 0;
 }
+
+/* ---- the control queue (tx_submit.ctl: never gated, leaves before the data queue's frames) ---- */
+
+static void c_submit(struct tb_env *e, uint32_t off, uint32_t len)
+{
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_ADDR, off);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_SUBMIT, (len << NIC_MAC_TX_SUBMIT_LEN_SHIFT) | NIC_MAC_TX_SUBMIT_CTL_MASK |
+                                                  NIC_MAC_TX_SUBMIT_GATE_MASK | (0x31u << NIC_MAC_TX_SUBMIT_TAG_SHIFT));
+}
+
+static uint32_t c_status(struct tb_env *e, uint32_t mask, uint32_t shift)
+{
+    return (tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_CTL_STATUS) & mask) >> shift;
+}
+
+int tb_mac_ctl_queue(struct tb_env *e)
+{
+    enum { LEN = 300, CTL = 60 };
+    static uint8_t d[LEN], c1[CTL], c2[CTL];
+    const uint32_t a = 0x20000, b = 0x21000, k1 = 0x22000, k2 = 0x22100;
+    TB_EQ(e, c_status(e, NIC_MAC_TX_CTL_STATUS_FREE_MASK, NIC_MAC_TX_CTL_STATUS_FREE_SHIFT), 16);
+    for (uint32_t i = 0; i < LEN; i++) d[i] = (uint8_t)(i * 3 + 1);
+    for (uint32_t i = 0; i < CTL; i++) {
+        c1[i] = (uint8_t)(0xC0 + i);
+        c2[i] = (uint8_t)(0x40 + i);
+    }
+    tb_sram_write(e, a, d, LEN);
+    tb_sram_write(e, b, d, LEN);
+    tb_sram_write(e, k1, c1, CTL);
+    tb_sram_write(e, k2, c2, CTL);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK);
+    /* a data frame gated on a DMA request that waits (the engine stopped), one behind it; then two
+     * control frames (gate bit set: ignored in the control queue): they go, the data waits */
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_CTRL, 0);
+    g_dma_submit(e, a + 48, TB_HOST_BASE + 0x1000, LEN - 48, 0x31);
+    g_submit(e, a, LEN, 1, 0x31);
+    g_submit(e, b, LEN, 0, 0);
+    c_submit(e, k1, CTL);
+    c_submit(e, k2, CTL);
+    for (int k = 0; k < 5000 && e->tx_count < 2; k++) tb_cycle(e);
+    tb_cycles(e, 500);
+    TB_EQ(e, e->tx_count, 2);
+    TB_EQ(e, e->tx[0].len, CTL + 4);
+    TB_EQ(e, memcmp(e->tx[0].data, c1, CTL), 0); /* in their order */
+    TB_EQ(e, memcmp(e->tx[1].data, c2, CTL), 0);
+    TB_EQ(e, c_status(e, NIC_MAC_TX_CTL_STATUS_DONE_MASK, NIC_MAC_TX_CTL_STATUS_DONE_SHIFT), 2);
+    TB_EQ(e, c_status(e, NIC_MAC_TX_CTL_STATUS_FREE_MASK, NIC_MAC_TX_CTL_STATUS_FREE_SHIFT), 16);
+    TB_EQ(e, g_done(e), 0); /* the data queue counts its own */
+    /* the DMA completes: the data frames go, in their order, counted in tx_status.done */
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_CTRL, NIC_DMA_CTRL_ENABLE_MASK);
+    for (int k = 0; k < 20000 && e->tx_count < 4; k++) tb_cycle(e);
+    tb_cycles(e, 50);
+    TB_EQ(e, e->tx_count, 4);
+    TB_EQ(e, memcmp(e->tx[2].data, d, 48), 0);
+    TB_EQ(e, memcmp(e->tx[2].data + 48, e->hmem + 0x1000, LEN - 48), 0);
+    TB_EQ(e, memcmp(e->tx[3].data, d, LEN), 0);
+    TB_EQ(e, g_done(e), 2);
+    TB_EQ(e, c_status(e, NIC_MAC_TX_CTL_STATUS_DONE_MASK, NIC_MAC_TX_CTL_STATUS_DONE_SHIFT), 2);
+    /* a control frame that is sent while a data frame is on the link waits for it (one frame at a
+     * time), then goes before the data frames queued after it */
+    g_submit(e, a, LEN, 0, 0); /* starts at once */
+    g_submit(e, b, LEN, 0, 0);
+    c_submit(e, k2, CTL);
+    for (int k = 0; k < 20000 && e->tx_count < 7; k++) tb_cycle(e);
+    TB_EQ(e, e->tx_count, 7);
+    TB_EQ(e, e->tx[4].len, LEN + 4);
+    TB_EQ(e, memcmp(e->tx[5].data, c2, CTL), 0);
+    TB_EQ(e, e->tx[6].len, LEN + 4);
+    /* a refused control frame (too short) counts in its queue's done and in tx_errors */
+    uint32_t errs = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS);
+    c_submit(e, k1, 4);
+    tb_cycles(e, 50);
+    TB_EQ(e, e->tx_count, 7);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS), errs + 1);
+    TB_EQ(e, c_status(e, NIC_MAC_TX_CTL_STATUS_DONE_MASK, NIC_MAC_TX_CTL_STATUS_DONE_SHIFT), 4);
+    TB_EQ(e, g_done(e), 4);
+    /* the control queue full: the write is dropped and counted in tx_overflow */
+    uint32_t ovf = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OVERFLOW);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, 0);
+    for (int i = 0; i < 17; i++) c_submit(e, k1, CTL);
+    TB_EQ(e, c_status(e, NIC_MAC_TX_CTL_STATUS_FREE_MASK, NIC_MAC_TX_CTL_STATUS_FREE_SHIFT), 0);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OVERFLOW), ovf + 1);
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK);
+    for (int k = 0; k < 40000 && e->tx_count < 23; k++) tb_cycle(e);
+    tb_cycles(e, 50);
+    TB_EQ(e, e->tx_count, 23);
+    TB_EQ(e, c_status(e, NIC_MAC_TX_CTL_STATUS_DONE_MASK, NIC_MAC_TX_CTL_STATUS_DONE_SHIFT), 20);
+    return 0;
+}

@@ -1,6 +1,6 @@
 // nic_mac: link MAC registers around the TX path (nic_mac_tx) and the RX path (nic_mac_rx).
-// Counters saturate; tx_status.done is free-running (wraps). Interrupts: ev_tx when a frame left
-// the TX queue (sent or refused), ev_rx when a good frame's descriptor is written.
+// Counters saturate; tx_status.done and tx_ctl_status.done are free-running (wrap). Interrupts: ev_tx
+// when a frame left a TX queue (sent or refused), ev_rx when a good frame's descriptor is written.
 `default_nettype none
 `include "nic_regs.vh"
 `include "nic_memmap.vh"
@@ -10,6 +10,7 @@ module nic_mac #(
   parameter integer RATE       = 50,     // link bits per cycle when phy_rate is 0
   parameter integer GAP        = 20,     // bytes per frame: preamble, start delimiter, IFG
   parameter integer TXQ_DEPTH  = 8,
+  parameter integer TXCQ_DEPTH = 16,     // control frames (tx_submit.ctl)
   parameter integer RX_FIFO    = 64,     // RX FIFO beats
   parameter integer MIN_FRAME  = 16,     // wire bytes, with CRC
   parameter integer MAX_FRAME  = 9216    // wire bytes, with CRC (TX limit; RX limit is buf_size)
@@ -75,7 +76,7 @@ module nic_mac #(
 
   reg [31:0] ctrl, tx_addr, rx_ring, rx_cfg, rx_tail, node_id;
   reg [31:0] rx_ok, rx_bad_crc, rx_runt, rx_oversize, rx_nobuf, tx_ok, tx_errors, tx_overflow, rx_overflow;
-  reg [15:0] tx_done;
+  reg [15:0] tx_done, tx_cdone;
   wire tx_enable = ctrl[`NIC_MAC_CTRL_TX_ENABLE_LSB];
   wire rx_enable = ctrl[`NIC_MAC_CTRL_RX_ENABLE_LSB];
 
@@ -83,23 +84,27 @@ module nic_mac #(
   wire [15:0] rate = (phy_rate != 16'd0) ? phy_rate : RATE32[15:0];
   wire [31:0] link_rate = {8'd0, GAP32[7:0], rate};
 
-  wire        enq = wr && addr == `NIC_MAC_TX_SUBMIT;
-  wire        q_full;
-  wire [7:0]  q_free;
-  wire        t_done, t_ok, t_err;
-  nic_mac_tx #(.SRAM_SIZE(SRAM_SIZE), .QDEPTH(TXQ_DEPTH), .W(W), .GAP(GAP),
+  wire        sub = wr && addr == `NIC_MAC_TX_SUBMIT;
+  wire        sub_ctl = wdata[`NIC_MAC_TX_SUBMIT_CTL_LSB];
+  wire        enq = sub && !sub_ctl;
+  wire        cenq = sub && sub_ctl;
+  wire        q_full, cq_full;
+  wire [7:0]  q_free, cq_free;
+  wire        t_done, t_cdone, t_ok, t_err;
+  nic_mac_tx #(.SRAM_SIZE(SRAM_SIZE), .QDEPTH(TXQ_DEPTH), .CQDEPTH(TXCQ_DEPTH), .W(W), .GAP(GAP),
                .MIN_FRAME(MIN_FRAME), .MAX_FRAME(MAX_FRAME)) u_tx (
     .clk(clk), .rst(rst), .tx_enable(tx_enable), .rate(rate),
     .enq(enq), .enq_addr(tx_addr),
     .enq_len(wdata[`NIC_MAC_TX_SUBMIT_LEN_MSB:`NIC_MAC_TX_SUBMIT_LEN_LSB]),
     .enq_gate(wdata[`NIC_MAC_TX_SUBMIT_GATE_LSB]),
     .enq_tag(wdata[`NIC_MAC_TX_SUBMIT_TAG_MSB:`NIC_MAC_TX_SUBMIT_TAG_LSB]),
+    .cenq(cenq),
     .dma_sub(dma_sub), .dma_sub_tag(dma_sub_tag), .dma_cpl(dma_cpl), .dma_cpl_tag(dma_cpl_tag),
     .dma_cpl_err(dma_cpl_err),
-    .q_full(q_full), .q_free(q_free),
+    .q_full(q_full), .q_free(q_free), .cq_full(cq_full), .cq_free(cq_free),
     .m_valid(st_valid), .m_addr(st_addr), .m_gnt(st_gnt), .m_rsp_valid(st_rsp_valid), .m_rdata(st_rdata),
     .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data), .tx_last(tx_last), .tx_bytes(tx_bytes),
-    .ev_done(t_done), .ev_ok(t_ok), .ev_err(t_err), .idle(tx_idle));
+    .ev_done(t_done), .ev_cdone(t_cdone), .ev_ok(t_ok), .ev_err(t_err), .idle(tx_idle));
 
   wire [31:0] rx_head;
   wire r_ok, r_bad_crc, r_runt, r_oversize, r_nobuf, r_overflow;
@@ -116,10 +121,12 @@ module nic_mac #(
     .ev_nobuf(r_nobuf), .ev_overflow(r_overflow), .urgent(rx_urgent), .idle(rx_idle));
 
   assign ev_rx = r_ok;
-  assign ev_tx = t_done;
+  assign ev_tx = t_done || t_cdone;
 
   wire [31:0] tx_status = ({24'd0, q_free} << `NIC_MAC_TX_STATUS_FREE_LSB) |
                           ({16'd0, tx_done} << `NIC_MAC_TX_STATUS_DONE_LSB);
+  wire [31:0] tx_ctl_status = ({24'd0, cq_free} << `NIC_MAC_TX_CTL_STATUS_FREE_LSB) |
+                              ({16'd0, tx_cdone} << `NIC_MAC_TX_CTL_STATUS_DONE_LSB);
   // One block, reads first, reset last (it overrides every register it names): written so,
   // the simulator updates these registers in place instead of through shadow copies (speed).
   always @(posedge clk) begin
@@ -131,6 +138,7 @@ module nic_mac #(
         `NIC_MAC_CTRL:        rdata <= ctrl;
         `NIC_MAC_TX_ADDR:     rdata <= tx_addr;
         `NIC_MAC_TX_STATUS:   rdata <= tx_status;
+        `NIC_MAC_TX_CTL_STATUS: rdata <= tx_ctl_status;
         `NIC_MAC_RX_RING:     rdata <= rx_ring;
         `NIC_MAC_RX_CFG:      rdata <= rx_cfg;
         `NIC_MAC_RX_HEAD:     rdata <= rx_head;
@@ -170,8 +178,9 @@ module nic_mac #(
     if (r_overflow && rx_overflow != 32'hFFFF_FFFF) rx_overflow <= rx_overflow + 32'd1;
     if (t_ok && tx_ok != 32'hFFFF_FFFF) tx_ok <= tx_ok + 32'd1;
     if (t_err && tx_errors != 32'hFFFF_FFFF) tx_errors <= tx_errors + 32'd1;
-    if (enq && q_full && tx_overflow != 32'hFFFF_FFFF) tx_overflow <= tx_overflow + 32'd1;
+    if (((enq && q_full) || (cenq && cq_full)) && tx_overflow != 32'hFFFF_FFFF) tx_overflow <= tx_overflow + 32'd1;
     if (t_done) tx_done <= tx_done + 16'd1;
+    if (t_cdone) tx_cdone <= tx_cdone + 16'd1;
     if (rst) begin   // power-on reset
       ctrl <= `NIC_MAC_CTRL_RESET;
       tx_addr <= `NIC_MAC_TX_ADDR_RESET;
@@ -181,7 +190,7 @@ module nic_mac #(
       node_id <= `NIC_MAC_NODE_ID_RESET;
       rx_ok <= 32'd0; rx_bad_crc <= 32'd0; rx_runt <= 32'd0; rx_oversize <= 32'd0;
       rx_nobuf <= 32'd0; tx_ok <= 32'd0; tx_errors <= 32'd0; tx_overflow <= 32'd0;
-      rx_overflow <= 32'd0; tx_done <= 16'd0;
+      rx_overflow <= 32'd0; tx_done <= 16'd0; tx_cdone <= 16'd0;
     end
   end
 endmodule

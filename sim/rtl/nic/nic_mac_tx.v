@@ -21,11 +21,18 @@
 // not arrive never goes out with stale bytes. Each tag's state is kept (256 x {done, err}):
 // dma_sub clears done, dma_cpl sets it, so a gate written after its request's submit never sees
 // the tag's previous use.
+//
+// Control frames (a second queue, CQDEPTH entries): a frame queued with `enq_ctl` goes into the
+// control queue, which is never gated and goes first: when a frame is to start, the control
+// queue's head is taken before the data queue's, so a control frame (an ACK, a NACK: not
+// sequenced) never waits behind a data frame waiting for its payload's DMA. Each queue counts its
+// own frames out (ev_done for the data queue, ev_cdone for the control queue), in its own order.
 `default_nettype none
 `include "nic_memmap.vh"
 module nic_mac_tx #(
   parameter integer SRAM_SIZE = `NIC_SRAM_SIZE,
   parameter integer QDEPTH    = 8,
+  parameter integer CQDEPTH   = 16,     // control queue
   parameter integer W         = 64,     // link datapath bits
   parameter integer GAP       = 20,     // bytes per frame: preamble 7, start delimiter 1, IFG 12
   parameter integer MIN_FRAME = 16,     // wire bytes, with CRC
@@ -41,6 +48,7 @@ module nic_mac_tx #(
   input  wire [15:0]        enq_len,
   input  wire               enq_gate,
   input  wire [7:0]         enq_tag,
+  input  wire               cenq,      // a control frame (enq_addr, enq_len; never gated)
   // the DMA engine's requests (gated frames)
   input  wire               dma_sub,   // a request with tag dma_sub_tag was accepted
   input  wire [7:0]         dma_sub_tag,
@@ -49,6 +57,8 @@ module nic_mac_tx #(
   input  wire               dma_cpl_err,
   output wire               q_full,
   output wire [7:0]         q_free,
+  output wire               cq_full,
+  output wire [7:0]         cq_free,
   // SRAM read port
   output wire               m_valid,
   output wire [31:0]        m_addr,
@@ -62,7 +72,8 @@ module nic_mac_tx #(
   output wire               tx_last,
   output wire [$clog2(W/8):0] tx_bytes,
   // events
-  output reg                ev_done,   // a frame left the queue (sent or refused)
+  output reg                ev_done,   // a frame left the data queue (sent or refused)
+  output reg                ev_cdone,  // a frame left the control queue (sent or refused)
   output reg                ev_ok,
   output reg                ev_err,
   output wire               idle
@@ -82,8 +93,8 @@ module nic_mac_tx #(
       $display("nic_mac_tx: need 5 <= MIN_FRAME <= MAX_FRAME <= 65535");
       $finish;
     end
-    if (QDEPTH > 255) begin
-      $display("nic_mac_tx: QDEPTH must fit tx_status.free (8 bits)");
+    if (QDEPTH > 255 || CQDEPTH > 255) begin
+      $display("nic_mac_tx: QDEPTH and CQDEPTH must fit an 8-bit free count");
       $finish;
     end
   end
@@ -99,9 +110,22 @@ module nic_mac_tx #(
   localparam [31:0] QD32 = QDEPTH;
   assign q_free = QD32[7:0] - {{(7-$clog2(QDEPTH)){1'b0}}, q_count};
 
-  wire [31:0] h_addr = q_head[47:16];
-  wire [15:0] h_len  = q_head[15:0];
-  wire        h_gate = q_head[56];
+  // ---- control queue ----
+  wire        cq_empty;
+  wire [47:0] cq_head;
+  wire [$clog2(CQDEPTH):0] cq_count;
+  reg         cq_pop;
+  nic_fifo #(.W(48), .DEPTH(CQDEPTH)) u_cq (
+    .clk(clk), .rst(rst), .push(cenq), .wdata({enq_addr, enq_len}), .full(cq_full),
+    .pop(cq_pop), .rdata(cq_head), .empty(cq_empty), .count(cq_count));
+  localparam [31:0] CQD32 = CQDEPTH;
+  assign cq_free = CQD32[7:0] - {{(7-$clog2(CQDEPTH)){1'b0}}, cq_count};
+
+  // the frame to start next: the control queue's head, else the data queue's
+  wire        c_sel  = !cq_empty;
+  wire [31:0] h_addr = c_sel ? cq_head[47:16] : q_head[47:16];
+  wire [15:0] h_len  = c_sel ? cq_head[15:0] : q_head[15:0];
+  wire        h_gate = !c_sel && q_head[56];
   wire [7:0]  h_tag  = q_head[55:48];
 
   // ---- DMA tags (gated frames) ----
@@ -130,7 +154,8 @@ module nic_mac_tx #(
   wire [4:0]  rs_bytes;
   wire [W-1:0] rs_data;
   wire        rs_ready;
-  wire        start = !sending && !rs_busy && tx_enable && !q_empty && g_ready && h_ok && !g_void;
+  wire        h_any = c_sel || (!q_empty && g_ready);          // a head may leave now
+  wire        start = !sending && !rs_busy && tx_enable && h_any && h_ok && !g_void;
   nic_rd_stream #(.B(B)) u_rs (
     .clk(clk), .rst(rst),
     .start(start), .addr(h_addr), .len({1'b0, h_len}), .busy(rs_busy),
@@ -200,14 +225,20 @@ module nic_mac_tx #(
   assign rs_ready = fire && !tail;
   wire [CW-1:0] bank_sum = bank - (fire ? cost : {CW{1'b0}}) + {{(CW-16){1'b0}}, rate};
 
-  always @* q_pop = (!sending && !rs_busy && tx_enable && !q_empty && g_ready);
+  always @* begin
+    cq_pop = !sending && !rs_busy && tx_enable && c_sel;
+    q_pop  = !sending && !rs_busy && tx_enable && !c_sel && !q_empty && g_ready;
+  end
+  reg cur_ctl;   // the frame being sent came from the control queue
 
   always @(posedge clk) begin
     ev_done <= 1'b0;
+    ev_cdone <= 1'b0;
     ev_ok   <= 1'b0;
     ev_err  <= 1'b0;
     if (rst) begin
       sending <= 1'b0;
+      cur_ctl <= 1'b0;
       tail <= 1'b0;
       crc <= 32'hFFFF_FFFF;
       bank <= CAP;
@@ -215,13 +246,15 @@ module nic_mac_tx #(
       tail_n <= 3'd0;
     end else begin
       bank <= (bank_sum > CAP) ? CAP : bank_sum;
-      if (q_pop) begin
+      if (q_pop || cq_pop) begin
         if (h_ok && !g_void) begin
           sending <= 1'b1;
+          cur_ctl <= cq_pop;
           crc <= 32'hFFFF_FFFF;
         end else begin
-          ev_done <= 1'b1;
-          ev_err  <= 1'b1;
+          ev_done  <= q_pop;
+          ev_cdone <= cq_pop;
+          ev_err   <= 1'b1;
         end
       end
       if (fire && !tail) begin
@@ -235,14 +268,16 @@ module nic_mac_tx #(
       if (fire && o_last) begin
         tail    <= 1'b0;
         sending <= 1'b0;
-        ev_done <= 1'b1;
-        ev_ok   <= 1'b1;
+        ev_done  <= !cur_ctl;
+        ev_cdone <= cur_ctl;
+        ev_ok    <= 1'b1;
       end
     end
   end
 
   // idle: nothing to send, the pacing credit full (it changes no more until a frame comes) and
   // no event pulse still to be counted
-  assign idle = q_empty && !sending && !rs_busy && bank == CAP && !(ev_done || ev_ok || ev_err);
+  assign idle = q_empty && cq_empty && !sending && !rs_busy && bank == CAP &&
+                !(ev_done || ev_cdone || ev_ok || ev_err);
 endmodule
 `default_nettype wire

@@ -434,6 +434,10 @@ int tx_ack_fast(uint16_t peer)
     struct ncp_peer *pp = &conn_peer(peer);
     uint32_t cf = txs.ctl_free, w_nodes = pp->w_nodes;
 
+    if (!cf && txs.done != txs.sub) { /* the loop collects control frames lazily (loop.c, tx_reap_due) */
+        tx_collect();
+        cf = txs.ctl_free;
+    }
     if (txs.sub != txs.ready || !cf || !tx_room() || w_nodes == ncp.w_loop || pp->x.sr ||
         (!txs.credit && !(txs.credit = hal_mac_tx_free())))
         return 0;

@@ -72,6 +72,8 @@ static inline void cc_ack_moved(uint16_t p, uint32_t ack_val)
 /* Tests: the kept sum and holder count (into *sum, *holders) equal a loop over every peer's
  * outstanding grant (1), or not (0). */
 int cc_out_audit(uint32_t *sum, uint32_t *holders);
+/* Tests: the credit from the table of shares (congestion.c) equals cc_grant's for these terms (1). */
+int cc_grant_fast_check(uint32_t others, uint32_t holders);
 #endif
 
 /* INIT (and boot, with 0): options; every peer's state reset (the connections were). */

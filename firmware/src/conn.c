@@ -59,7 +59,8 @@ void conn_flush_acks(void)
                 uint32_t t0 = fp_now();
                 pp->ack_val = pp->x.expected;
                 cc_ack_moved(p, pp->ack_val); /* (flow control: its outstanding grant, congestion.c) */
-                tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
+                if (!tx_ack_fast(p))
+                    tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
                 pp->x.ack_pending = 0;
                 pp->ack_t = ncp.now;
                 pp->ack_early = 0;
@@ -68,7 +69,8 @@ void conn_flush_acks(void)
                 /* what is in host memory so far: a peer whose packets keep coming, into a host DMA
                  * slower than its link (the DMAs never drain), hears within NCP_ACK_WAIT, not after
                  * its timeout; flow control's credit (congestion.h) */
-                tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
+                if (!tx_ack_fast(p))
+                    tx_ctl(p, PKT_ACK, 0, 0, 0, 0);
                 pp->ack_t = ncp.now;
                 pp->ack_early = 0;
             }

@@ -167,6 +167,46 @@ static void warm_target(void)
     assert_int_equal(tx_expect(PKT_ACK, NULL).ack, warm.seq + 1u);
 }
 
+/* ACK frames one after another, three times the control frame pool: each goes at once (tx_ack_fast
+ * where it can) with the ACK of its write, whose data is in host memory first; the control frames
+ * the MAC finished are collected lazily (loop.c tx_reap_due, tx_ack_fast when the pool is empty),
+ * and never so late that an ACK finds no frame (ctl_drops). Then with the MAC held: two ACK frames
+ * wait in it and go in order once it runs (issue 12). */
+static void ack_frames_cycle_the_pool(void **state)
+{
+    (void)state;
+    static uint8_t d[64];
+    warm_target();
+    for (unsigned i = 0; i < 3u * NCP_CTL_N; i++) {
+        for (unsigned j = 0; j < sizeof d; j++)
+            d[j] = (uint8_t)(j * 3u + i);
+        struct pkt_hdr w = peer_write(LKEY, 0x400 + 0x40 * (i % 16u), d, sizeof d);
+        fwh_run();
+        struct pkt_hdr k = tx_expect(PKT_ACK, NULL);
+        assert_int_equal(k.ack, w.seq + 1u);
+        assert_int_equal(k.dst, PEER);
+        assert_memory_equal(fh_host(lpa + 0x400 + 0x40 * (i % 16u), sizeof d), d, sizeof d);
+        assert_int_equal(fwh_tx_pending(), 0);
+    }
+    struct ncp_test_counters c;
+    ncp_test_counters(&c);
+    assert_int_equal(c.ctl_drops, 0);
+    fh_mac_hold(1);
+    struct pkt_hdr a = peer_write(LKEY, 0x800, d, sizeof d);
+    fwh_run();
+    struct pkt_hdr b = peer_write(LKEY, 0x840, d, sizeof d);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0); /* both wait in the MAC */
+    fh_mac_hold(0);
+    fwh_run();
+    assert_int_equal(tx_expect(PKT_ACK, NULL).ack, a.seq + 1u);
+    assert_int_equal(tx_expect(PKT_ACK, NULL).ack, b.seq + 1u);
+    assert_int_equal(fwh_tx_pending(), 0);
+    ncp_test_counters(&c);
+    assert_int_equal(c.ctl_drops, 0);
+    assert_int_equal(stats().rx_packets, 3u * NCP_CTL_N + 3u);
+}
+
 /* A WRITE from the peer that also acknowledges our write (the piggy-backed ACK of a ping-pong): its
  * data is placed first, and the ACK is applied once the data path is quiet (no DMA outstanding):
  * our completion is requested after the data is in host memory, and once: the same ACK again,
@@ -315,6 +355,7 @@ int main(void)
         cmocka_unit_test_setup(deadline_from_departure, scen_setup),
         cmocka_unit_test_setup(control_frame_ahead_of_waiting_data, scen_setup),
         cmocka_unit_test_setup(ack_owed_waits_at_most_ack_wait, scen_setup),
+        cmocka_unit_test_setup(ack_frames_cycle_the_pool, scen_setup),
         cmocka_unit_test_setup(piggybacked_ack_after_data, scen_setup),
         cmocka_unit_test_setup(deferred_ack_bounded, scen_setup),
         cmocka_unit_test_setup(doorbell_during_pass_carries_ack, scen_setup),

@@ -234,6 +234,22 @@ static void receiver_sum_follows_every_update(void **state)
     assert_int_equal(audit(2), 17);
 }
 
+/* Flow control, receiver: the credit comes from a table of equal shares, not a divide per ACK
+ * frame (issue 12); for every sum of others' grants and number of holders it is cc_grant's (lib/cc.c),
+ * including no free slot (1, never 0) and more holders than ring slots (1). */
+static void receiver_credit_without_divide(void **state)
+{
+    (void)state;
+    unsigned bad = 0;
+    for (uint32_t others = 0; others <= 40; others++)
+        for (uint32_t holders = 0; holders <= 300; holders++)
+            bad += !cc_grant_fast_check(others, holders);
+    assert_int_equal(bad, 0);
+    fwh_prefill(PID);
+    assert_int_equal(write_credit(PEER, 0, 0), 14); /* one holder: the whole pool, as before */
+    assert_int_equal(write_credit(PEER2, 64, 0), 1); /* none free: 1 */
+}
+
 /* Congestion control, receiver: a marked packet is counted and echoed once on the next ACK. */
 static void receiver_echoes_a_mark(void **state)
 {
@@ -336,6 +352,7 @@ int main(void)
         cmocka_unit_test_setup(sender_holds_at_the_limit, setup_flow),
         cmocka_unit_test_setup(receiver_grants_from_its_pool, setup_flow),
         cmocka_unit_test_setup(receiver_sum_follows_every_update, setup_flow_evict),
+        cmocka_unit_test_setup(receiver_credit_without_divide, setup_flow),
         cmocka_unit_test_setup(receiver_echoes_a_mark, setup_cc),
         cmocka_unit_test_setup(sender_window_follows_echoes, setup_cc),
         cmocka_unit_test_setup(off_changes_nothing, setup_off),

@@ -146,9 +146,10 @@ static void doorbells(void)
 /*
  * A TX event (the MAC finished frames) needs tx_reap unless only control frames went and half the
  * control frames are still free: then nothing waits to be fed (every frame in MAC order submitted),
- * no data frame waits to be freed, and the finished control frames are collected by the next TX
- * event that finds the pool's upper half in use (frame_alloc takes the lowest free frame first, so
- * the upper half is in use only when the lower one is), or by tx_ack_fast when the pool is empty.
+ * no data frame waits to be freed, and the finished control frames (the MAC's control queue) are
+ * collected by the next TX event that finds the pool's upper half in use (the lowest free frame is
+ * taken first, so the upper half is in use only when the lower one is), or by tx_ack_fast and
+ * tx_ctl (ctl_alloc) when the pool is empty.
  * An ACK-heavy receiver (an 8-to-1 incast's: 0.64 ACK frames per packet) paid tx_collect and the
  * feed's look for each of its ACK frames (issue 12).
  */

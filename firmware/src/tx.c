@@ -462,26 +462,23 @@ void tx_counters(struct nic_stats *s, struct ncp_counters *k)
 }
 
 /*
- * tx_ctl(peer, PKT_ACK, 0, 0, 0, 0) in a straight line when the frame can go to the MAC at once
- * (conn.c, conn_flush_acks; issue 12: an ACK frame cost an 8-to-1 incast's receiver ~420 cycles):
- * every frame in MAC order already submitted (so nothing to put it ahead of, nothing to feed
- * after it: tx_ctl's insertion and tx_reap would do nothing but collect), a control frame free, a
- * MAC slot free, not a loopback frame, not selective repeat (its SACK: tx_ctl). The same header
- * words, ACK and credit as tx_ctl. Frames the MAC finished are collected by the next TX event's
- * pass (tx_reap) as before. Returns 0, having changed nothing, when any condition fails: the caller
- * then sends it with tx_ctl.
+ * tx_ctl(peer, PKT_ACK, 0, 0, 0, 0) in a straight line (conn.c, conn_flush_acks; issue 12: an ACK
+ * frame cost an 8-to-1 incast's receiver ~420 cycles): a control frame free, not a loopback frame,
+ * not selective repeat (its SACK: tx_ctl). The same header words, ACK and credit as tx_ctl, into the
+ * MAC's control queue. Frames the MAC finished are collected lazily (loop.c, tx_reap_due; ctl_alloc
+ * when none is free). Returns 0, having changed nothing, when any condition fails: the caller then
+ * sends it with tx_ctl.
  */
 int tx_ack_fast(uint16_t peer)
 {
     struct ncp_peer *pp = &conn_peer(peer);
     uint32_t cf = txs.ctl_free, w_nodes = pp->w_nodes;
 
-    if (!cf && txs.done != txs.sub) { /* the loop collects control frames lazily (loop.c, tx_reap_due) */
-        tx_collect();
+    if (!cf && txs.cdone != txs.csub) {
+        tx_collect_ctl();
         cf = txs.ctl_free;
     }
-    if (txs.sub != txs.ready || !cf || !tx_room() || w_nodes == ncp.w_loop || pp->x.sr ||
-        (!txs.credit && !(txs.credit = hal_mac_tx_free())))
+    if (!cf || w_nodes == ncp.w_loop || pp->x.sr)
         return 0;
     uint32_t i = tx_frame_lowest(cf), ack = pp->ack_val, flags = 0, rsn = 0;
     txs.ctl_free = cf & ~(1u << i);
@@ -502,11 +499,6 @@ int tx_ack_fast(uint16_t peer)
     w[PKT_W_OFF_LO] = 0;
     w[PKT_W_OFF_HI] = 0;
     w[PKT_W_STATUS] = 0;
-    txs.q[txs.ready % TXQ_N] = (uint8_t)(NCP_TX_N + i);
-    txs.ready++;
-    txs.sub++;
-    txs.credit--;
-    hal_mac_tx_submit(ctl_frame[i], PKT_HDR_BYTES);
-    ncp_sat_inc(&tx_cnt.tx_packets);
+    tx_ctl_submit(i);
     return 1;
 }

@@ -115,9 +115,8 @@ void tx_dma_failed(uint32_t f);
 /* A control frame (ACK, NACK) to `peer`; dropped and counted when no control frame is free (the
  * transport recovers a lost ACK or NACK). */
 void tx_ctl(uint16_t peer, uint8_t type, uint16_t reason, uint32_t seq, uint32_t op, int32_t status);
-/* tx_ctl(peer, PKT_ACK, 0, 0, 0, 0) when the frame can go to the MAC at once (nothing waiting in MAC
- * order, a control frame and a MAC slot free, not loopback, not selective repeat): 1; else 0 with
- * nothing changed (the caller uses tx_ctl). conn.c's ACK frames. */
+/* tx_ctl(peer, PKT_ACK, 0, 0, 0, 0) in a straight line (a control frame free, not loopback, not
+ * selective repeat): 1; else 0 with nothing changed (the caller uses tx_ctl). conn.c's ACK frames. */
 int tx_ack_fast(uint16_t peer);
 
 /* This module's counters into the statistics (ncp_counters_gather). */

@@ -557,7 +557,7 @@ static __attribute__((noinline)) void loop_poll(void)
 
 void rx_poll(void)
 {
-    uint32_t head = hal_mac_rx_head(), idle = 0;
+    uint32_t head = hal_mac_rx_head();
 
     for (uint32_t budget = 0; rx_next != head && budget < RX_N; budget++) {
         uint32_t i = rx_next % RX_N, t0 = fp_now();
@@ -565,10 +565,8 @@ void rx_poll(void)
         /* the fast path by the frame's type byte (rx_fast: WRITE, rx_fast_resp: READ_RESP) */
         int fast = NCP_FASTPATH && (rx_buf[i][4] == PKT_READ_RESP ? rx_fast_resp(rx_buf[i], len, i)
                                                                   : rx_fast(rx_buf[i], len, i));
-        uint32_t busy = (uint32_t)(fast || on_frame(rx_buf[i], len, i));
-        rx_busy[i] = (uint8_t)busy;
-        idle |= busy ^ 1u;
-        if (NCP_FP_SAMPLES && busy) { /* a data packet delivered: every lookup hit */
+        rx_busy[i] = (uint8_t)(fast || on_frame(rx_buf[i], len, i));
+        if (NCP_FP_SAMPLES && rx_busy[i]) { /* a data packet delivered: every lookup hit */
             rx_meta[i].cyc = fp_now() - t0;
             rx_meta[i].len = len - PKT_HDR_BYTES; /* (a read response's: set already, the same) */
         }
@@ -576,8 +574,7 @@ void rx_poll(void)
     }
     if (rx_next != head)
         hal_raise_events(HAL_EV_RX); /* budget: the rest in the next pass */
-    if (idle)
-        release(); /* (an entry whose DMA is pending is released by rx_dma_done, in ring order) */
+    release();
     if (loop_head != loop_tail)
         loop_poll();
 }

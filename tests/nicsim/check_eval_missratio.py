@@ -120,7 +120,7 @@ def main():
         check("the resends before the fill included: 1.50 to 1.50 per missed ping" in sec, "lookup misses per "
               "missed ping: " + sec[-700:])
         for z in ("4 KiB", "16 KiB", "64 KiB"):
-            check("%s: latency grows with the miss ratio" % z in sec, "the per-miss cost at %s" % z)
+            check("%s: the miss NACK mode adds " % z in sec, "the per-miss cost at %s" % z)
         with open(os.path.join(a_, "tables", "missratio.csv"), newline="") as f:
             rows = list(csv.DictReader(f))
         x = [r for r in rows if r["size"] == "16384" and r["nack"] == "on" and r["miss_ratio"] == "0.5"]

@@ -251,6 +251,21 @@ def main():
         check("Measured at commit unknown (all %d rows" % len(pr) in sec_e and "the CSV's rows carry no CPU time"
               in sec_e and body_e.count(" | - |") == len(pr),
               "old CSV: stamped unknown, no CPU time, \"-\" in every row's measured at")
+    # 5. the stamp of rows without a commit column: the CSV commit's stamp less the commits other rows carry
+    m.PRESSURE_CSV = "HEAD"
+    m._pressure_csv = {"rows": [], "source": m.PRESSURE_CSV_DOC, "commit": "c0ffee0", "skipped": [],
+                       "stamp": "04aa4b3, d64a86f-dirty, 275405c"}
+    rows = [{"run": "a", "csv": {}, "git": "04aa4b3"}] + [{"run": "b%d" % i, "csv": {}, "git": None} for i in range(3)]
+    got = m.pressure_measured(rows, {})
+    check(got.startswith("Measured at commits 04aa4b3, d64a86f-dirty, 275405c (all 4 rows") and
+          "1 with their own commit column, 3 without: d64a86f-dirty, 275405c, the stamp" in got,
+          "stamp: rows without a commit column keep the old commits only: " + got)
+    got = m.pressure_measured(rows[:1], {})
+    check(got.startswith("Measured at commit 04aa4b3 (all 1 rows") and "d64a86f" not in got,
+          "stamp: every row with its own commit: " + got)
+    got = m.pressure_measured(rows[1:], {})
+    check("Measured at commits 04aa4b3, d64a86f-dirty, 275405c" in got, "stamp: no row with a commit: the whole "
+          "stamp: " + got)
     print("eval_pressure_csv: " + ("FAIL (%d)" % len(fails) if fails else "PASS"))
     return 1 if fails else 0
 

@@ -266,6 +266,11 @@ def main():
     got = m.pressure_measured(rows[1:], {})
     check("Measured at commits 04aa4b3, d64a86f-dirty, 275405c" in got, "stamp: no row with a commit: the whole "
           "stamp: " + got)
+    # the CSV's row of 04aa4b3 replaced by a run present: its commit still leaves the old rows' stamp
+    m._pressure_csv["rows"] = [{"pattern": "radix", "commit": "04aa4b3"}]
+    got = m.pressure_measured(rows[1:] + [{"run": "pr-radix-x"}], {"pr-radix-x": {"git_describe": "04aa4b3"}})
+    check("(04aa4b3: the 1 runs present; d64a86f-dirty, 275405c: the 3 rows" in got, "stamp: a CSV row's commit "
+          "left out of the old rows' stamp when a run replaces that row: " + got)
     print("eval_pressure_csv: " + ("FAIL (%d)" % len(fails) if fails else "PASS"))
     return 1 if fails else 0
 

@@ -11,7 +11,8 @@ without a simulation:
    only the first run's CSV: the pressure table, the observations, Fig. 7 and the "Where we fall short"
    bullets are the same text, and the section says how many rows came from the CSV and at which versions;
 3. a run present wins over its CSV row; a CSV row of a point without a run keeps its own tool / firmware
-   versions; a row of no grid point is not taken; --pressure-csv none takes nothing;
+   versions; a row of no grid point is not taken; a run stopped from outside (INTERRUPTED) gives no row (its
+   point keeps its CSV row); --pressure-csv none takes nothing;
 4. each row carries its run's CPU seconds and commit (columns cpu_s, commit): written from the reports, read back
    from the CSV into the section's "measured at" column, its stamp and its CPU sum; a CSV of before those columns
    is still read (its rows' values kept, the columns written back empty, "-" in the table, the stamp "unknown").
@@ -223,6 +224,19 @@ def main():
         check("Simulation cost: 8 CPU s for these 4 runs" in sec_c, "runs + CSV: the cost of the runs present only")
         check("radix, water: rows of both kinds" in sec_c and "(static: radix run; water CSV row)" in sec_c,
               "runs + CSV: the patterns whose ratios mix runs and CSV rows are named")
+
+        # a run stopped from outside (INTERRUPTED, partial) gives no row: the point keeps its CSV row
+        k_ = next(r for r in pr if r.name == "pr-fft-C1K-L8-A2")
+        d = fixture_report(k_)
+        d.update(result="INTERRUPTED", partial=True, error="stopped by SIGTERM at cycle 1 (partial)")
+        with open(os.path.join(c, "runs", k_.name + ".json"), "w") as f:
+            json.dump(d, f)
+        p = run_eval(ev, c, "--pressure-csv", fx)
+        with open(os.path.join(c, "tables", "pressure.csv"), newline="") as f:
+            got = {(x["pattern"], x["config"]): x for x in csv.DictReader(f)}
+        check(got.get(("fft", "C1K-L8-A2")) == given[("fft", "C1K-L8-A2")] and
+              "pr-fft-C1K-L8-A2: INTERRUPTED" in p.stdout, "an INTERRUPTED run: its CSV row kept, said so")
+        os.remove(os.path.join(c, "runs", k_.name + ".json"))
 
         # --pressure-csv none: only the runs
         d_ = os.path.join(tmp, "d")

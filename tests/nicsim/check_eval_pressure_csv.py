@@ -5,12 +5,17 @@ without a simulation:
 
 1. round trip: with no report at all, OUT/tables/pressure.csv is byte for byte the CSV it was given: the
    repository's docs/results/pressure.csv (the file, and with git the committed HEAD version through the
-   default --pressure-csv HEAD); not a row dropped, added or altered;
+   default --pressure-csv HEAD); not a row dropped, added or altered (a CSV of before the cpu_s and commit
+   columns: every row's values kept, those two columns added empty);
 2. same document: a fixture grid run once from synthetic reports, then again with the reports gone and
    only the first run's CSV: the pressure table, the observations, Fig. 7 and the "Where we fall short"
    bullets are the same text, and the section says how many rows came from the CSV and at which versions;
 3. a run present wins over its CSV row; a CSV row of a point without a run keeps its own tool / firmware
-   versions; a row of no grid point is not taken; --pressure-csv none takes nothing.
+   versions; a row of no grid point is not taken; a run stopped from outside (INTERRUPTED) gives no row (its
+   point keeps its CSV row); --pressure-csv none takes nothing;
+4. each row carries its run's CPU seconds and commit (columns cpu_s, commit): written from the reports, read back
+   from the CSV into the section's "measured at" column, its stamp and its CPU sum; a CSV of before those columns
+   is still read (its rows' values kept, the columns written back empty, "-" in the table, the stamp "unknown").
 
 usage: check_eval_pressure_csv.py SCRIPTS_EVAL
 """
@@ -82,6 +87,18 @@ def generated(md, m):
     return body, bullets
 
 
+def same_rows(got, want, m):
+    """got (the CSV written) has the current columns and want's rows: byte for byte when want has the current
+    header; else (an older CSV) every value of want's columns kept and the columns it lacks empty."""
+    if got == want:
+        return True
+    g, w = list(csv.DictReader(got.splitlines())), list(csv.DictReader(want.splitlines()))
+    if not got.startswith(",".join(m.PRESSURE_CSV_COLS)) or want.startswith(",".join(m.PRESSURE_CSV_COLS)):
+        return False
+    return len(g) == len(w) and all(all(gr[c] == wr.get(c, "") or (wr.get(c) is None and gr[c] == "")
+                                        for c in m.PRESSURE_CSV_COLS) for gr, wr in zip(g, w))
+
+
 def read(path):
     try:
         with open(path, newline="") as f:
@@ -103,7 +120,7 @@ def main():
             p = run_eval(ev, out, "--pressure-csv", doc_csv)
             want = read(doc_csv)
             got = read(os.path.join(out, "tables", "pressure.csv"))
-            check(want and got == want, "round trip: OUT/tables/pressure.csv is %s byte for byte (%d vs %d lines; "
+            check(want and same_rows(got, want, m), "round trip: OUT/tables/pressure.csv is %s byte for byte (%d vs %d lines; "
                   "eval: %s)" % (m.PRESSURE_CSV_DOC, got.count("\n"), want.count("\n"), p.stderr[-800:]))
             n = want.count("\n") - 1
             sec = section(read(os.path.join(out, "results.md")), m)
@@ -115,7 +132,7 @@ def main():
                 out = os.path.join(tmp, "head")
                 p = run_eval(ev, out)  # the default: --pressure-csv HEAD
                 got = read(os.path.join(out, "tables", "pressure.csv"))
-                check(got == g.stdout, "round trip of HEAD:%s with the default --pressure-csv (%d vs %d lines: %s)" % (
+                check(same_rows(got, g.stdout, m), "round trip of HEAD:%s with the default --pressure-csv (%d vs %d lines: %s)" % (
                     m.PRESSURE_CSV_DOC, got.count("\n"), g.stdout.count("\n"), p.stderr[-800:]))
                 check("as committed at " in section(read(os.path.join(out, "results.md")), m),
                       "the section names the commit of the CSV")
@@ -138,7 +155,10 @@ def main():
         lines = csv_a.split("\r\n") if "\r\n" in csv_a else csv_a.split("\n")
         eol = "\r\n" if "\r\n" in csv_a else "\n"
         old = next(i for i, ln in enumerate(lines) if ln.startswith("water,C1K-L8-A2,"))
-        lines[old] = ",".join(lines[old].split(",")[:-2] + ["0.0.9", "0.0"])
+        f_ = lines[old].split(",")
+        ti = m.PRESSURE_CSV_COLS.index("tool")
+        f_[ti:ti + 2] = ["0.0.9", "0.0"]
+        lines[old] = ",".join(f_)
         lines.insert(len(lines) - 1, "nosuch,C1K-L8-A2" + lines[old][len("water,C1K-L8-A2"):])
         with open(fx, "w", newline="") as f:
             f.write(eol.join(lines))
@@ -189,19 +209,82 @@ def main():
         check(got.get(("water", "C1K-L8-A2"), {}).get("tool") == "0.1.0",
               "runs + CSV: the run's versions, not its old row's")
         sec_c = section(read(os.path.join(c, "results.md")), m)
-        check("Measured at commits def5678, abc1234" not in sec_c and "Measured at commits def5678, unknown" in sec_c,
-              "runs + CSV: stamped with the runs' commit and the CSV's (a plain file: unknown)")
+        check("Measured at commits def5678, abc1234 (def5678: the 4 runs present; abc1234: the %d rows from" % (
+            len(pr) - 4) in sec_c and "(each row's own commit column)" in sec_c,
+              "runs + CSV: stamped with the runs' commit and the CSV rows' own (their commit column)")
+        body_c, _ = generated(read(os.path.join(c, "results.md")), m)
+        check("| radix | static | " in body_c and body_c.count("| def5678 |") == 4 and
+              body_c.count("| abc1234 |") == len(pr) - 4, "runs + CSV: each table row's \"measured at\"")
+        check("the CSV's rows: %d CPU s over the %d that carry it)" % (2 * (len(pr) - 4), len(pr) - 4) in sec_c,
+              "runs + CSV: the CSV rows' CPU seconds summed")
+        check(all(got[k]["cpu_s"] == "2.0" and got[k]["commit"] == ("def5678" if k in names else "abc1234")
+                  for k in got), "runs + CSV: every row's cpu_s and commit written")
         check("4 (radix 2 + static, water 1) are runs" in sec_c and "the other %d (" % (len(pr) - 4) in sec_c,
               "runs + CSV: the section counts runs and CSV rows")
         check("Simulation cost: 8 CPU s for these 4 runs" in sec_c, "runs + CSV: the cost of the runs present only")
         check("radix, water: rows of both kinds" in sec_c and "(static: radix run; water CSV row)" in sec_c,
               "runs + CSV: the patterns whose ratios mix runs and CSV rows are named")
 
+        # a run stopped from outside (INTERRUPTED, partial) gives no row: the point keeps its CSV row
+        k_ = next(r for r in pr if r.name == "pr-fft-C1K-L8-A2")
+        d = fixture_report(k_)
+        d.update(result="INTERRUPTED", partial=True, error="stopped by SIGTERM at cycle 1 (partial)")
+        with open(os.path.join(c, "runs", k_.name + ".json"), "w") as f:
+            json.dump(d, f)
+        p = run_eval(ev, c, "--pressure-csv", fx)
+        with open(os.path.join(c, "tables", "pressure.csv"), newline="") as f:
+            got = {(x["pattern"], x["config"]): x for x in csv.DictReader(f)}
+        check(got.get(("fft", "C1K-L8-A2")) == given[("fft", "C1K-L8-A2")] and
+              "pr-fft-C1K-L8-A2: INTERRUPTED" in p.stdout, "an INTERRUPTED run: its CSV row kept, said so")
+        os.remove(os.path.join(c, "runs", k_.name + ".json"))
+
         # --pressure-csv none: only the runs
         d_ = os.path.join(tmp, "d")
         shutil.copytree(os.path.join(c, "runs"), os.path.join(d_, "runs"))
         p = run_eval(ev, d_, "--pressure-csv", "none")
         check(read(os.path.join(d_, "tables", "pressure.csv")).count("\n") == 5, "--pressure-csv none: the 4 runs only")
+        # 4. a CSV of before the cpu_s and commit columns: read, its rows kept, the columns written back empty
+        e = os.path.join(tmp, "e")
+        fo = os.path.join(tmp, "old.csv")
+        with open(fx, newline="") as f:
+            rd = list(csv.reader(f))
+        k = len(m.PRESSURE_CSV_COLS) - len(m.PRESSURE_CSV_OPTIONAL)
+        check(rd[0][k:] == list(m.PRESSURE_CSV_OPTIONAL), "the optional columns are the CSV's last: %r" % rd[0])
+        with open(fo, "w", newline="") as f:
+            csv.writer(f, lineterminator=eol).writerows([r_[:k] for r_ in rd])
+        p = run_eval(ev, e, "--pressure-csv", fo)
+        with open(os.path.join(e, "tables", "pressure.csv"), newline="") as f:
+            ge = list(csv.DictReader(f))
+        with open(fo, newline="") as f:
+            we = [x for x in csv.DictReader(f) if x["pattern"] != "nosuch"]
+        check(len(ge) == len(pr) and all(all(g_[c] == w_[c] for c in w_) and g_["cpu_s"] == "" and g_["commit"] == ""
+                                         for g_, w_ in zip(ge, we)),
+              "old CSV: every row kept, cpu_s and commit empty (%d rows: %s)" % (len(ge), p.stderr[-300:]))
+        sec_e = section(read(os.path.join(e, "results.md")), m)
+        body_e, _ = generated(read(os.path.join(e, "results.md")), m)
+        check("Measured at commit unknown (all %d rows" % len(pr) in sec_e and "the CSV's rows carry no CPU time"
+              in sec_e and body_e.count(" | - |") == len(pr),
+              "old CSV: stamped unknown, no CPU time, \"-\" in every row's measured at")
+    # 5. the stamp of rows without a commit column: the CSV commit's stamp less the commits other rows carry
+    m.PRESSURE_CSV = "HEAD"
+    m._pressure_csv = {"rows": [], "source": m.PRESSURE_CSV_DOC, "commit": "c0ffee0", "skipped": [],
+                       "stamp": "04aa4b3, d64a86f-dirty, 275405c"}
+    rows = [{"run": "a", "csv": {}, "git": "04aa4b3"}] + [{"run": "b%d" % i, "csv": {}, "git": None} for i in range(3)]
+    got = m.pressure_measured(rows, {})
+    check(got.startswith("Measured at commits 04aa4b3, d64a86f-dirty, 275405c (all 4 rows") and
+          "1 with their own commit column, 3 without: d64a86f-dirty, 275405c, the stamp" in got,
+          "stamp: rows without a commit column keep the old commits only: " + got)
+    got = m.pressure_measured(rows[:1], {})
+    check(got.startswith("Measured at commit 04aa4b3 (all 1 rows") and "d64a86f" not in got,
+          "stamp: every row with its own commit: " + got)
+    got = m.pressure_measured(rows[1:], {})
+    check("Measured at commits 04aa4b3, d64a86f-dirty, 275405c" in got, "stamp: no row with a commit: the whole "
+          "stamp: " + got)
+    # the CSV's row of 04aa4b3 replaced by a run present: its commit still leaves the old rows' stamp
+    m._pressure_csv["rows"] = [{"pattern": "radix", "commit": "04aa4b3"}]
+    got = m.pressure_measured(rows[1:] + [{"run": "pr-radix-x"}], {"pr-radix-x": {"git_describe": "04aa4b3"}})
+    check("(04aa4b3: the 1 runs present; d64a86f-dirty, 275405c: the 3 rows" in got, "stamp: a CSV row's commit "
+          "left out of the old rows' stamp when a run replaces that row: " + got)
     print("eval_pressure_csv: " + ("FAIL (%d)" % len(fails) if fails else "PASS"))
     return 1 if fails else 0
 

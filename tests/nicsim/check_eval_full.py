@@ -10,29 +10,13 @@ status says so (1).
 usage: check_eval_full.py SCRIPTS_EVAL
 """
 import csv
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL: " + what)
-
-
-def load(ev):
-    loader = importlib.machinery.SourceFileLoader("scripts_eval", ev)
-    spec = importlib.util.spec_from_loader("scripts_eval", loader)
-    m = importlib.util.module_from_spec(spec)
-    loader.exec_module(m)
-    return m
+from evalcheck import check, fails, load  # tests/nicsim/evalcheck.py
 
 
 def report(nodes, vmh, time_ns, steady_ns=0.0, points=None, git="abc1234"):

@@ -7,27 +7,11 @@ short" bullets and the splice of the section into docs/results.md.
 
 usage: check_eval_pressure.py SCRIPTS_EVAL
 """
-import importlib.machinery
 import os
 import tempfile
-import importlib.util
 import sys
 
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL: " + what)
-
-
-def load(ev):
-    loader = importlib.machinery.SourceFileLoader("scripts_eval", ev)
-    spec = importlib.util.spec_from_loader("scripts_eval", loader)
-    m = importlib.util.module_from_spec(spec)
-    loader.exec_module(m)
-    return m
+from evalcheck import check, fails, load  # tests/nicsim/evalcheck.py
 
 
 def report(vmh, time_ns, steady_ns, result="PASS", verified=4096, mismatches=0):

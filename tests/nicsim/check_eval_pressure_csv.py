@@ -20,8 +20,6 @@ without a simulation:
 usage: check_eval_pressure_csv.py SCRIPTS_EVAL
 """
 import csv
-import importlib.machinery
-import importlib.util
 import json
 import os
 import shutil
@@ -29,21 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-fails = []
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL: " + what)
-
-
-def load(ev):
-    loader = importlib.machinery.SourceFileLoader("scripts_eval", ev)
-    spec = importlib.util.spec_from_loader("scripts_eval", loader)
-    m = importlib.util.module_from_spec(spec)
-    loader.exec_module(m)
-    return m
+from evalcheck import check, fails, load  # tests/nicsim/evalcheck.py
 
 
 def report(vmh, time_ns, steady_ns, tool="0.1.0", fw="0.1", git="abc1234"):

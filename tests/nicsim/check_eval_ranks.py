@@ -11,8 +11,6 @@
 
 usage: check_eval_ranks.py SCRIPTS_EVAL   (BUILD_DIR: the build of part 3, default build/)
 """
-import importlib.machinery
-import importlib.util
 import json
 import os
 import shutil
@@ -20,23 +18,9 @@ import subprocess
 import sys
 import tempfile
 
-fails = []
+from evalcheck import check, fails, load  # tests/nicsim/evalcheck.py
 NOT_SIMULATED = {"wall_s", "cycles_per_s", "cycles_clocked", "skips", "ranks", "transport", "boundaries",
                  "sync_wait_s", "cpu_s", "per_rank"}
-
-
-def check(cond, what):
-    if not cond:
-        fails.append(what)
-        print("FAIL: " + what)
-
-
-def load(ev):
-    loader = importlib.machinery.SourceFileLoader("scripts_eval", ev)
-    spec = importlib.util.spec_from_loader("scripts_eval", loader)
-    m = importlib.util.module_from_spec(spec)
-    loader.exec_module(m)
-    return m
 
 
 FAKE_NICSIM = """#!%s

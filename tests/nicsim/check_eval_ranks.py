@@ -132,7 +132,10 @@ def main():
 
         # 3. a real run: 2 ranks against one process
         mpirun = shutil.which("mpirun")
-        if os.path.exists(real_nicsim) and mpirun:
+        # (its firmware too: a build whose nicsim was built without the images, the sanitizer's
+        # build/sanitize, has none, and nicsim then stops with exit 3)
+        real_fw = os.path.join(os.path.dirname(os.path.dirname(real_nicsim)), "fw", "ncp.img")
+        if os.path.exists(real_nicsim) and os.path.exists(real_fw) and mpirun:
             m.NICSIM, m.BUILD, m.MPIRUN = real_nicsim, os.path.dirname(os.path.dirname(real_nicsim)), mpirun
             rep = {}
             for k in (1, 2):
@@ -153,7 +156,7 @@ def main():
                       "(differ: %s)" % ", ".join(sorted(diff)[:8]))
                 check(rep[2]["sim"].get("ranks") == 2, "the 2-rank report says 2 ranks: %r" % rep[2]["sim"].get("ranks"))
         else:
-            print("eval_ranks: no build/bin/nicsim or no mpirun: the real run skipped")
+            print("eval_ranks: no nicsim with its firmware (%s) or no mpirun: the real run skipped" % real_fw)
     print("eval_ranks: " + ("FAIL (%d)" % len(fails) if fails else "PASS"))
     return 1 if fails else 0
 

@@ -214,14 +214,36 @@ module rv_core #(
   reg  [4:0]  w_rd;
   reg  [31:0] w_result;
 
+  reg  [31:0] m_pc, m_insn, m_tval, m_csr_operand;
+  reg  [3:0]  m_cause;
+  reg         m_exc, m_irq, m_load, m_store, m_mul, m_csr, m_mret, m_wfi, m_fencei;
+
+  // load data alignment
+  wire [31:0] ld_shift = dbus_rsp_rdata >> {m_result[1:0], 3'b000};
+  reg  [31:0] ld_data;
+  always @* begin
+    case (m_insn[14:12])
+      3'd0:    ld_data = {{24{ld_shift[7]}}, ld_shift[7:0]};
+      3'd1:    ld_data = {{16{ld_shift[15]}}, ld_shift[15:0]};
+      3'd4:    ld_data = {24'd0, ld_shift[7:0]};
+      3'd5:    ld_data = {16'd0, ld_shift[15:0]};
+      default: ld_data = ld_shift;
+    endcase
+  end
+
   wire rs1_hit_m = m_valid && m_rd_we && m_rd == e_rs1;
   wire rs2_hit_m = m_valid && m_rd_we && m_rd == e_rs2;
   wire rs1_hit_w = w_valid && w_rd_we && w_rd == e_rs1;
   wire rs2_hit_w = w_valid && w_rd_we && w_rd == e_rs2;
-  wire [31:0] rs1v = rs1_hit_m ? m_result : rs1_hit_w ? w_result : e_rs1_l;
-  wire [31:0] rs2v = rs2_hit_m ? m_result : rs2_hit_w ? w_result : e_rs2_l;
-  // a load / mul / CSR result in M is not ready yet: wait one cycle
-  wire e_hazard = m_late && ((dc_uses_rs1 && rs1_hit_m) || (dc_uses_rs2 && rs2_hit_m));
+  // Load data forwarded from M to E in the cycle its response arrives (the SRAM answers the cycle
+  // after the grant, so a load followed by its use costs no bubble): the aligned response goes to
+  // the operand mux. An error response traps in M, which flushes E the same cycle.
+  wire m_ld_fwd = m_load && dbus_rsp_valid && !dbus_rsp_err;
+  wire [31:0] m_fwd = m_ld_fwd ? ld_data : m_result;
+  wire [31:0] rs1v = rs1_hit_m ? m_fwd : rs1_hit_w ? w_result : e_rs1_l;
+  wire [31:0] rs2v = rs2_hit_m ? m_fwd : rs2_hit_w ? w_result : e_rs2_l;
+  // a mul / CSR result in M, or a load's before its response, is not ready yet: wait a cycle
+  wire e_hazard = m_late && !m_ld_fwd && ((dc_uses_rs1 && rs1_hit_m) || (dc_uses_rs2 && rs2_hit_m));
 
   // exceptions known before or in E
   wire e_exc_early = e_irq || e_ifault || dc_illegal || dc_ecall || dc_ebreak;
@@ -362,9 +384,6 @@ module rv_core #(
   // ------------------------------------------------------------------
   // M: commit
   // ------------------------------------------------------------------
-  reg  [31:0] m_pc, m_insn, m_tval, m_csr_operand;
-  reg  [3:0]  m_cause;
-  reg         m_exc, m_irq, m_load, m_store, m_mul, m_csr, m_mret, m_wfi, m_fencei;
 
   always @(posedge clk) begin
     if (rst) begin
@@ -398,19 +417,6 @@ module rv_core #(
   wire        csr_illegal, wfi_wake;
   wire [31:0] csr_rdata, trap_vector, mepc;
   wire [3:0]  irq_code;
-
-  // load data alignment
-  wire [31:0] ld_shift = dbus_rsp_rdata >> {m_result[1:0], 3'b000};
-  reg  [31:0] ld_data;
-  always @* begin
-    case (m_insn[14:12])
-      3'd0:    ld_data = {{24{ld_shift[7]}}, ld_shift[7:0]};
-      3'd1:    ld_data = {{16{ld_shift[15]}}, ld_shift[15:0]};
-      3'd4:    ld_data = {24'd0, ld_shift[7:0]};
-      3'd5:    ld_data = {16'd0, ld_shift[15:0]};
-      default: ld_data = ld_shift;
-    endcase
-  end
 
   // a wfi completes at once when the debugger stops the core (a wfi may be a no-op)
   wire m_stall    = (m_mem && !dbus_rsp_valid) || (m_wfi && !wfi_wake && !dbg_stop);

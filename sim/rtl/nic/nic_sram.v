@@ -21,7 +21,8 @@
 // (round-robin among the prioritised ones). The MAC RX raises it while its FIFO fills: the link
 // has no back-pressure, and under round-robin with five streaming requesters the RX path got
 // less than the line rate (issue 18, 8c: RX FIFO overflows on a clean link). Its demand is
-// bounded by the line rate, so the others still progress.
+// bounded by the line rate, so the others still progress. nic_top also sets it for the core's
+// data port (one word at a time, which the core stalls on; issue 12).
 `default_nettype none
 `include "nic_memmap.vh"
 module nic_sram #(

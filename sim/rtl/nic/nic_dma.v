@@ -132,10 +132,8 @@ module nic_dma #(
   wire [7:0]  h_tag   = q_head[7:0];
   wire [17:0] h_len_eff = (h_len == 17'd0) ? 18'h10000 : {1'b0, h_len};
   wire        h_badlen  = (h_len > 17'h10000);
-  wire [32:0] h_end     = {1'b0, h_sram} + {15'd0, h_len_eff};
   localparam [31:0] SRAM_SZ = SRAM_SIZE;
   localparam [32:0] SRAM_END = {1'b0, SRAM_SZ};
-  wire        h_badrange = (h_end > SRAM_END);
 
   // ---- in-order slot table ----
   reg [SW:0]     t_wp, t_rp;                      // free-running (one extra bit)
@@ -170,10 +168,21 @@ module nic_dma #(
   assign dma_req_len   = blen;
   assign dma_req_tag   = t_seq;
   wire   issue = dma_req_valid && dma_req_ready;
-  // a rejected request takes a slot already done, so its completion keeps its place in order
-  wire   reject_take = !c_active && enable && !q_empty && !t_full && (h_badlen || h_badrange);
-  wire   accept_take = !c_active && enable && !q_empty && !h_badlen && !h_badrange;
-  always @* q_pop = reject_take || accept_take;
+  // a rejected request (bad length, or sram + len beyond SRAM) takes a slot already done, so its
+  // completion keeps its place in order. Nested conditions: the head's checks are evaluated only
+  // in a cycle in which the issuer may take it (simulation speed).
+  reg    reject_take, accept_take;
+  always @* begin
+    reject_take = 1'b0;
+    accept_take = 1'b0;
+    if (!c_active && enable && !q_empty) begin
+      if (h_badlen || ({1'b0, h_sram} + {15'd0, h_len_eff} > SRAM_END))
+        reject_take = !t_full;
+      else
+        accept_take = 1'b1;
+    end
+    q_pop = reject_take || accept_take;
+  end
 
   // slot id queues for the data engines
   wire rdq_empty, wrq_empty, wkq_empty;

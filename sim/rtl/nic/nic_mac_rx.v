@@ -147,10 +147,11 @@ module nic_mac_rx #(
   reg  [31:0] last4;           // the last four bytes seen
   reg  [2:0]  verdict;         // 0 good, 1 bad crc, 2 runt, 3 oversize
 
-  wire [31:0] nent  = 32'd1 << entries_log2;
-  wire [31:0] used  = head - tail;
-  wire        ring_ok = rx_enable && (used < nent);
-  wire [31:0] slot_off = (head & (nent - 32'd1)) << $clog2(`NIC_RXDESC_SIZE);
+  // The ring's size (nent), whether it has a free entry (head - tail < nent) and the head entry's
+  // offset, and the descriptor's status word, are written out where they are used in the clocked
+  // block (a frame taken in S_IDLE, a descriptor built in S_FLUSH), so that they are evaluated
+  // only then, not in every cycle (simulation speed).
+  localparam [31:0] ONE32 = 32'd1;
 
   // wr_stream
   wire        ws_busy, ws_done, ws_ready;
@@ -159,23 +160,25 @@ module nic_mac_rx #(
   wire [15:0] ws_be;
   wire [127:0] ws_wdata;
   reg         ws_start, ws_cancel;
-  wire        take = (st == S_DATA) && !f_empty && !h_cancel && ws_ready;
+  wire        offered = (st == S_DATA) && !f_empty && !h_cancel;   // a beat offered to the writer
+  wire        take = offered && ws_ready;
   nic_wr_stream #(.B(B)) u_ws (
     .clk(clk), .rst(rst),
     .start(ws_start), .addr(d_buf), .limit({1'b0, buf_size}), .cancel(ws_cancel),
     .busy(ws_busy), .done(ws_done),
-    .i_valid((st == S_DATA) && !f_empty && !h_cancel), .i_ready(ws_ready), .i_data(h_data),
+    .i_valid(offered), .i_ready(ws_ready), .i_data(h_data),
     .i_bytes({{(5-BW){1'b0}}, h_bytes}), .i_last(h_last), .i_wen(1'b1),
     .m_valid(ws_valid), .m_addr(ws_addr), .m_be(ws_be), .m_wdata(ws_wdata), .m_gnt(m_gnt));
 
-  // CRC over the beat's valid bytes
-  wire [B-1:0] bm;
-  genvar gi;
-  generate
-    for (gi = 0; gi < B; gi = gi + 1) begin : g_bm
-      assign bm[gi] = (gi < h_bytes);
-    end
-  endgenerate
+  // CRC over the beat's valid bytes (bm[i] = i < h_bytes, as one shift). crc_next is used only
+  // when a beat is taken in S_DATA, so the bytes are folded only while one is offered there (a
+  // function of registers, so the CRC stays out of the input cone; no byte selected otherwise,
+  // and crc_next is then crc: simulation speed)
+  // lint_off: bm_all's top bit (more than B bytes) is not used
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [B:0]   bm_all = ~({(B+1){1'b1}} << h_bytes);   // bit B: h_bytes > B, never (1..B)
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [B-1:0] bm = offered ? bm_all[B-1:0] : {B{1'b0}};
   wire [31:0] crc_next;
   nic_crc32_step #(.NB(B)) u_crc (.crc_in(crc), .data(h_data), .bmask(bm), .crc_out(crc_next));
   // the last four bytes seen, after this beat's n bytes (a function so that the shift is only
@@ -192,10 +195,7 @@ module nic_mac_rx #(
   endfunction
   wire [16:0] flen_next = flen + {{(17-BW){1'b0}}, h_bytes};
 
-  wire        used_phase = |(head & nent);
   // SRAM port: descriptor read/write in S_DRD/S_DWR, data writes otherwise
-  wire [31:0] status_w = ({15'd0, flen[16:0] - 17'd4} << `NIC_RXDESC_STATUS_LEN_LSB) |
-                         ({31'd0, ~used_phase} << `NIC_RXDESC_STATUS_PHASE_LSB);
   // the descriptor, registered when the frame is accepted (its fields do not change in S_DWR)
   reg  [127:0] desc;
 
@@ -242,8 +242,9 @@ module nic_mac_rx #(
           flen <= 17'd0;
           crc <= 32'hFFFF_FFFF;
           last4 <= 32'd0;
-          if (ring_ok) begin
-            d_addr <= {ring[31:4], 4'd0} + slot_off;
+          if (rx_enable && (head - tail < (ONE32 << entries_log2))) begin
+            d_addr <= {ring[31:4], 4'd0} +
+                      ((head & ((ONE32 << entries_log2) - 32'd1)) << $clog2(`NIC_RXDESC_SIZE));
             st <= S_DRD;
           end else begin
             ev_nobuf <= 1'b1;
@@ -280,7 +281,9 @@ module nic_mac_rx #(
           case (verdict)
             3'd0: begin
               desc <= ({96'd0, d_buf} << (8 * `NIC_RXDESC_BUF)) |
-                      ({96'd0, status_w} << (8 * `NIC_RXDESC_STATUS)) |
+                      ({96'd0, ({15'd0, flen[16:0] - 17'd4} << `NIC_RXDESC_STATUS_LEN_LSB) |
+                               ({31'd0, ~(|(head & (ONE32 << entries_log2)))}
+                                << `NIC_RXDESC_STATUS_PHASE_LSB)} << (8 * `NIC_RXDESC_STATUS)) |
                       ({96'd0, head} << (8 * `NIC_RXDESC_SEQ)) |
                       ({96'd0, last4} << (8 * `NIC_RXDESC_CRC));
               st <= S_DWR;

@@ -145,8 +145,6 @@ module nic_mac_tx #(
     end
   end
   localparam [31:0] SRAM_SZ = SRAM_SIZE, MINL = MIN_FRAME - 4, MAXL = MAX_FRAME - 4, B32 = B;
-  wire h_ok = ({16'd0, h_len} >= MINL) && ({16'd0, h_len} <= MAXL) &&
-              ({1'b0, h_addr} + {17'd0, h_len} <= {1'b0, SRAM_SZ});
 
   // ---- frame reader ----
   reg         sending;
@@ -154,8 +152,23 @@ module nic_mac_tx #(
   wire [4:0]  rs_bytes;
   wire [W-1:0] rs_data;
   wire        rs_ready;
-  wire        h_any = c_sel || (!q_empty && g_ready);          // a head may leave now
-  wire        start = !sending && !rs_busy && tx_enable && h_any && h_ok && !g_void;
+  // start: a head may leave now (the control queue's, or the data queue's with its gate open),
+  // it is a good frame (h_ok: length and SRAM range) and not voided. cq_pop / q_pop: the head
+  // leaves the queue (sent, or refused); start is then exactly "sent". Nested conditions, so that
+  // the head's checks are evaluated only in a cycle in which a frame may start (simulation speed).
+  reg         start;
+  always @* begin
+    cq_pop = 1'b0;
+    q_pop  = 1'b0;
+    start  = 1'b0;
+    if (!sending && !rs_busy && tx_enable) begin
+      cq_pop = c_sel;
+      q_pop  = !c_sel && !q_empty && g_ready;
+      if (c_sel || (!q_empty && g_ready))
+        start = ({16'd0, h_len} >= MINL) && ({16'd0, h_len} <= MAXL) &&
+                ({1'b0, h_addr} + {17'd0, h_len} <= {1'b0, SRAM_SZ}) && !g_void;
+    end
+  end
   nic_rd_stream #(.B(B)) u_rs (
     .clk(clk), .rst(rst),
     .start(start), .addr(h_addr), .len({1'b0, h_len}), .busy(rs_busy),
@@ -168,13 +181,12 @@ module nic_mac_tx #(
   reg  [31:0] tail_fcs;
   reg  [2:0]  tail_n;        // CRC bytes in the extra beat
   wire [31:0] crc_next;
-  wire [B-1:0] bm;
-  genvar gi;
-  generate
-    for (gi = 0; gi < B; gi = gi + 1) begin : g_bm
-      assign bm[gi] = (gi < rs_bytes);
-    end
-  endgenerate
+  // bm[i] = i < rs_bytes, as one shift (rs_bytes is 0..B)
+  // lint_off: bm_all's top bit (more than B bytes) is not used
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [B:0]   bm_all = ~({(B+1){1'b1}} << rs_bytes);
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [B-1:0] bm = bm_all[B-1:0];
   nic_crc32_step #(.NB(B)) u_crc (.crc_in(crc), .data(rs_data), .bmask(bm), .crc_out(crc_next));
   wire [31:0] fcs = ~crc_next;
   wire [BW-1:0] nb = rs_bytes[BW-1:0];
@@ -225,10 +237,6 @@ module nic_mac_tx #(
   assign rs_ready = fire && !tail;
   wire [CW-1:0] bank_sum = bank - (fire ? cost : {CW{1'b0}}) + {{(CW-16){1'b0}}, rate};
 
-  always @* begin
-    cq_pop = !sending && !rs_busy && tx_enable && c_sel;
-    q_pop  = !sending && !rs_busy && tx_enable && !c_sel && !q_empty && g_ready;
-  end
   reg cur_ctl;   // the frame being sent came from the control queue
 
   always @(posedge clk) begin
@@ -247,7 +255,7 @@ module nic_mac_tx #(
     end else begin
       bank <= (bank_sum > CAP) ? CAP : bank_sum;
       if (q_pop || cq_pop) begin
-        if (h_ok && !g_void) begin
+        if (start) begin                  // (the same as h_ok && !g_void here)
           sending <= 1'b1;
           cur_ctl <= cq_pop;
           crc <= 32'hFFFF_FFFF;

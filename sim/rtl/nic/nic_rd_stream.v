@@ -46,18 +46,38 @@ module nic_rd_stream #(
   reg         first;       // the next arriving word is the first (skip its leading bytes)
   reg [3:0]   skip;        // leading bytes of the first word not part of the request
 
-  assign m_valid = busy && (words_left != 0) && ({1'b0, avail} + (inflight ? 7'd16 : 7'd0) <= 7'd16);
   assign m_addr  = waddr;
 
   localparam [31:0] B32 = B;
-  assign o_bytes = ({15'd0, out_left} < B32) ? out_left[4:0] : B32[4:0];
-  assign o_valid = busy && (out_left != 0) && (avail >= {1'b0, o_bytes});
-  assign o_last  = (out_left == {12'd0, o_bytes});
-  // o_data: the first o_bytes bytes of buff (all of them but on a short last beat). The wide
-  // shifts of buff are done in the clocked block, only in the cycles that need them (simulation
-  // speed: Verilator evaluates every continuous assignment on every cycle).
-  wire [B*8-1:0] bmask = (o_bytes >= B32[4:0]) ? {(B*8){1'b1}} : ~({(B*8){1'b1}} << {o_bytes, 3'b000});
-  assign o_data = buff[B*8-1:0] & bmask;
+  // o_bytes: min(out_left, B); o_data: the first o_bytes bytes of buff (all of them but on a short
+  // last beat). The wide shifts of buff are done in the clocked block, only in the cycles that
+  // need them (simulation speed: Verilator evaluates every continuous assignment on every cycle).
+  // While not busy, out_left is 0 (a stream ends when its last beat leaves, and starts with
+  // busy), so the outputs are then the constants below: the same values, without evaluating the
+  // expressions in every idle cycle (simulation speed).
+  reg            m_valid_r, o_valid_r, o_last_r;
+  reg  [4:0]     o_bytes_r;
+  reg  [B*8-1:0] o_data_r;
+  always @* begin
+    m_valid_r = 1'b0;
+    o_bytes_r = 5'd0;
+    o_valid_r = 1'b0;
+    o_last_r  = 1'b1;
+    o_data_r  = {(B*8){1'b0}};
+    if (busy) begin
+      m_valid_r = (words_left != 0) && ({1'b0, avail} + (inflight ? 7'd16 : 7'd0) <= 7'd16);
+      o_bytes_r = ({15'd0, out_left} < B32) ? out_left[4:0] : B32[4:0];
+      o_valid_r = (out_left != 0) && (avail >= {1'b0, o_bytes_r});
+      o_last_r  = (out_left == {12'd0, o_bytes_r});
+      o_data_r  = buff[B*8-1:0] & ((o_bytes_r >= B32[4:0]) ? {(B*8){1'b1}} :
+                                   ~({(B*8){1'b1}} << {o_bytes_r, 3'b000}));
+    end
+  end
+  assign m_valid = m_valid_r;
+  assign o_bytes = o_bytes_r;
+  assign o_valid = o_valid_r;
+  assign o_last  = o_last_r;
+  assign o_data  = o_data_r;
 
   wire        fire   = o_valid && o_ready;
   wire [5:0]  cons   = fire ? {1'b0, o_bytes} : 6'd0;

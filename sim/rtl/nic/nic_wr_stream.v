@@ -63,10 +63,20 @@ module nic_wr_stream #(
   assign i_ready = busy && !ending && ((pos < 5'd16) || flushed);
   wire take = i_valid && i_ready;
 
-  // bytes of this beat that may be written
+  // bytes of this beat that may be written: a function, called in the clocked block when a beat
+  // is taken, not evaluated in every cycle (simulation speed)
   wire [16:0] nb   = {12'd0, i_bytes};
-  wire [16:0] nok  = i_wen ? ((nb < room) ? nb : room) : 17'd0;
-  wire [31:0] inbe = (32'd1 << nok[4:0]) - 32'd1;
+  function [16:0] nok_f(input wen, input [16:0] n, input [16:0] r);
+    nok_f = wen ? ((n < r) ? n : r) : 17'd0;
+  endfunction
+  // ... and their byte enables
+  function [31:0] inbe_f(input wen, input [16:0] n, input [16:0] r);
+    reg [16:0] k;
+    begin
+      k = nok_f(wen, n, r);
+      inbe_f = (32'd1 << k) - 32'd1;   // k <= 31: i_bytes is 5 bits
+    end
+  endfunction
 
   always @(posedge clk) begin
     done <= 1'b0;
@@ -100,9 +110,9 @@ module nic_wr_stream #(
       if (take) begin
         // (the wide shifts live here, not in continuous assignments: evaluated only when used)
         acc   <= (flushed ? {128'd0, acc[255:128]} : acc) | ({{(256-B*8){1'b0}}, i_data} << {pos1, 3'b000});
-        accbe <= accbe1 | (inbe << pos1);
+        accbe <= accbe1 | (inbe_f(i_wen, nb, room) << pos1);
         pos   <= pos1 + i_bytes;
-        room  <= room - nok;
+        room  <= room - nok_f(i_wen, nb, room);
         if (i_last) ending <= 1'b1;
       end else begin
         if (flushed) acc <= {128'd0, acc[255:128]};

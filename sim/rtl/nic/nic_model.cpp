@@ -281,10 +281,18 @@ static bool dbg_byte(nic_model *m, uint32_t a, uint8_t *b, int write)
         w = &r->nic_top__DOT__u_imem__DOT__mem[(a - NIC_IMEM_BASE) >> 2];
         sh = (a & 3u) * 8u;
     } else if (a - NIC_SRAM_BASE < NIC_SRAM_SIZE) {
-        uint32_t off = a - NIC_SRAM_BASE; /* 16-byte rows interleaved over two banks (nic_sram.v) */
-        uint32_t row = off >> 5, word = (off >> 2) & 3u;
-        w = (off >> 4) & 1u ? &r->nic_top__DOT__u_sram__DOT__g_bank__BRA__1__KET____DOT__mem[row][word]
-                            : &r->nic_top__DOT__u_sram__DOT__g_bank__BRA__0__KET____DOT__mem[row][word];
+        /* 16-byte rows interleaved over SRAM_BANKS (4) banks on address bits [5:4] (nic_sram.v,
+         * nic_top.v); a bank's array holding a quarter of the SRAM checks the count at compile time */
+        static_assert(sizeof r->nic_top__DOT__u_sram__DOT__g_bank__BRA__0__KET____DOT__mem * 4u == NIC_SRAM_SIZE,
+                      "nic_model.cpp: the SRAM's bank count is not nic_top.v's SRAM_BANKS (4)");
+        uint32_t off = a - NIC_SRAM_BASE;
+        uint32_t row = off >> 6, word = (off >> 2) & 3u;
+        switch ((off >> 4) & 3u) {
+        case 0: w = &r->nic_top__DOT__u_sram__DOT__g_bank__BRA__0__KET____DOT__mem[row][word]; break;
+        case 1: w = &r->nic_top__DOT__u_sram__DOT__g_bank__BRA__1__KET____DOT__mem[row][word]; break;
+        case 2: w = &r->nic_top__DOT__u_sram__DOT__g_bank__BRA__2__KET____DOT__mem[row][word]; break;
+        default: w = &r->nic_top__DOT__u_sram__DOT__g_bank__BRA__3__KET____DOT__mem[row][word]; break;
+        }
         sh = (off & 3u) * 8u;
     } else {
         return false;

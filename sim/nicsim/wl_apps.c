@@ -20,6 +20,14 @@
  * With --procs P the participants are the nodes x P processes (ranks, nicsim.h): "node" above reads
  * "process", each with its own working set and buffers, the node's P processes sharing its NIC.
  *
+ * One rank (--nodes 1, the 1-node point of seed Fig. 6): every exchange is to itself, through the
+ * NIC's loopback (docs/wire-protocol.md "Loopback"): the pattern runs with its one peer being
+ * itself, so it still moves and verifies data (peers() below): fft sends its whole source (its one
+ * transpose block) to its destination, radix every chunk (all chunk slots are its own), lu the
+ * phase's block once, ocean both borders to its own ghost areas (as the ring does with any N),
+ * water its ws/8 messages once (the "next node" is itself; the second neighbour would be too, and
+ * is dropped as it is at N = 2). With N > 1 a node's own block or chunks stay local (no transfer).
+ *
  * Execution time = from the barrier after set-up to the barrier after the last phase; the time
  * after the first phase's barrier is reported too (workload.steady_ns: without the first phase,
  * where the cold misses are). Every
@@ -50,12 +58,16 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* The peer distances d = 1 .. peers() - 1 a pattern sends over: every other rank, or with one rank
+ * the rank itself once (d = 1 -> (me + 1) % 1 = me: the loopback). */
+static unsigned peers(const struct ns_opts *o) { return o->ranks > 1 ? o->ranks : 2; }
+
 static unsigned gen_fft(const struct ns_opts *o, unsigned me, unsigned phase, struct xfer *x, unsigned max)
 {
     unsigned n = o->ranks, k = 0;
     uint64_t b = o->ws_pages / n; /* pages per block */
     (void)phase;
-    for (unsigned d = 1; d < n; d++) {
+    for (unsigned d = 1; d < peers(o); d++) {
         unsigned j = (me + d) % n; /* staggered: not everyone at node 0 first */
         for (uint64_t p = 0; p < b && k < max; p++)
             x[k++] = (struct xfer){ (uint16_t)j, (uint32_t)((j * b + p) * NS_PAGE), (uint32_t)((me * b + p) * NS_PAGE),
@@ -80,8 +92,8 @@ static unsigned gen_radix(const struct ns_opts *o, unsigned me, unsigned phase, 
             v = (v * a + c) & (dom - 1);
         while (v >= total);
         unsigned dn = (unsigned)(v / per);
-        if (dn == me)
-            continue; /* stays local: no communication */
+        if (dn == me && o->ranks > 1)
+            continue; /* stays local: no communication (one rank: through the loopback) */
         x[k++] = (struct xfer){ (uint16_t)dn, (uint32_t)(i * RADIX_CHUNK), (uint32_t)((v % per) * RADIX_CHUNK),
                                 RADIX_CHUNK };
     }
@@ -95,7 +107,7 @@ static unsigned gen_lu(const struct ns_opts *o, unsigned me, unsigned phase, str
     unsigned k = 0;
     if (phase % o->ranks != me)
         return 0;
-    for (unsigned d = 1; d < o->ranks; d++)
+    for (unsigned d = 1; d < peers(o); d++)
         for (uint64_t p = 0; p < b && k < max; p++)
             x[k++] = (struct xfer){ (uint16_t)((me + d) % o->ranks), (uint32_t)((blk * b + p) * NS_PAGE),
                                     (uint32_t)((blk * b + p) * NS_PAGE), NS_PAGE };
@@ -121,7 +133,7 @@ static unsigned gen_water(const struct ns_opts *o, unsigned me, unsigned phase, 
 {
     uint64_t m = o->ws_pages / 8 ? o->ws_pages / 8 : 1;
     unsigned k = 0;
-    for (unsigned d = 1; d <= 2 && d < o->ranks; d++) {
+    for (unsigned d = 1; d <= 2 && d < peers(o); d++) {
         unsigned to = (me + d) % o->ranks;
         for (uint64_t i = 0; i < m && k < max; i++) {
             /* the receiver's destination area is split by sender distance (1 or 2): disjoint */
@@ -231,13 +243,13 @@ static void run_lu(struct ns_node *n) { app_run(n, gen_lu, 1); }
 static void run_ocean(struct ns_node *n) { app_run(n, gen_ocean, 1); }
 static void run_water(struct ns_node *n) { app_run(n, gen_water, 10); }
 
-const struct ns_workload ns_wl_fft = { "fft", "SPLASH-2 FFT-like: all-to-all transpose of the working set", 2,
+const struct ns_workload ns_wl_fft = { "fft", "SPLASH-2 FFT-like: all-to-all transpose of the working set", 1,
                                        NS_MAX_NODES, app_check, run_fft };
-const struct ns_workload ns_wl_radix = { "radix", "SPLASH-2 Radix-like: scattered permutation writes (1 KiB)", 2,
+const struct ns_workload ns_wl_radix = { "radix", "SPLASH-2 Radix-like: scattered permutation writes (1 KiB)", 1,
                                          NS_MAX_NODES, app_check, run_radix };
-const struct ns_workload ns_wl_lu = { "lu", "SPLASH-2 LU-like: block broadcast, owner rotating per phase", 2,
+const struct ns_workload ns_wl_lu = { "lu", "SPLASH-2 LU-like: block broadcast, owner rotating per phase", 1,
                                       NS_MAX_NODES, app_check, run_lu };
-const struct ns_workload ns_wl_ocean = { "ocean", "SPLASH-2 Ocean-like: nearest-neighbour border exchange", 2,
+const struct ns_workload ns_wl_ocean = { "ocean", "SPLASH-2 Ocean-like: nearest-neighbour border exchange", 1,
                                          NS_MAX_NODES, app_check, run_ocean };
 const struct ns_workload ns_wl_water = { "water", "SPLASH-2 Water-like: small messages to two neighbours, "
-                                                  "compute-heavy", 2, NS_MAX_NODES, app_check, run_water };
+                                                  "compute-heavy", 1, NS_MAX_NODES, app_check, run_water };

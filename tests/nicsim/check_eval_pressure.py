@@ -239,8 +239,20 @@ def main():
     md = "\n".join(m.speedup_md(su, sres, {}))
     check("| fft | static | 8 / 1.00 | 5 / 1.60 | 4 / 2.00 |" in md and "N=16" not in md,
           "speed-up row (the failed 16-node run left out):\n" + md)
-    check(len([r for r in m.plan("default") if r.group == "speedup"]) == 5 * 4 * len(m.SPEEDUP_CONFIGS),
-          "speed-up plan: 5 patterns x 4 node counts x configs")
+    check("no 1-node run passed" in md and "3 of the 4 planned runs" in md,
+          "without a 1-node run: over the smallest cluster, said so, and the missing run counted:\n" + md)
+    # ... with the 1-node point (nicsim --nodes 1, the loopback): the speed-up over 1 node, ideal N
+    r = m.Run("su-fft-static-n1", "speedup", [], {"pattern": "fft", "config": "static", "cla": "static", "nodes": 1})
+    su.insert(0, r)
+    sres[r.name] = {"result": "PASS", "workload": {"time_ns": 16000.0}}
+    md = "\n".join(m.speedup_md(su, sres, {}))
+    check("| fft | static | 16 / 1.00 | 8 / 2.00 | 5 / 3.20 | 4 / 4.00 |" in md and "N=1 time" in md
+          and "time on 1 node / time on N nodes (ideal N)" in md and "4 of the 5 planned runs" in md,
+          "speed-up over 1 node:\n" + md)
+    check(sorted({r.meta["nodes"] for r in m.plan("default") if r.group == "speedup"}) == [1, 2, 4, 8, 16],
+          "speed-up plan: node counts 1, 2, 4, 8, 16")
+    check(len([r for r in m.plan("default") if r.group == "speedup"]) == 5 * 5 * len(m.SPEEDUP_CONFIGS),
+          "speed-up plan: 5 patterns x 5 node counts x configs")
 
     # the 64 GB extrapolation (item 5): static bytes per page, the dynamic line over C, the 64 GB row
     mem = {"static": {"lookup": 131072, "code": 1}, "dynamic C16K L64 A4": {"lookup": 16384 * 4 + 1000, "code": 5},

@@ -282,6 +282,48 @@ def main():
     got = m.splice_linkrate(old, new, m.PRESSURE_HEADING, m.DOC_BULLETS["pressure"])
     check(got == old.replace("old\n\n", "new\n\n").replace(" old\n", " new\n"), "splice:\n" + got)
 
+    # "Where we fall short" from the figures (not fixed text): the fast path from the benchmark's lines and the
+    # stream's profile (scripts/fw-profile), against the <= 400 target and a 4 KiB frame's time at 10 Gb/s
+    # ((4096 + 72) x 8 / 10 Gb/s at 200 MHz = 667 cycles)
+    fp = ("# commit abc1234\n"
+          "[node 1] node 1 phase A (aligned write): receive  256 packets: median  442 max  469 mean  442 cycles/packet\n"
+          "[node 0] node 0 phase A (aligned write): send     256 packets: median  370 max  407 mean  369 cycles/packet\n"
+          "[node 0] node 0 phase A (aligned write): core busy 842 cycles/packet (busy 215723, asleep 2978)\n"
+          "[node 1] node 1 phase A (aligned write): core busy 797 cycles/packet (busy 204247, asleep 10621)\n")
+    prof = {"commit": "def5678", "nodes": {"sender": {"packets": 644, "busy": 776.4},
+                                           "receiver": {"packets": 644, "busy": 775.7}}}
+    fs = m.fastpath_short(fp, prof)
+    check(len(fs) == 1 and fs[0].startswith("Fast path: ") and "receiver 776, sender 776 cycles per 4 KiB packet, above" in fs[0]
+          and "(667 cycles at 200 MHz" in fs[0] and "median receive 442, send 370 cycles per packet" in fs[0]
+          and "(over: receive)" in fs[0] and "node 0 842, node 1 797" in fs[0] and "commit abc1234" in fs[0]
+          and "commit def5678" in fs[0], "fast-path bullet from the figures: %r" % fs)
+    fast = {"commit": "x", "nodes": {"sender": {"packets": 9, "busy": 600.0}}}
+    check(m.fastpath_short(fp.replace("median  442", "median  399"), fast) == [] and m.fastpath_short("", None) == [],
+          "fast-path bullet: none when the targets are met or nothing was measured")
+    check("within a frame's time" in m.fastpath_short(fp, fast)[0], "fast path: the median over, the profile within")
+
+    # the small-message latency from the breakdown run: the smallest write's measured one-way median
+    def bsz(size, cyc, meas):
+        return {"size": size, "steps": [{"step": st, "chain": ch, "spans": "", "cycles": c, "ns": None if c is None else c * 5.0}
+                                        for st, ch, c in cyc],
+                "one_way": {"sum_cycles": sum(c or 0 for _, ch, c in cyc if ch != "completion"),
+                            "measured_p50_cycles": meas, "pingpong_p50_ns": meas * 5.0},
+                "completion": {"sum_cycles": 1, "measured_p50_cycles": 1}, "ack_frames": {}}
+    steps8 = [("post", "both", 60), ("fw_xlate_build", "both", 1100), ("entry_fetch", "both", None),
+              ("data_dma", "both", 120), ("fw_receive", "both", 330), ("target_poll", "one_way", 10),
+              ("fw_ack", "completion", 5000)]
+    brun = m.Run("breakdown", "breakdown", [], {})
+    bres = {"breakdown": {"result": "PASS", "git_describe": "cafe123", "breakdown": {
+        "clock_hz": 200000000, "sizes": [bsz(8, steps8, 1850), bsz(4096, [(a_, b_, c_ and c_ * 2) for a_, b_, c_ in steps8],
+                                                                    4340)]}}}
+    bs = m.breakdown_short([brun], bres)
+    check(len(bs) == 1 and bs[0].startswith("Small-message latency: 9.25 us one-way for 8 B") and "21.70 us for 4096 B" in bs[0]
+          and "1430 of its 1620 cycles (88 %)" in bs[0] and "fw_xlate_build 1100 cycles (5.50 us), fw_receive 330" in bs[0]
+          and "commit cafe123" in bs[0], "small-message bullet from the breakdown: %r" % bs)
+    check(m.breakdown_short([brun], {"breakdown": {"result": "FAIL"}}) == [], "no breakdown: no bullet")
+    check(m.DOC_BULLETS["breakdown"] == m.BREAKDOWN_BULLET and m.FASTPATH_BULLET in m.DOC_BULLETS["linkrate"],
+          "--only breakdown / linkrate --docs replace their bullets")
+
     print("eval_pressure: %s" % ("FAIL (%d)" % len(fails) if fails else "PASS"))
     return 1 if fails else 0
 

@@ -253,6 +253,13 @@ def main():
     check("| fft | static | 16 / 1.00 | 8 / 2.00 | 5 / 3.20 | 4 / 4.00 |" in md and "N=1 time" in md
           and "time on 1 node / time on N nodes (ideal N)" in md and "4 of the 5 planned runs" in md,
           "speed-up over 1 node:\n" + md)
+    check("Speed-ups above N" not in md, "no super-linear note at or below ideal")
+    sres2 = {k: dict(v, verify={"bytes_checked": 2097152 * (2 if k.endswith("n1") else 1)}) for k, v in sres.items()}
+    sres2["su-fft-static-n1"]["workload"] = {"time_ns": 20000.0}
+    md = "\n".join(m.speedup_md(su, sres2, {}))
+    check("| 20 / 1.00 | 8 / 2.50 |" in md and "Speed-ups above N (fft)" in md
+          and "N = 1, 2, 4, 8: fft 4.00 MiB / 2.00 MiB / 2.00 MiB / 2.00 MiB." in md and "fft also move more on 1 node" in md,
+          "speed-up above N: the volumes and the note:\n" + md)
     check(sorted({r.meta["nodes"] for r in m.plan("default") if r.group == "speedup"}) == [1, 2, 4, 8, 16],
           "speed-up plan: node counts 1, 2, 4, 8, 16")
     check(len([r for r in m.plan("default") if r.group == "speedup"]) == 5 * 5 * len(m.SPEEDUP_CONFIGS),

@@ -22,7 +22,8 @@
  *
  * The recorder keeps miss-penalty samples split into delay (miss raised -> miss thread runs) and
  * processing (miss thread runs -> fill installed), and of the processing the part spent in the
- * FILL command (the fill: the driver writing the line image and the command, the NCP's answer);
+ * FILL command (the fill: the driver writing the line image and the command, the NCP's DMA of
+ * the image and its answer);
  * up to COSTS_REC_MAX samples are kept, beyond that a seeded reservoir sample, so percentiles
  * stay bounded in memory.
  *

@@ -297,12 +297,12 @@ def main():
           "[node 0] node 0 phase A (aligned write): send     256 packets: median  370 max  407 mean  369 cycles/packet\n"
           "[node 0] node 0 phase A (aligned write): core busy 842 cycles/packet (busy 215723, asleep 2978)\n"
           "[node 1] node 1 phase A (aligned write): core busy 797 cycles/packet (busy 204247, asleep 10621)\n")
-    prof = {"commit": "def5678", "nodes": {"sender": {"packets": 644, "busy": 776.4},
-                                           "receiver": {"packets": 644, "busy": 775.7}}}
+    prof = {"commit": "def5678", "nodes": {"sender": {"node": 0, "packets": 644, "busy": 776.4},
+                                           "receiver": {"node": 1, "packets": 644, "busy": 765.7}}}
     fs = m.fastpath_short(fp, prof)
-    check(len(fs) == 1 and fs[0].startswith("Fast path: ") and "receiver 776, sender 776 cycles per 4 KiB packet, above" in fs[0]
+    check(len(fs) == 1 and fs[0].startswith("Fast path: ") and "sender 776, receiver 766 cycles per 4 KiB packet, above" in fs[0]
           and "(667 cycles at 200 MHz" in fs[0] and "median receive 442, send 370 cycles per packet" in fs[0]
-          and "(over: receive)" in fs[0] and "node 0 842, node 1 797" in fs[0] and "commit abc1234" in fs[0]
+          and "(over: receive)" in fs[0] and "sender (node 0) 842, receiver (node 1) 797" in fs[0] and "commit abc1234" in fs[0]
           and "commit def5678" in fs[0], "fast-path bullet from the figures: %r" % fs)
     fast = {"commit": "x", "nodes": {"sender": {"packets": 9, "busy": 600.0}}}
     check(m.fastpath_short(fp.replace("median  442", "median  399"), fast) == [] and m.fastpath_short("", None) == [],

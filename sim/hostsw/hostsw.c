@@ -216,7 +216,9 @@ static void miss_thread(void *arg)
         if (coro_sleep(costs_draw_miss_proc(h->costs)) != SIM_OK)
             return;
         nicdrv_stats(h->drv, &ds);
-        uint64_t fill0 = ds.fill_wait; /* the fill: this miss's time in FILL commands */
+        /* the fill: this miss's time in FILL commands (the driver's one counter: with several miss
+         * threads, also the other threads' fills that end meanwhile) */
+        uint64_t fill0 = ds.fill_wait;
         if (nicdrv_miss_resolve(h->drv, &m) == NICDRV_OK)
             h->st.misses_served++;
         else

@@ -85,7 +85,8 @@ static void usage(FILE *f)
             "\n"
             "Cluster and workload:\n"
             "  --nodes N            nodes on the switch, 1..%u (default 4; 1: fft, radix, lu, ocean and water,\n"
-            "                       every transfer through the NIC's loopback); the firmware's own limit\n"
+            "                       which then move no data: a node's own share stays local, so the time is\n"
+            "                       the modelled computation); the firmware's own limit\n"
             "                       (max_peers, NCP_MAX_PEERS, 256 by default) applies: a larger cluster\n"
             "                       stops with an error. Peer contexts beyond the NCP's resident ones\n"
             "                       (NCP_PEER_SLOTS, 64) live in a host table the driver gives it\n"
@@ -1014,8 +1015,8 @@ int main(int argc, char **argv)
     if (o->nodes < wl->min_nodes || o->nodes > wl->max_nodes) {
         fprintf(stderr, "nicsim: --workload %s needs --nodes %u..%u%s\n", wl->name, wl->min_nodes, wl->max_nodes,
                 o->nodes < wl->min_nodes && wl->min_nodes == 2
-                    ? " (it runs between nodes; one node runs only fft, radix, lu, ocean and water, through the "
-                      "NIC's loopback)"
+                    ? " (it runs between nodes; one node runs only fft, radix, lu, ocean and water, which move "
+                      "no data there: a node's own share stays local)"
                     : "");
         return EXIT_SETUP;
     }

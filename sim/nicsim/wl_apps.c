@@ -20,13 +20,14 @@
  * With --procs P the participants are the nodes x P processes (ranks, nicsim.h): "node" above reads
  * "process", each with its own working set and buffers, the node's P processes sharing its NIC.
  *
- * One rank (--nodes 1, the 1-node point of seed Fig. 6): every exchange is to itself, through the
- * NIC's loopback (docs/wire-protocol.md "Loopback"): the pattern runs with its one peer being
- * itself, so it still moves and verifies data (peers() below): fft sends its whole source (its one
- * transpose block) to its destination, radix every chunk (all chunk slots are its own), lu the
- * phase's block once, ocean both borders to its own ghost areas (as the ring does with any N),
- * water its ws/8 messages once (the "next node" is itself; the second neighbour would be too, and
- * is dropped as it is at N = 2). With N > 1 a node's own block or chunks stay local (no transfer).
+ * A rank's own share stays local: no transfer (fft's own block, radix's chunks whose slot is its
+ * own, lu's block to itself, ocean's borders when a neighbour is itself, water's messages to
+ * itself). So with one rank (--nodes 1, the 1-node point of seed Fig. 6, as the seed's 1-node run,
+ * which does no communication) the patterns move no data through the NIC: the time is the
+ * modelled computation (--compute-ns x --ws-pages x the pattern's factor, each phase) plus the
+ * local work each phase models (refilling the source, ns_fill) and the barriers; the report says
+ * 0 bytes moved and verified (PASS: every byte moved was verified, and none was). With --procs P > 1
+ * one node has P ranks, which exchange their shares through the NIC's loopback.
  *
  * Execution time = from the barrier after set-up to the barrier after the last phase; the time
  * after the first phase's barrier is reported too (workload.steady_ns: without the first phase,
@@ -58,9 +59,9 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* The peer distances d = 1 .. peers() - 1 a pattern sends over: every other rank, or with one rank
- * the rank itself once (d = 1 -> (me + 1) % 1 = me: the loopback). */
-static unsigned peers(const struct ns_opts *o) { return o->ranks > 1 ? o->ranks : 2; }
+/* The peer distances d = 1 .. peers() - 1 a pattern sends over: every other rank (d = 0, the rank
+ * itself, stays local); with one rank there are none. */
+static unsigned peers(const struct ns_opts *o) { return o->ranks; }
 
 static unsigned gen_fft(const struct ns_opts *o, unsigned me, unsigned phase, struct xfer *x, unsigned max)
 {
@@ -92,8 +93,8 @@ static unsigned gen_radix(const struct ns_opts *o, unsigned me, unsigned phase, 
             v = (v * a + c) & (dom - 1);
         while (v >= total);
         unsigned dn = (unsigned)(v / per);
-        if (dn == me && o->ranks > 1)
-            continue; /* stays local: no communication (one rank: through the loopback) */
+        if (dn == me)
+            continue; /* stays local: no communication */
         x[k++] = (struct xfer){ (uint16_t)dn, (uint32_t)(i * RADIX_CHUNK), (uint32_t)((v % per) * RADIX_CHUNK),
                                 RADIX_CHUNK };
     }
@@ -119,6 +120,8 @@ static unsigned gen_ocean(const struct ns_opts *o, unsigned me, unsigned phase, 
     uint64_t b = o->ws_pages / 16 ? o->ws_pages / 16 : 1;
     unsigned l = (me + o->ranks - 1) % o->ranks, r = (me + 1) % o->ranks, k = 0;
     (void)phase;
+    if (l == me) /* one rank: both neighbours are itself, the borders stay local */
+        return 0;
     for (uint64_t p = 0; p < b && k + 1 < max; p++) {
         /* my first rows -> left neighbour's right ghost; my last rows -> right neighbour's left ghost */
         x[k++] = (struct xfer){ (uint16_t)l, (uint32_t)(p * NS_PAGE), (uint32_t)((b + p) * NS_PAGE), NS_PAGE };

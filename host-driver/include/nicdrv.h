@@ -196,6 +196,9 @@ struct nicdrv_stats {
     uint64_t upcalls_late;              /* answers after the grace period (NICDRV_ETIMEDOUT) */
     uint64_t upcalls_unposted;          /* victims whose owner had no queue, or no room in it */
     uint64_t upcall_wait;               /* cycles evictions waited for upcall answers, in all */
+    uint64_t fill_wait;                 /* cycles in FILL commands (the line image and the command
+                                           written, the NCP's DMA of the image and its answer, back-offs
+                                           of a refused FILL), in all */
     uint64_t usage_reads;               /* NIC_CMD_USAGE answered (NICDRV_EVICT_LRU: one per eviction,
                                            NICDRV_EVICT_LFU: two, the ways and their counts) */
     uint32_t procs, bufs, eps; /* live */

@@ -569,6 +569,7 @@ static int fill_line_locked(nicdrv_t *d, uint8_t cache, uint16_t pid, uint32_t k
     rc = build_line(d, cache, pid, key, img, &len);
     d->resolving = false;
     c.epoch = (uint16_t)(epoch + d->res_bump);
+    uint64_t t0 = d->host.now(d->host.ctx);
     /* NIC_ST_NO_RESOURCES: the NCP had no DMA room for the image (or, from an NCP that ignores
      * the flag, the epoch moved): the fill is sent again, not lost */
     for (uint32_t attempt = 0; !rc && attempt < 8; attempt++) {
@@ -580,6 +581,7 @@ static int fill_line_locked(nicdrv_t *d, uint8_t cache, uint16_t pid, uint32_t k
         if (rc || st != NIC_ST_NO_RESOURCES)
             break;
     }
+    d->st.fill_wait += d->host.now(d->host.ctx) - t0;
     if (!rc) {
         if (st == NIC_ST_OK) {
             d->st.fills++;

@@ -29,6 +29,7 @@ struct costs {
     uint32_t kept;
     sim_cycle_t delay[COSTS_REC_MAX];
     sim_cycle_t proc[COSTS_REC_MAX];
+    sim_cycle_t fill[COSTS_REC_MAX]; /* the part of proc in the FILL command (costs_record_miss_fill) */
 };
 
 enum key_kind { KEY_NS, KEY_DIST };
@@ -336,6 +337,11 @@ sim_cycle_t costs_syscall(const costs_t *c)
 
 void costs_record_miss(costs_t *c, sim_cycle_t delay, sim_cycle_t proc)
 {
+    costs_record_miss_fill(c, delay, proc, 0);
+}
+
+void costs_record_miss_fill(costs_t *c, sim_cycle_t delay, sim_cycle_t proc, sim_cycle_t fill)
+{
     uint64_t slot;
 
     if (c->count < UINT64_MAX)
@@ -350,6 +356,7 @@ void costs_record_miss(costs_t *c, sim_cycle_t delay, sim_cycle_t proc)
     }
     c->delay[slot] = delay;
     c->proc[slot] = proc;
+    c->fill[slot] = fill < proc ? fill : proc;
 }
 
 uint32_t costs_samples(const costs_t *c, uint64_t *count, const sim_cycle_t **delay, const sim_cycle_t **proc)
@@ -360,13 +367,20 @@ uint32_t costs_samples(const costs_t *c, uint64_t *count, const sim_cycle_t **de
     return c->kept;
 }
 
-void costs_import(costs_t *c, uint64_t count, uint32_t kept, const void *delay, const void *proc)
+const sim_cycle_t *costs_fill_samples(const costs_t *c)
+{
+    return c->fill;
+}
+
+void costs_import(costs_t *c, uint64_t count, uint32_t kept, const void *delay, const void *proc, const void *fill)
 {
     for (uint32_t i = 0; i < kept; i++) {
-        sim_cycle_t d, p;
+        sim_cycle_t d, p, f = 0;
         memcpy(&d, (const uint8_t *)delay + i * sizeof d, sizeof d);
         memcpy(&p, (const uint8_t *)proc + i * sizeof p, sizeof p);
-        costs_record_miss(c, d, p);
+        if (fill)
+            memcpy(&f, (const uint8_t *)fill + i * sizeof f, sizeof f);
+        costs_record_miss_fill(c, d, p, f);
     }
     if (count > kept)
         c->count = c->count > UINT64_MAX - (count - kept) ? UINT64_MAX : c->count + (count - kept);
@@ -416,6 +430,16 @@ void costs_stats(const costs_t *c, struct costs_stats *out)
     out->proc_p50 = pct(tmp, n, 50);
     out->proc_p99 = pct(tmp, n, 99);
     out->proc_max = tmp[n - 1];
+    memcpy(tmp, c->fill, sizeof *tmp * n);
+    qsort(tmp, n, sizeof *tmp, cmp_cycle);
+    out->fill_p50 = pct(tmp, n, 50);
+    out->fill_p99 = pct(tmp, n, 99);
+    out->fill_max = tmp[n - 1];
+    for (uint32_t i = 0; i < n; i++)
+        tmp[i] = c->proc[i] - c->fill[i]; /* fill <= proc (costs_record_miss_fill) */
+    qsort(tmp, n, sizeof *tmp, cmp_cycle);
+    out->nofill_p50 = pct(tmp, n, 50);
+    out->nofill_p99 = pct(tmp, n, 99);
     for (uint32_t i = 0; i < n; i++)
         tmp[i] = sim_cycle_add(c->delay[i], c->proc[i]);
     qsort(tmp, n, sizeof *tmp, cmp_cycle);

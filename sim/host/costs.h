@@ -21,8 +21,11 @@
  * or s, decimals allowed ("1.3us"); *_dist keys take fixed, uniform or loguniform.
  *
  * The recorder keeps miss-penalty samples split into delay (miss raised -> miss thread runs) and
- * processing (miss thread runs -> fill installed); up to COSTS_REC_MAX samples are kept, beyond
- * that a seeded reservoir sample, so percentiles stay bounded in memory.
+ * processing (miss thread runs -> fill installed), and of the processing the part spent in the
+ * FILL command (the fill: the driver writing the line image and the command, the NCP's DMA of
+ * the image and its answer);
+ * up to COSTS_REC_MAX samples are kept, beyond that a seeded reservoir sample, so percentiles
+ * stay bounded in memory.
  *
  * Contract: single-threaded; create/destroy; costs_set is all-or-nothing (an error leaves the
  * parameters unchanged).
@@ -65,6 +68,8 @@ struct costs_stats {
     uint64_t kept;  /* samples the percentiles are computed over */
     sim_cycle_t delay_p50, delay_p99, delay_max;
     sim_cycle_t proc_p50, proc_p99, proc_max;
+    sim_cycle_t fill_p50, fill_p99, fill_max; /* the fill's part of each processing sample */
+    sim_cycle_t nofill_p50, nofill_p99;       /* processing less its fill, per sample */
     sim_cycle_t total_p50, total_p99, total_max;
 };
 
@@ -98,14 +103,17 @@ sim_cycle_t costs_mmio_read(const costs_t *c);
 sim_cycle_t costs_syscall(const costs_t *c);
 
 /* ---- miss-penalty recorder ---- */
-void costs_record_miss(costs_t *c, sim_cycle_t delay, sim_cycle_t proc);
+void costs_record_miss(costs_t *c, sim_cycle_t delay, sim_cycle_t proc); /* fill 0 */
+/* fill: the part of proc in the FILL command (clamped to proc). */
+void costs_record_miss_fill(costs_t *c, sim_cycle_t delay, sim_cycle_t proc, sim_cycle_t fill);
 void costs_stats(const costs_t *c, struct costs_stats *out); /* zeros when empty */
 void costs_reset_samples(costs_t *c);
 /* The kept samples (returned count; arrays valid until the next record) and, in *count, all
  * recorded. */
 uint32_t costs_samples(const costs_t *c, uint64_t *count, const sim_cycle_t **delay, const sim_cycle_t **proc);
-/* Records another recorder's kept samples (arrays of kept sim_cycle_t, any alignment) as if
- * recorded here, and its unkept count: merging per-node recorders in a fixed order. */
-void costs_import(costs_t *c, uint64_t count, uint32_t kept, const void *delay, const void *proc);
+const sim_cycle_t *costs_fill_samples(const costs_t *c); /* the kept samples' fills, as costs_samples */
+/* Records another recorder's kept samples (arrays of kept sim_cycle_t, any alignment; fill may be
+ * NULL: 0) as if recorded here, and its unkept count: merging per-node recorders in a fixed order. */
+void costs_import(costs_t *c, uint64_t count, uint32_t kept, const void *delay, const void *proc, const void *fill);
 
 #endif /* COSTS_H */

@@ -212,13 +212,20 @@ static void miss_thread(void *arg)
             continue;
         }
         sim_cycle_t start = coro_now();
+        struct nicdrv_stats ds;
         if (coro_sleep(costs_draw_miss_proc(h->costs)) != SIM_OK)
             return;
+        nicdrv_stats(h->drv, &ds);
+        /* the fill: this miss's time in FILL commands (the driver's one counter: with several miss
+         * threads, also the other threads' fills that end meanwhile) */
+        uint64_t fill0 = ds.fill_wait;
         if (nicdrv_miss_resolve(h->drv, &m) == NICDRV_OK)
             h->st.misses_served++;
         else
             h->st.miss_errors++;
-        costs_record_miss(h->costs, start - (m.raised_at < start ? m.raised_at : start), coro_now() - start);
+        nicdrv_stats(h->drv, &ds);
+        costs_record_miss_fill(h->costs, start - (m.raised_at < start ? m.raised_at : start), coro_now() - start,
+                               ds.fill_wait - fill0);
     }
 }
 

@@ -84,7 +84,9 @@ static void usage(FILE *f)
             "be opened); SIGINT/SIGTERM stop the run with 128 + the signal and partial reports.\n"
             "\n"
             "Cluster and workload:\n"
-            "  --nodes N            nodes on the switch, 2..%u (default 4); the firmware's own limit\n"
+            "  --nodes N            nodes on the switch, 1..%u (default 4; 1: fft, radix, lu, ocean and water,\n"
+            "                       which then move no data: a node's own share stays local, so the time is\n"
+            "                       the modelled computation); the firmware's own limit\n"
             "                       (max_peers, NCP_MAX_PEERS, 256 by default) applies: a larger cluster\n"
             "                       stops with an error. Peer contexts beyond the NCP's resident ones\n"
             "                       (NCP_PEER_SLOTS, 64) live in a host table the driver gives it\n"
@@ -599,8 +601,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         const char *a = optarg;
         switch (c) {
         case O_NODES:
-            if (parse_u64(a, &v) || v < 2 || v > NS_MAX_NODES)
-                return bad("--nodes", a, "2..256");
+            if (parse_u64(a, &v) || v < 1 || v > NS_MAX_NODES)
+                return bad("--nodes", a, "1..256");
             o->nodes = (unsigned)v;
             break;
         case O_PROCS:
@@ -1011,7 +1013,11 @@ int main(int argc, char **argv)
         if (!strcmp(workloads[i]->name, o->workload))
             wl = workloads[i];
     if (o->nodes < wl->min_nodes || o->nodes > wl->max_nodes) {
-        fprintf(stderr, "nicsim: %s needs %u..%u nodes\n", wl->name, wl->min_nodes, wl->max_nodes);
+        fprintf(stderr, "nicsim: --workload %s needs --nodes %u..%u%s\n", wl->name, wl->min_nodes, wl->max_nodes,
+                o->nodes < wl->min_nodes && wl->min_nodes == 2
+                    ? " (it runs between nodes; one node runs only fft, radix, lu, ocean and water, which move "
+                      "no data there: a node's own share stays local)"
+                    : "");
         return EXIT_SETUP;
     }
     if (wl->check(o, err, sizeof err)) {

@@ -442,7 +442,7 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
     for (unsigned i = 0; i < w->o->nodes; i++) {
         struct ns_node *n = &w->node[i];
         struct node_res r;
-        const sim_cycle_t *dl = NULL, *pr = NULL;
+        const sim_cycle_t *dl = NULL, *pr = NULL, *fl = NULL;
         if (!cluster_is_local(w->cl, i))
             continue;
         memset(&r, 0, sizeof r);
@@ -458,11 +458,13 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
         r.boot_msgs = n->boot_msgs, r.boot_rnr = n->boot_rnr;
         r.sw = *switch_port_counters(cluster_switch(w->cl), i);
         r.miss_kept = n->costs ? costs_samples(n->costs, &r.miss_count, &dl, &pr) : 0;
+        fl = n->costs ? costs_fill_samples(n->costs) : NULL;
         r.rank = me.rank;
         r.cycles_evaluated = node_status(cluster_node(w->cl, i))->cycles_evaluated;
         oom |= cluster_buf_put(&b, &r, sizeof r);
         oom |= cluster_buf_put(&b, dl, r.miss_kept * sizeof *dl);
         oom |= cluster_buf_put(&b, pr, r.miss_kept * sizeof *pr);
+        oom |= cluster_buf_put(&b, fl, r.miss_kept * sizeof *fl);
     }
     if (oom || dist_allgather(d, b.p, b.n, cluster_now(w->cl), &blocks, &lens)) {
         fprintf(stderr, "nicsim: rank %u: cannot gather the results\n", dist_rank(d));
@@ -502,12 +504,12 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
             struct node_res nr;
             get(&rd, &nr, sizeof nr);
             if (rd.bad || nr.id >= w->o->nodes || res[nr.id] ||
-                rd.n - rd.off < 2ull * nr.miss_kept * sizeof(sim_cycle_t)) {
+                rd.n - rd.off < 3ull * nr.miss_kept * sizeof(sim_cycle_t)) {
                 rd.bad = 1;
                 break;
             }
             res[nr.id] = rd.p + rd.off - sizeof nr;
-            rd.off += 2ull * nr.miss_kept * sizeof(sim_cycle_t);
+            rd.off += 3ull * nr.miss_kept * sizeof(sim_cycle_t);
         }
         if (rd.bad) {
             fprintf(stderr, "nicsim: rank %u: malformed results from rank %u\n", dist_rank(d), r);
@@ -542,7 +544,8 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
                 dst[k] = dst[k] > UINT64_MAX - src[k] ? UINT64_MAX : dst[k] + src[k];
         }
         const uint8_t *dl = res[i] + sizeof nr, *pr = dl + nr.miss_kept * sizeof(sim_cycle_t);
-        costs_import(merged_costs, nr.miss_count, nr.miss_kept, dl, pr);
+        const uint8_t *fl = pr + nr.miss_kept * sizeof(sim_cycle_t);
+        costs_import(merged_costs, nr.miss_count, nr.miss_kept, dl, pr, fl);
     }
     w->ops = s.ops, w->bytes = s.bytes, w->verify_bytes = s.verify_bytes, w->verify_mismatch = s.verify_mismatch;
     w->suppressed = s.suppressed;

@@ -138,6 +138,46 @@ static void costs_recorder_reports_percentiles(void **state)
     costs_destroy(c);
 }
 
+/* The fill's part of the processing: its own percentiles, and the processing less the fill per
+ * sample (not the difference of the medians); a fill above its processing is clamped; imported
+ * with the samples (the MPI merge), 0 when the sender had none. */
+static void costs_recorder_splits_the_fill(void **state)
+{
+    costs_t *c = costs_create(0, 1), *m = costs_create(0, 2);
+    struct costs_stats st;
+    const sim_cycle_t *dl, *pr;
+    uint64_t count;
+    uint32_t kept;
+
+    (void)state;
+    for (sim_cycle_t i = 1; i <= 100; i++)
+        costs_record_miss_fill(c, 5, 1000 + i, 10 * i); /* proc less fill: 1000 - 9 i */
+    costs_stats(c, &st);
+    assert_int_equal(st.fill_p50, 500);
+    assert_int_equal(st.fill_p99, 990);
+    assert_int_equal(st.fill_max, 1000);
+    assert_int_equal(st.proc_p50, 1050);
+    assert_int_equal(st.nofill_p50, 1000 - 9 * 51); /* 50th of 100..991 */
+    assert_int_equal(st.nofill_p99, 1000 - 9 * 2);
+    costs_record_miss_fill(m, 1, 100, 250);
+    costs_stats(m, &st);
+    assert_int_equal(st.fill_max, 100);
+    assert_int_equal(st.nofill_p50, 0);
+    costs_reset_samples(m);
+    kept = costs_samples(c, &count, &dl, &pr);
+    costs_import(m, count, kept, dl, pr, costs_fill_samples(c));
+    costs_stats(m, &st);
+    assert_int_equal(st.fill_p50, 500);
+    assert_int_equal(st.nofill_p50, 1000 - 9 * 51);
+    costs_reset_samples(m);
+    costs_import(m, count, kept, dl, pr, NULL);
+    costs_stats(m, &st);
+    assert_int_equal(st.fill_max, 0);
+    assert_int_equal(st.nofill_p50, st.proc_p50);
+    costs_destroy(c);
+    costs_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +186,7 @@ int main(void)
         cmocka_unit_test(costs_rejects_bad_keys_and_values_without_changes),
         cmocka_unit_test(costs_draws_are_in_range_and_seeded),
         cmocka_unit_test(costs_recorder_reports_percentiles),
+        cmocka_unit_test(costs_recorder_splits_the_fill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,11 @@ expect() { # want-exit want-text args...
         echo "ok: nicsim $* -> $rc"
     fi
 }
-expect 3 "--nodes" --nodes 1
+expect 3 "--nodes" --nodes 0
+# one node: the application patterns only (tests/nicsim nicsim.one_node_*); the others run between nodes
+for w in pingpong stream missratio incast reglimit; do
+    expect 3 "workload $w needs --nodes 2\.\..*one node runs only fft, radix, lu, ocean and water" --workload "$w" --nodes 1
+done
 expect 3 "--nodes" --nodes 99
 expect 3 "--workload" --workload nosuch
 expect 3 "--drop" --drop 1.5

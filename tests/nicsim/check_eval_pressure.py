@@ -37,6 +37,66 @@ def grid_rows(m, miss_of, time_of=None, pats=("fft",)):
     return rows
 
 
+def speedup_compute_checks(m, su, sres):
+    """Fig. 6's computation per page: the plan's runs all ask for SPEEDUP_COMPUTE_NS (and are named for it), the
+    text states the runs' value (never another), a report made with another --compute-ns is left out and named, the
+    fraction of ideal / ranges / slow-down sentences come from the figures, and the committed docs/results.md
+    section states the same value as scripts/eval and has 1-node times that are that computation."""
+    import re
+    cn = m.SPEEDUP_COMPUTE_NS
+    plan = [r for r in m.plan("default") if r.group == "speedup"]
+    check(cn != m.NICSIM_COMPUTE_NS and all(m.arg_int(r.args, "--compute-ns", -1) == cn for r in plan),
+          "speed-up plan: every run has --compute-ns %d (not nicsim's default)" % cn)
+    check(all(r.name.startswith("su-c%d-" % cn) and r.meta.get("compute_ns") == cn for r in plan),
+          "speed-up plan: the runs are named and tagged for their compute-ns (no old report read as new)")
+
+    def said(md):
+        """The compute-ns values the text states (the command line's and the sentence's)."""
+        return ({int(x) for x in re.findall(r"--compute-ns (\d+)`", md)}
+                | {int(x) for x in re.findall(r"Computation per page and phase: (\d+) ns", md)}
+                | {int(x) for x in re.findall(r"`--compute-ns` \((\d+) ns\)", md)})
+    # the runs with --compute-ns cn, their reports too: the text says cn, why, and the 1-node time it makes
+    su2 = [m.Run(r.name, r.group, ["--compute-ns", str(cn)], r.meta) for r in su]
+    res2 = {k: dict(v, config={"compute_ns": cn}) for k, v in sres.items()}
+    md = "\n".join(m.speedup_md(su2, res2, {}))
+    check(said(md) == {cn} and "%d flops" % m.SPEEDUP_FLOPS_PER_PAGE in md
+          and "%.1f us;" % (cn * m.SPEEDUP_TOTAL * m.SPEEDUP_PHASES / 1e3) in md and "another `--compute-ns`" not in md,
+          "the text states the runs' compute-ns (%d), its flop estimate and the 1-node time:\n%s" % (cn, md))
+    # runs without the option (nicsim's default): the text says the default, not scripts/eval's constant
+    md = "\n".join(m.speedup_md(su, sres, {}))
+    check(said(md) == {m.NICSIM_COMPUTE_NS} and "flops" not in md,
+          "runs at nicsim's default compute-ns: the text says %d, not %d:\n%s" % (m.NICSIM_COMPUTE_NS, cn, md))
+    # a report made with another compute-ns than its run asks for: left out of the table, named
+    res3 = dict(res2)
+    res3["su-fft-static-n8"] = dict(res2["su-fft-static-n8"], config={"compute_ns": m.NICSIM_COMPUTE_NS})
+    md = "\n".join(m.speedup_md(su2, res3, {}))
+    check(said(md) == {cn} and "| fft | static | 16 / 1.00 | 8 / 2.00 | 5 / 3.20 |\n" in md and "N=8 time" not in md
+          and "1 report ran with another `--compute-ns` than the plan's (su-fft-static-n8: %d ns)" % m.NICSIM_COMPUTE_NS
+          in md, "a report at another compute-ns: left out and named:\n" + md)
+    # fraction of ideal, the per-pattern range, half of ideal, slow-downs: from the figures (16, 8, 5, 4 us)
+    md = "\n".join(m.speedup_md(su2, res2, {}))
+    check("| fft | static | 100 % | 80 % | 50 % |" in md
+          and "fft 2.00 (static, N=2) to 4.00 (static, N=8, 50 % of ideal), closest to ideal static at N=2 (2.00, 100 %)"
+          in md and "3 of the 3 points reach half of ideal or more" in md and "No point is a slow-down" in md
+          and "Why the slow-downs" not in md, "fraction of ideal and ranges from the figures:\n" + md)
+    res4 = {k: dict(v) for k, v in res2.items()}
+    res4["su-fft-static-n1"] = dict(res2["su-fft-static-n1"], workload={"time_ns": 7000.0})
+    md = "\n".join(m.speedup_md(su2, res4, {}))
+    check("1 of the 3 is a slow-down (speed-up below 1): fft static N=2." in md
+          and "0 of the 3 points reach half of ideal" in md, "a slow-down named:\n" + md)
+    # the committed section: the same compute-ns as scripts/eval states, in the text and in the 1-node times (the
+    # modelled computation: compute-ns x pages x the pattern's factor x phases, plus at most a quantum a phase)
+    doc = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), "..", "docs", "results.md")
+    text = open(doc).read()
+    sec = text[text.index(m.SPEEDUP_HEADING):]
+    sec = sec[:sec.find("\n## ", 1) if "\n## " in sec[1:] else len(sec)]
+    check(said(sec) == {cn}, "docs/results.md's speed-up section states compute-ns %d (it says %s)" % (cn, said(sec)))
+    one = re.findall(r"^\| (\w+) \| [^|]+ \| (\d+) / 1\.00 \|", sec, re.M)
+    check(one and all(0 <= float(t) - cn * m.SPEEDUP_TOTAL * m.SPEEDUP_PHASES * (10 if p == "water" else 1) / 1e3 <= 1.5
+                      for p, t in one),
+          "docs/results.md's 1-node times are the modelled computation at %d ns per page: %s" % (cn, one))
+
+
 def main():
     m = load(sys.argv[1])
     m._lookup_cycles = {}  # the lookup benchmark (nicrun) is not run by this test: pressure_md says so
@@ -271,6 +331,7 @@ def main():
           "speed-up plan: node counts 1, 2, 4, 8, 16")
     check(len([r for r in m.plan("default") if r.group == "speedup"]) == 5 * 5 * len(m.SPEEDUP_CONFIGS),
           "speed-up plan: 5 patterns x 5 node counts x configs")
+    speedup_compute_checks(m, su, sres)
 
     # the 64 GB extrapolation (item 5): static bytes per page, the dynamic line over C, the 64 GB row
     mem = {"static": {"lookup": 131072, "code": 1}, "dynamic C16K L64 A4": {"lookup": 16384 * 4 + 1000, "code": 5},

@@ -399,6 +399,33 @@ def main():
     check(m.DOC_BULLETS["breakdown"] == m.BREAKDOWN_BULLET and m.FASTPATH_BULLET in m.DOC_BULLETS["linkrate"],
           "--only breakdown / linkrate --docs replace their bullets")
 
+    # line rate with every lookup a hit (--pin-mode at-reg): the plan has the runs, the section and the
+    # bullets state the hits figure beside the cold one, and whether the target is met there
+    plan = {r.name: r for r in m.plan("default") if r.group == "linkrate"}
+    for name in ("rate-write-10-hits", "rate-read-10-hits", "rate-write-bidir-10-hits", "rate-write-25-hits"):
+        check(name in plan and "--pin-mode" in plan[name].args and
+              plan[name].args[plan[name].args.index("--pin-mode") + 1] == "at-reg" and plan[name].meta.get("hits"),
+              "linkrate plan has %s with --pin-mode at-reg" % name)
+
+    def lrres(mbps, limit, retx, iters=200):
+        return {"result": "PASS", "git_describe": "cafe123", "config": {"iters": iters},
+                "workload": {"bandwidth_MBps": mbps, "limit_MBps": limit},
+                "nodes": [{"transport": {"retransmits": retx}}]}
+    lruns = [plan[n] for n in ("rate-write-10", "rate-write-10-hits", "rate-read-10", "rate-read-10-hits")]
+    for hit_mbps, met in ((1190.0, True), (1100.0, False)):
+        lres = {"rate-write-10": lrres(1028.0, 1228.4, 126), "rate-write-10-hits": lrres(hit_mbps, 1228.4, 0),
+                "rate-read-10": lrres(915.0, 1228.4, 197), "rate-read-10-hits": lrres(1049.0, 1228.4, 0)}
+        md = "\n".join(m.linkrate_md(lruns, lres, {}))
+        check("| write, all hits | 10 | 200 |" in md and "`--pin-mode at-reg`" in md and
+              ("the target is met with cache hits" in md) == met and
+              ("below the target even with cache hits" in md) == (not met),
+              "line-rate section: all-hits row and verdict (%.0f MB/s): %r" % (hit_mbps, md[-400:]))
+        sh = m.linkrate_short(lruns, lres)
+        check(any("With every lookup a hit (`--pin-mode at-reg`, the issue's condition): %.1f %% (%s)." %
+                  (100.0 * hit_mbps / 1228.4, "met" if met else "not met") in b for b in sh) and
+              any("stream reads at 10 Gb/s reach 74.5 %" in b and "; 85.4 % with every lookup a hit" in b for b in sh),
+              "line-rate bullets carry the all-hits figures: %r" % sh)
+
     print("eval_pressure: %s" % ("FAIL (%d)" % len(fails) if fails else "PASS"))
     return 1 if fails else 0
 

@@ -245,7 +245,7 @@ static void cmd_start(const struct nic_cmd *c)
             break;
         }
         ev_ring_set(ab, c->c);
-        ncp.nodes = (uint16_t)(c->d >> 16);
+        ncp_set_nodes((uint16_t)(c->d >> 16));
         /* the fabric secret (64 bits in key, pid, epoch: nic_abi.h NIC_CMD_INIT) keys every
          * connection's ISN and token (docs/wire-protocol.md "Threat model") */
         ncp_secure((const uint32_t[4]){c->key, (uint32_t)c->pid | (uint32_t)c->epoch << 16, 0x4E435021u, 0u});

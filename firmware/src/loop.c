@@ -100,7 +100,7 @@ void ncp_boot(void)
     memset(&ncp, 0, sizeof ncp);
     memset(&ncp_work, 0, sizeof ncp_work);
     ncp.me = hal_node_id();
-    ncp.nodes = NCP_MAX_PEERS; /* until INIT says how many */
+    ncp_set_nodes(NCP_MAX_PEERS); /* until INIT says how many */
     ncp_secure((const uint32_t[4]){0, 0, 0, 0}); /* connections; INIT gives the fabric secret */
     cc_setup(0);                                 /* flow/congestion control off until INIT asks */
     xlate_init();
@@ -217,16 +217,18 @@ static inline __attribute__((always_inline)) void ncp_pass(void)
         }
         conn_flush_acks();
     }
-    if (w->misses_held)
-        xlate_post_held();
-    if (w->resume)
-        rx_send_resumes();
-    if (w->ops_waiting)
-        ops_poll();
-    if (w->evq)
-        evq_poll();
-    if (w->epc)
-        epc_poll();
+    if (w->rare | w->ops_waiting) { /* (none of these polls runs unless one of them is set) */
+        if (w->misses_held)
+            xlate_post_held();
+        if (w->resume)
+            rx_send_resumes();
+        if (w->ops_waiting)
+            ops_poll();
+        if (w->evq)
+            evq_poll();
+        if (w->epc)
+            epc_poll();
+    }
     if (dmaq_backlog())
         dmaq_pump();
     if (ncp_work.ack_in)

@@ -256,6 +256,7 @@ struct ncp {
     uint16_t me, nodes;
     uint32_t w_loop; /* header word PKT_W_NODES of a frame to this node itself (loopback; conn_init) */
     uint8_t inited, shutdown;
+    uint8_t pwords; /* pset_nwords(): the peer sets' words that cover [0, nodes) (ncp_set_nodes) */
     uint32_t now;
     struct ncp_fp fp[FP__N];
 };
@@ -287,14 +288,22 @@ extern const struct xport_cfg ncp_xcfg;
  */
 struct ncp_work {
     uint8_t cmd;
-    uint8_t misses_held;
-    uint8_t resume; /* a fill arrived while peers wait on a MISS NACK: rx_send_resumes */
     uint8_t parked_wake; /* a fill arrived: the endpoints parked before it retry (once) */
     uint32_t ep_ready, ep_parked, resp;
     uint32_t peer_tx[NCP_PEER_WORDS], peer_rexmit[NCP_PEER_WORDS], peer_ack[NCP_PEER_WORDS]; /* peer sets */
     uint32_t ops_waiting;
-    uint8_t evq; /* event queues: interrupts or overflow reports wait for room (evq_poll) */
-    uint8_t epc; /* host endpoints: fills, evictions or fetches wait (epc_poll) */
+    /* The flags of the rare polls at the end of a pass, in one word: the pass tests them (and
+     * ops_waiting) with one load when none is set, as it is in a stream (issue 12: 5 tests per pass,
+     * 2 passes per packet on a stream's receiver). */
+    union {
+        struct {
+            uint8_t misses_held;
+            uint8_t resume; /* a fill arrived while peers wait on a MISS NACK: rx_send_resumes */
+            uint8_t evq;    /* event queues: interrupts or overflow reports wait for room (evq_poll) */
+            uint8_t epc;    /* host endpoints: fills, evictions or fetches wait (epc_poll) */
+        };
+        uint32_t rare;
+    };
     uint8_t epc_on; /* host endpoints configured (EP_TABLE): doorbells may be lost (epc_check_lost) */
     uint8_t db_fifo; /* a doorbell from the doorbell FIFO was taken: check its drop counter */
     uint8_t ack_in; /* a piggy-backed ACK deferred behind the data path (rx.c, rx_ack_idle) */
@@ -352,7 +361,12 @@ static inline void pset_del(uint32_t *s, uint32_t p)
  * source by pkt_parse, an operation's node by sqe_validate). */
 static inline uint32_t pset_nwords(void)
 {
-    return (ncp.nodes + 31u) >> 5;
+    return ncp.pwords; /* (ncp.nodes + 31) / 32, kept by ncp_set_nodes: two instructions less per set a pass asks */
+}
+static inline void ncp_set_nodes(uint16_t nodes)
+{
+    ncp.nodes = nodes;
+    ncp.pwords = (uint8_t)((nodes + 31u) >> 5);
 }
 /* Any peer in the set: only this cluster's words are read (the event loop asks this of two sets
  * every pass: 8 words each would cost ~70 instructions a pass at 256 peers' worth of words). */

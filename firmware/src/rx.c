@@ -498,10 +498,9 @@ static inline __attribute__((always_inline)) int rx_fast(const uint8_t *f, uint3
         if (!rx_fast_2pages(f, ridx, src, (uint16_t)pid, va, len))
             return 0;
     } else {
-        if (!dmaq_direct() || !xlate_vmh_hit((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 0))
+        if (!dmaq_direct() || !xlate_vmh_peek((uint16_t)pid, va, NIC_RIGHT_REMOTE_WRITE, LKC_PATH_RECV, &pa, 0))
             return 0;
-        ncp_sat_inc(&rx_cnt.rx_packets);
-        ncp_sat_inc(&xlate_fast_hits.target);
+        ncp_sat_inc(&xlate_fast_hits.rx_write); /* a packet, a target hit and a VMH hit (xlate.h) */
         rx_meta[ridx].seq = seq;
         dmaq_post_direct(HAL_SRAM_OFF(f + PKT_HDR_BYTES), pa, len, 1, DK_RX, ridx, (uint16_t)src);
         pp->rx_dma_pending++;
@@ -677,5 +676,6 @@ void rx_counters(struct nic_stats *s, struct ncp_counters *k)
     ncp_sat_add(&s->resyncs_bad, rx_cnt.resyncs_bad);
     ncp_sat_add(&s->rx_dma_errors, rx_cnt.rx_dma_errors);
     ncp_sat_add(&s->rx_packets, rx_cnt.rx_packets);
+    ncp_sat_add(&s->rx_packets, xlate_fast_hits.rx_write); /* rx_fast's, counted once (xlate.h) */
     ncp_sat_add(&k->resumes_sent, rx_cnt.resumes_sent);
 }

@@ -29,7 +29,7 @@ uint32_t ncp_test_node(void)
 void ncp_test_init(uint16_t nodes, uint64_t ev_pa, uint32_t ev_log2)
 {
     ev_ring_set(ev_pa, ev_log2);
-    ncp.nodes = nodes;
+    ncp_set_nodes(nodes);
     ncp.inited = 1;
 }
 

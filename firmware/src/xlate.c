@@ -155,11 +155,14 @@ void xlate_stats(struct nic_cache_stats *out)
     for (unsigned i = 0; i < NIC_CACHE__COUNT; i++)
         out[i] = ncp_cache[i].st;
     /* the inlined hit paths count one word each (ncp.h, struct xlate_fast_hits) */
-    ncp_sat_add(&out[NIC_CACHE_VMH].lookups, xlate_fast_hits.vmh);
-    ncp_sat_add(&out[NIC_CACHE_VMH].hits, xlate_fast_hits.vmh);
+    uint32_t vmh = xlate_fast_hits.vmh, target = xlate_fast_hits.target;
+    ncp_sat_add(&vmh, xlate_fast_hits.rx_write);
+    ncp_sat_add(&target, xlate_fast_hits.rx_write);
+    ncp_sat_add(&out[NIC_CACHE_VMH].lookups, vmh);
+    ncp_sat_add(&out[NIC_CACHE_VMH].hits, vmh);
     for (unsigned i = NIC_CACHE_CBH; i <= NIC_CACHE_PCH; i++) {
-        ncp_sat_add(&out[i].lookups, xlate_fast_hits.target);
-        ncp_sat_add(&out[i].hits, xlate_fast_hits.target);
+        ncp_sat_add(&out[i].lookups, target);
+        ncp_sat_add(&out[i].hits, target);
     }
 }
 

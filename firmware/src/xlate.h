@@ -44,10 +44,12 @@ extern struct lkc ncp_cache[NIC_CACHE__COUNT];
 
 /*
  * Hits of the inlined paths (memos and the VMH hit), counted once each and folded into the caches'
- * lookups and hits by xlate_stats: `target` is a PCH and a CBH hit (the memo saves both lookups).
+ * lookups and hits by xlate_stats: `target` is a PCH and a CBH hit (the memo saves both lookups);
+ * `rx_write` a WRITE placed in one page by the receive fast path (rx.c, rx_fast): a target hit, a
+ * VMH hit and a received packet (rx_counters) in one increment, not three.
  */
 struct xlate_fast_hits {
-    uint32_t vmh, target;
+    uint32_t vmh, target, rx_write;
 };
 extern struct xlate_fast_hits xlate_fast_hits;
 

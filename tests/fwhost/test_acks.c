@@ -349,6 +349,62 @@ static void doorbell_during_pass_carries_ack(void **state)
     assert_int_equal(c.bytes, 80);
 }
 
+/* An ACK acknowledges a run of one write's segments at a time (cpl_on_ack_fields counts a run's
+ * bytes once, issue 12): two writes of several segments each, acknowledged in three steps that cut
+ * both of them; each completes SUCCESS with exactly its bytes when its last segment is
+ * acknowledged, and not one step earlier. */
+static void ack_runs_across_two_writes(void **state)
+{
+    (void)state;
+    uint32_t m = mtu(), la = 3u * m + 100u, lb = 2u * m + 1u;
+    struct nic_cqe c;
+
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, la + lb, 9);
+    struct nic_sq_entry a = fwh_write_wr(PEER, LVA, LBUF, la, RPID, RBUF, 0, RKEY, 11);
+    struct nic_sq_entry b = fwh_write_wr(PEER, LVA + la, LBUF, lb, RPID, RBUF, la, RKEY, 12);
+    fwh_post(EP, &a);
+    fwh_post(EP, &b);
+    fwh_run();
+    uint32_t s0 = 0, bytes = 0;
+    for (uint32_t i = 0; i < 7u; i++) { /* 4 segments of a, then 3 of b, in sequence */
+        const uint8_t *p;
+        struct pkt_hdr w = tx_expect(PKT_WRITE, &p);
+        if (i == 0)
+            s0 = w.seq;
+        assert_int_equal(w.seq, s0 + i);
+        assert_int_equal(w.off, i < 4u ? (uint64_t)i * m : la + (uint64_t)(i - 4u) * m);
+        assert_memory_equal(p, fh_host(lpa + bytes, w.len), w.len);
+        bytes += w.len;
+    }
+    assert_int_equal(bytes, la + lb);
+    assert_int_equal(fwh_tx_pending(), 0);
+    struct pkt_hdr k = {.type = PKT_ACK, .ack = s0 + 3u}; /* a's first three segments */
+    fwh_send(PEER, &k, NULL);
+    fwh_run();
+    assert_false(fwh_cqe(EP, &c)); /* 3 x MTU of a's 3 x MTU + 100 */
+    k = (struct pkt_hdr){.type = PKT_ACK, .ack = s0 + 5u}; /* a's last segment, b's first */
+    fwh_send(PEER, &k, NULL);
+    fwh_run();
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.wr_id_lo, 11);
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, la);
+    assert_false(fwh_cqe(EP, &c)); /* b: one MTU of 2 x MTU + 1 */
+    k = (struct pkt_hdr){.type = PKT_ACK, .ack = s0 + 6u};
+    fwh_send(PEER, &k, NULL);
+    fwh_run();
+    assert_false(fwh_cqe(EP, &c)); /* b: 2 x MTU of 2 x MTU + 1 */
+    k = (struct pkt_hdr){.type = PKT_ACK, .ack = s0 + 7u};
+    fwh_send(PEER, &k, NULL);
+    fwh_run();
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.wr_id_lo, 12);
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, lb);
+    assert_false(fwh_cqe(EP, &c));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +415,7 @@ int main(void)
         cmocka_unit_test_setup(piggybacked_ack_after_data, scen_setup),
         cmocka_unit_test_setup(deferred_ack_bounded, scen_setup),
         cmocka_unit_test_setup(doorbell_during_pass_carries_ack, scen_setup),
+        cmocka_unit_test_setup(ack_runs_across_two_writes, scen_setup),
     };
     return FWH_RUN_TESTS("acks", tests);
 }

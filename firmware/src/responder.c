@@ -216,8 +216,8 @@ void resp_poll(void)
         struct ncp_resp *r = &resp_tab[i];
         for (unsigned budget = 0; budget < 4 && r->state == RESP_SENDING; budget++) {
             struct ncp_peer *pp = conn_get(r->peer); /* (NULL: its context on its way) */
-            if (!pp || !xport_has_room(&pp->x) || !cc_room(r->peer, &pp->x))
-                break;
+            if (!pp || !xport_has_room(&pp->x) || !cc_room(r->peer, &pp->x) || !seg_room())
+                break; /* (no room: seg_send_new would return B_WAIT, below) */
             ncp_cookie_t ck = CK_MAKE(CK_READRESP, r->id, r->sent / NCP_MTU);
             enum build_result b = seg_send_new(r->peer, ck);
             if (b == B_WAIT)

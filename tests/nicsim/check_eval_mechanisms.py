@@ -82,6 +82,7 @@ def main():
           "| at-reg | 10621 | 23521 | 118 | - |" in md and "commit fedcba9" in md,
           "time to first byte per mode (cycles and us at 200 MHz) and the early packets of the test")
     check("MISSING" in md and "fft-C16K-L64-A4-prefetch16" in md, "a run without a report shows MISSING")
+    check("| vs base |" in md and "a lower bound on the packets" in md, "the table says what vs base and early are")
     md0 = "\n".join(m.mechanisms_md(mech, res, None))
     check("Not measured" in md0, "no pinning test output: said so")
 

@@ -354,10 +354,12 @@ def main():
     old = ("# Results\n\n" + m.PRESSURE_HEADING + "\n\nold\n\n## Where we fall short\n\n* Scale: y\n* " +
            m.PRESSURE_BULLET + " old\n")
     new = m.PRESSURE_HEADING + "\n\nnew\n\n## Where we fall short\n\n* " + m.PRESSURE_BULLET + " new\n* Scale: z\n"
-    got = m.splice_linkrate(old, new, m.PRESSURE_HEADING, m.DOC_BULLETS["pressure"][0])
-    got = m.splice_linkrate(got, new, m.PRESSURE_HEADING, m.DOC_BULLETS["pressure"][1])
-    check(got == old.replace("old\n\n", "new\n\n").replace(" old\n", " new\n").replace("Scale: y", "Scale: z"),
-          "splice (its bullets and the Scale one):\n" + got)
+    got = m.splice_linkrate(old, new, m.PRESSURE_HEADING, m.DOC_BULLETS["pressure"])
+    check(got == old.replace("old\n\n", "new\n\n").replace(" old\n", " new\n"), "splice:\n" + got)
+    # the plan's bullets ("Scale:") alone (heading None): only that bullet changes, in its place
+    got2 = m.splice_linkrate(got, new, None, m.SCALE_BULLET)
+    check(m.SCALE_BULLET in m.PLAN_BULLETS and got2 == got.replace("* Scale: y", "* Scale: z"),
+          "splice of the Scale bullet alone:\n" + got2)
     # "Scale:" (with the pressure section) from the plan's own options, not fixed numbers
     sc = m.scale_short("default")
     pl = m.plan("default")

@@ -353,9 +353,27 @@ def main():
     # splice: the section and its bullets replaced in place
     old = ("# Results\n\n" + m.PRESSURE_HEADING + "\n\nold\n\n## Where we fall short\n\n* Scale: y\n* " +
            m.PRESSURE_BULLET + " old\n")
-    new = m.PRESSURE_HEADING + "\n\nnew\n\n## Where we fall short\n\n* " + m.PRESSURE_BULLET + " new\n"
+    new = m.PRESSURE_HEADING + "\n\nnew\n\n## Where we fall short\n\n* " + m.PRESSURE_BULLET + " new\n* Scale: z\n"
     got = m.splice_linkrate(old, new, m.PRESSURE_HEADING, m.DOC_BULLETS["pressure"])
     check(got == old.replace("old\n\n", "new\n\n").replace(" old\n", " new\n"), "splice:\n" + got)
+    # the plan's bullets ("Scale:") alone (heading None): only that bullet changes, in its place
+    got2 = m.splice_linkrate(got, new, None, m.SCALE_BULLET)
+    check(m.SCALE_BULLET in m.PLAN_BULLETS and got2 == got.replace("* Scale: y", "* Scale: z"),
+          "splice of the Scale bullet alone:\n" + got2)
+    # "Scale:" (with the pressure section) from the plan's own options, not fixed numbers
+    sc = m.scale_short("default")
+    pl = m.plan("default")
+    pat = next(r for r in pl if r.group == "pattern")
+    prr = next(r for r in pl if r.group == "pressure" and r.meta["cla"] != "static")
+    ws_pr = 2 * m.arg_int(prr.args, "--procs", 1) * m.arg_int(prr.args, "--ws-pages", 0)
+    check(sc.startswith(m.SCALE_BULLET) and "runs %d nodes, each with %d source" % (
+              m.arg_int(pat.args, "--nodes", 0), m.arg_int(pat.args, "--ws-pages", 0)) in sc
+          and "over 1, 2, 4, 8, 16 nodes" in sc and "working set (%d pages) is %s the cache's reach" % (
+              ws_pr, " / ".join("%gx" % (ws_pr / c) for c in m.PRESSURE_C)) in sc
+          and "(the seed: 8x / 4x / 2x)" in sc and "1/8 of the reach" in sc, "Scale: from the plan:\n" + sc)
+    check("%d processes" % m.arg_int(next(r for r in m.plan("smoke") if r.group == "pressure").args, "--procs", 1)
+          in m.scale_short("smoke") and "1/64 of the reach" in m.scale_short("smoke"),
+          "Scale: the smoke plan's own figures:\n" + m.scale_short("smoke"))
 
     # "Where we fall short" from the figures (not fixed text): the fast path from the benchmark's lines and the
     # stream's profile (scripts/fw-profile), against the <= 400 target and a 4 KiB frame's time at 10 Gb/s

@@ -173,10 +173,32 @@ static void op_record(struct ncp_op *o)
     op_release(o);
 }
 
+/*
+ * The common case first: the operation that finished is its endpoint's oldest (o->req ==
+ * sq_done: nothing earlier waits, so no record is pending before it), so it retires at once: its
+ * completion (if failed or signalled) is posted from the operation itself, without the round trip
+ * through its slot's record (op_record, then ep_retire reading it back). The same completion, the
+ * same order: a later request's record waiting behind it retires next (ep_retire). When the
+ * completion cannot be posted now (staging slot, DMA room), the general path records it and
+ * ops_poll retries.
+ */
 void op_finish(struct ncp_op *o)
 {
     uint8_t epi = o->ep;
+    struct ncp_ep *ep = &ep_tab[epi];
+    int32_t st = o->status;
 
+    if (o->req == ep->sq_done &&
+        ((st == NIC_ST_OK && !(o->flags & NIC_WR_SIGNALED)) ||
+         cqe_post(epi, o->wr_id, st, st == NIC_ST_OK ? o->len : 0u, o->kind, o->req))) {
+        if (ep->cur == (int16_t)(o - op_tab))
+            ep->cur = -1;
+        op_release(o);
+        uint32_t d = ++ep->sq_done;
+        if (ep->closing || (d != ep->sq_ci && res[epi][d % NCP_SQ_N].done))
+            ep_retire(epi); /* the records that waited behind it, or a closing endpoint's rest */
+        return;
+    }
     op_record(o);
     ep_retire(epi);
 }
@@ -322,23 +344,27 @@ int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_
     struct ncp_ep *ep = &ep_tab[epi];
     struct nic_cqe *q;
 
-    if ((ep->state == EP_CLOSED && !ep->closing) || !dmaq_room(1) || (ep->eq && !evq_room()) || !(q = stage_slot()))
+    if ((ep->state == EP_CLOSED && !ep->closing) || !dmaq_room(1) || (ep->eq && !evq_room()) ||
+        !(q = stage_slot_inline()))
         return 0;
-    memset(q, 0, sizeof *q);
+    uint32_t n = ep->cq_n++;
+    /* every field stored (no clear first): the staging slot held an earlier entry */
     q->wr_id_lo = (uint32_t)wr_id;
     q->wr_id_hi = (uint32_t)(wr_id >> 32);
     q->status = status;
     q->bytes = bytes;
     q->op = opk;
-    q->phase = (uint8_t)(((ep->cq_n >> ep->cq_log2) & 1u) ^ 1u);
+    q->phase = (uint8_t)(((n >> ep->cq_log2) & 1u) ^ 1u);
     q->sq_ci = (uint16_t)(req + 1u); /* retired in order: everything up to this request */
     q->req = req;
-    uint64_t pa = ep->cq_pa + (uint64_t)(ep->cq_n & ((1u << ep->cq_log2) - 1u)) * sizeof *q;
-    ep->cq_n++;
+    q->reserved1[0] = 0;
+    q->reserved1[1] = 0;
+    _Static_assert(sizeof *q == 32u && sizeof q->reserved1 == 8u, "cqe_post stores every field");
+    uint64_t pa = ep->cq_pa + (uint64_t)(n & ((1u << ep->cq_log2) - 1u)) * sizeof *q;
     if (!ncp_test_on_cqe(epi, q))
         dmaq_post(HAL_SRAM_OFF(q), pa, sizeof *q, 1, DK_CQE, 0, 0);
     if (ep->eq) /* after the completion's DMA: the process finds it when it reads the event */
-        evq_on_cqe(ep->eq, ep_id(epi), ep->cq_n - 1u);
+        evq_on_cqe(ep->eq, ep_id(epi), n);
     return 1;
 }
 

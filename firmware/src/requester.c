@@ -101,11 +101,19 @@ void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
     ncp_work.ep_ready |= 1u << epi;
 }
 
-/* The entry's rules and verdict: firmware/lib/sqe.h (host-native, unit-tested and fuzzed). */
-static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
+/* The entry's rules and verdict: firmware/lib/sqe.h (host-native, unit-tested and fuzzed). A
+ * plain write or read is decided by sqe_plain_ok (a few branches), any other entry by
+ * sqe_validate, out of line. */
+static __attribute__((noinline)) int32_t validate_full(const struct nic_sq_entry *e)
 {
     const struct sqe_limits lim = {.me = ncp.me, .nodes = ncp.nodes, .peers = NCP_MAX_PEERS, .mtu = NCP_MTU};
-    int32_t st = sqe_validate(e, &lim, NULL);
+
+    return sqe_validate(e, &lim, NULL);
+}
+
+static int32_t validate(const struct nic_sq_entry *e, uint16_t *rnode)
+{
+    int32_t st = sqe_plain_ok(e, ncp.nodes < NCP_MAX_PEERS ? ncp.nodes : NCP_MAX_PEERS) ? NIC_ST_OK : validate_full(e);
 
     if (st == NIC_ST_OK)
         *rnode = e->rnode;
@@ -193,7 +201,7 @@ static int take_entry(uint8_t epi)
         if (st != NIC_ST_OK)
             ncp_sat_inc(&req_cnt.local_refused);
     }
-    if (!(o = op_alloc()))
+    if (!(o = op_take()))
         return 1; /* all operations in use: the entry stays queued */
     if (NCP_MQ && e.op == NIC_OP_POST_RECV && st == NIC_ST_OK)
         st = mq_post(epi, ep->pid, &e, laddr); /* a receive buffer: posted now, done (mq.c) */
@@ -207,9 +215,22 @@ static int take_entry(uint8_t epi)
                               (NCP_MQ && (e.flags & NIC_WR_SEND) ? PKT_F_IMM | PKT_F_SEND : 0u)); /* a send: mq.c */
     o->wr_id = (uint64_t)e.wr_id_hi << 32 | e.wr_id_lo;
     o->lpid = ep->pid;
+    /* op_take does not clear the slot: every field is stored here */
+    _Static_assert(sizeof *o == 80u, "struct ncp_op changed: take_entry stores every field");
+    o->reserved_gen = 0;
+    o->status = NIC_ST_OK;
+    o->awaiting = 0;
+    o->sent = 0;
+    o->done = 0;
     if (st != NIC_ST_OK || (NCP_MQ && e.op == NIC_OP_POST_RECV)) {
         if (st == NIC_ST_BAD_DESC)
             ncp_sat_inc(&req_cnt.bad_desc);
+        o->rnode = 0;
+        o->laddr = 0;
+        o->roff = 0;
+        o->rbuf = 0;
+        o->rkey = 0;
+        o->rpid = 0;
         o->len = e.len; /* (a posted receive's completion: its bytes) */
         op_finish_early(o, st);
         return 0;

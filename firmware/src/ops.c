@@ -68,7 +68,7 @@ void op_release(struct ncp_op *o)
     op_free[i / 32u] |= 1u << (i % 32u);
 }
 
-static inline __attribute__((always_inline)) struct ncp_op *op_get(int clear)
+struct ncp_op *op_alloc(void)
 {
     for (uint32_t w = 0; w < NCP_OPS / 32u; w++) {
         uint32_t m = op_free[w];
@@ -79,25 +79,13 @@ static inline __attribute__((always_inline)) struct ncp_op *op_get(int clear)
         NCP_ASSERT(NCP_MOD_MAIN, 1, o->state == OP_FREE); /* op_free agrees with the table */
         op_free[w] = m & (m - 1u);
         _Static_assert(sizeof *o % 4u == 0, "word clear");
-        if (clear)
-            ncp_zero_words(o, sizeof *o);
+        ncp_zero_words(o, sizeof *o);
         o->id = op_new_id(i);
         NCP_SET_STATE(o, op_state_name, "op", i, OP_ACTIVE);
         return o;
     }
     return NULL;
 }
-
-struct ncp_op *op_alloc(void)
-{
-    return op_get(1);
-}
-
-struct ncp_op *op_take(void)
-{
-    return op_get(0);
-}
-
 
 void op_fail(struct ncp_op *o, int32_t status)
 {

@@ -15,9 +15,6 @@ void ops_init(void);
 /* The generation ids start from (conn.c, at boot and INIT: from the fabric secret). */
 void ops_seed(uint32_t gen);
 struct ncp_op *op_alloc(void);
-/* op_alloc without clearing the slot (only state and id set): the caller stores every other field
- * (take_entry, the per-message path). */
-struct ncp_op *op_take(void);
 /* Slot o back to the free pool (OP_FREE): the only way a slot becomes free again. */
 void op_release(struct ncp_op *o);
 /* The live operation with id `id`, or NULL (freed, reused by another op, out of range). */

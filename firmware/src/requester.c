@@ -201,7 +201,7 @@ static int take_entry(uint8_t epi)
         if (st != NIC_ST_OK)
             ncp_sat_inc(&req_cnt.local_refused);
     }
-    if (!(o = op_take()))
+    if (!(o = op_alloc()))
         return 1; /* all operations in use: the entry stays queued */
     if (NCP_MQ && e.op == NIC_OP_POST_RECV && st == NIC_ST_OK)
         st = mq_post(epi, ep->pid, &e, laddr); /* a receive buffer: posted now, done (mq.c) */
@@ -215,22 +215,9 @@ static int take_entry(uint8_t epi)
                               (NCP_MQ && (e.flags & NIC_WR_SEND) ? PKT_F_IMM | PKT_F_SEND : 0u)); /* a send: mq.c */
     o->wr_id = (uint64_t)e.wr_id_hi << 32 | e.wr_id_lo;
     o->lpid = ep->pid;
-    /* op_take does not clear the slot: every field is stored here */
-    _Static_assert(sizeof *o == 80u, "struct ncp_op changed: take_entry stores every field");
-    o->reserved_gen = 0;
-    o->status = NIC_ST_OK;
-    o->awaiting = 0;
-    o->sent = 0;
-    o->done = 0;
     if (st != NIC_ST_OK || (NCP_MQ && e.op == NIC_OP_POST_RECV)) {
         if (st == NIC_ST_BAD_DESC)
             ncp_sat_inc(&req_cnt.bad_desc);
-        o->rnode = 0;
-        o->laddr = 0;
-        o->roff = 0;
-        o->rbuf = 0;
-        o->rkey = 0;
-        o->rpid = 0;
         o->len = e.len; /* (a posted receive's completion: its bytes) */
         op_finish_early(o, st);
         return 0;

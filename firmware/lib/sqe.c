@@ -15,6 +15,10 @@
 const char *const sqe_rule_name[SQE__RULES] = {"ok", "op", "flags", "len", "laddr", "roff", "rnode", "rbuf",
                                                "reserved", "mq"};
 
+_Static_assert(NIC_MAX_XFER == 1u << 24 && PKT_MAX_BUF_ID == (1u << 24) - 1u && SQE_VA_BITS > 32u &&
+                   NIC_OP_RDMA_READ == NIC_OP_RDMA_WRITE + 1,
+               "sqe_plain_ok's shifts");
+
 static enum sqe_rule first_failed(const struct nic_sq_entry *e, const struct sqe_limits *lim)
 {
     uint64_t laddr = (uint64_t)e->laddr_hi << 32 | e->laddr_lo;

@@ -58,4 +58,20 @@ extern const char *const sqe_rule_name[SQE__RULES];
  */
 int32_t sqe_validate(const struct nic_sq_entry *e, const struct sqe_limits *lim, enum sqe_rule *why);
 
+/*
+ * The common entry in a few branches (the NCP's per-message path, before sqe_validate): 1 exactly
+ * when `e` is a plain RDMA write or read (no flag but NIC_WR_SIGNALED) that sqe_validate accepts,
+ * with rnodes = min(lim->nodes, lim->peers); 0 for every other entry, well formed or not (the
+ * caller then asks sqe_validate). Checked against sqe_validate by the unit tests and the fuzzer.
+ */
+static inline int sqe_plain_ok(const struct nic_sq_entry *e, uint32_t rnodes)
+{
+    uint32_t len = e->len, lo = e->laddr_lo, hi = e->laddr_hi, end_hi = hi + (lo + len < lo);
+    uint32_t bad = ((uint32_t)e->flags & ~NIC_WR_SIGNALED) | e->reserved0 | e->reserved1[0] | e->reserved1[1] |
+                   e->reserved1[2] | e->reserved1[3] | ((len - 1u) >> 24) /* 1 <= len <= NIC_MAX_XFER */ |
+                   ((hi | end_hi | e->roff_hi) >> (SQE_VA_BITS - 32u)) | (e->rbuf >> 24) /* PKT_MAX_BUF_ID */;
+
+    return !bad && (uint32_t)e->op - NIC_OP_RDMA_WRITE < 2u && e->rnode < rnodes;
+}
+
 #endif /* SQE_H */

@@ -43,15 +43,15 @@ static struct ncp_queues q __attribute__((section(".queues"), aligned(64)));
 static uint8_t cmd_image[1024] __attribute__((aligned(16)));  /* FILL / STATIC_LOAD line image */
 static struct nic_stats cmd_stats_buf __attribute__((aligned(16)));
 static struct ncp_counters cmd_counters_buf; /* gathered with them, not reported */
-static uint8_t stage[NCP_STAGE_N][32] __attribute__((aligned(16)));
-static uint32_t stage_ticket[NCP_STAGE_N];
+uint8_t stage[NCP_STAGE_N][32] __attribute__((aligned(16)));
+uint32_t stage_ticket[NCP_STAGE_N];
 
 /* The event ring in host memory (INIT) and the staging slots' allocation count. */
 static struct {
     uint64_t pa;
     uint32_t log2, n, ci;
 } evr;
-static uint32_t stage_next;
+uint32_t stage_next;
 
 static struct {
     uint8_t state;
@@ -119,12 +119,7 @@ int stage_free(uint32_t n)
 
 void *stage_slot(void)
 {
-    uint32_t i = stage_next % NCP_STAGE_N;
-    if (stage_next >= NCP_STAGE_N && !dmaq_passed(stage_ticket[i]))
-        return NULL;
-    stage_next++;
-    stage_ticket[i] = dmaq_barrier_ticket() + 1u; /* the DMA the caller posts next */
-    return stage[i];
+    return stage_slot_inline();
 }
 
 NCP_TEST_HOOK int ncp_test_on_event(const struct nic_event *ev)

@@ -87,7 +87,6 @@ struct ncp_op *op_alloc(void)
     return NULL;
 }
 
-
 void op_fail(struct ncp_op *o, int32_t status)
 {
     if (o && o->status == NIC_ST_OK)
@@ -173,15 +172,51 @@ static void op_record(struct ncp_op *o)
     op_release(o);
 }
 
+/* Room for a completion of endpoint ep now (cqe_post's conditions): the endpoint is open (or
+ * closing), a DMA request, a staging slot, and the event queue's room when it reports to one. */
+static inline __attribute__((always_inline)) int cqe_room(const struct ncp_ep *ep)
+{
+    return (ep->state != EP_CLOSED || ep->closing) && dmaq_room(1) && (!ep->eq || evq_room()) &&
+           (stage_next < NCP_STAGE_N || seq_le(stage_ticket[stage_next % NCP_STAGE_N], dmaq.done));
+}
+static void cqe_write(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req);
+
+/*
+ * The common case first: the operation that finished is its endpoint's oldest (o->req ==
+ * sq_done: nothing earlier waits, so no record is pending before it), so it retires at once: its
+ * completion (if failed or signalled) is written from the operation itself, without the round trip
+ * through its slot's record (op_record, then ep_retire reading it back). The same completion, the
+ * same order: a later request's record waiting behind it retires next (ep_retire). When there is
+ * no room for the completion now (staging slot, DMA room), the general path records it and
+ * ops_poll retries.
+ */
 void op_finish(struct ncp_op *o)
 {
     uint8_t epi = o->ep;
+    struct ncp_ep *ep = &ep_tab[epi];
+    int32_t st = o->status;
+    uint32_t req = o->req;
+    int post = st != NIC_ST_OK || (o->flags & NIC_WR_SIGNALED);
 
-    op_record(o);
-    ep_retire(epi);
+    if (req != ep->sq_done || (post && !cqe_room(ep))) {
+        op_record(o);
+        ep_retire(epi);
+        return;
+    }
+    uint64_t wr_id = o->wr_id;
+    uint32_t bytes = st == NIC_ST_OK ? o->len : 0u;
+    uint8_t kind = o->kind;
+    if (ep->cur == (int16_t)(o - op_tab))
+        ep->cur = -1;
+    op_release(o);
+    uint32_t d = ++ep->sq_done;
+    /* the records that waited behind it, or a closing endpoint's rest: after its completion */
+    int more = ep->closing || (d != ep->sq_ci && res[epi][d % NCP_SQ_N].done);
+    if (post)
+        cqe_write(epi, wr_id, st, bytes, kind, req);
+    if (more)
+        ep_retire(epi);
 }
-
-
 
 /* Per peer: its transport counters as ops_read_check last saw them, and when they last changed. */
 static struct {
@@ -317,28 +352,38 @@ NCP_TEST_HOOK int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *cqe)
     return 0;
 }
 
-int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req)
+/* cqe_post once cqe_room said yes. */
+static void cqe_write(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req)
 {
     struct ncp_ep *ep = &ep_tab[epi];
-    struct nic_cqe *q;
+    struct nic_cqe *q = stage_slot_inline();
+    uint32_t n = ep->cq_n++;
 
-    if ((ep->state == EP_CLOSED && !ep->closing) || !dmaq_room(1) || (ep->eq && !evq_room()) || !(q = stage_slot()))
-        return 0;
-    memset(q, 0, sizeof *q);
+    NCP_ASSERT(NCP_MOD_MAIN, 2, q != NULL); /* cqe_room */
+    /* every field stored (no clear first): the staging slot held an earlier entry */
     q->wr_id_lo = (uint32_t)wr_id;
     q->wr_id_hi = (uint32_t)(wr_id >> 32);
     q->status = status;
     q->bytes = bytes;
     q->op = opk;
-    q->phase = (uint8_t)(((ep->cq_n >> ep->cq_log2) & 1u) ^ 1u);
+    q->phase = (uint8_t)(((n >> ep->cq_log2) & 1u) ^ 1u);
     q->sq_ci = (uint16_t)(req + 1u); /* retired in order: everything up to this request */
     q->req = req;
-    uint64_t pa = ep->cq_pa + (uint64_t)(ep->cq_n & ((1u << ep->cq_log2) - 1u)) * sizeof *q;
-    ep->cq_n++;
+    q->reserved1[0] = 0;
+    q->reserved1[1] = 0;
+    _Static_assert(sizeof *q == 32u && sizeof q->reserved1 == 8u, "cqe_write stores every field");
+    uint64_t pa = ep->cq_pa + (uint64_t)(n & ((1u << ep->cq_log2) - 1u)) * sizeof *q;
     if (!ncp_test_on_cqe(epi, q))
         dmaq_post(HAL_SRAM_OFF(q), pa, sizeof *q, 1, DK_CQE, 0, 0);
     if (ep->eq) /* after the completion's DMA: the process finds it when it reads the event */
-        evq_on_cqe(ep->eq, ep_id(epi), ep->cq_n - 1u);
+        evq_on_cqe(ep->eq, ep_id(epi), n);
+}
+
+int cqe_post(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req)
+{
+    if (!cqe_room(&ep_tab[epi]))
+        return 0;
+    cqe_write(epi, wr_id, status, bytes, opk, req);
     return 1;
 }
 

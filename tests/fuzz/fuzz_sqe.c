@@ -131,6 +131,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(why == ref);
     CHECK(st == (why == SQE_OK ? NIC_ST_OK : NIC_ST_BAD_DESC));
     CHECK(sqe_validate(e, &lim, NULL) == st);
+    /* the NCP's shortcut (sqe_plain_ok): exactly the well-formed plain writes and reads */
+    int plain = (e->op == NIC_OP_RDMA_WRITE || e->op == NIC_OP_RDMA_READ) && !(e->flags & ~NIC_WR_SIGNALED);
+    CHECK(sqe_plain_ok(e, lim.nodes < lim.peers ? lim.nodes : lim.peers) == (st == NIC_ST_OK && plain));
 
     /* fields without a rule do not change the verdict (rpid has one for message queues) */
     struct nic_sq_entry f = *e;

@@ -52,6 +52,10 @@ static void expect(const struct nic_sq_entry *e, const struct sqe_limits *l, enu
     assert_int_equal(why, rule);
     assert_int_equal(st, rule == SQE_OK ? NIC_ST_OK : NIC_ST_BAD_DESC);
     assert_int_equal(sqe_validate(e, l, NULL), st);
+    /* the NCP's shortcut: exactly the well-formed plain writes and reads */
+    uint32_t rnodes = l->nodes < l->peers ? l->nodes : l->peers;
+    int plain = (e->op == NIC_OP_RDMA_WRITE || e->op == NIC_OP_RDMA_READ) && !(e->flags & ~NIC_WR_SIGNALED);
+    assert_int_equal(sqe_plain_ok(e, rnodes), st == NIC_ST_OK && plain);
 }
 
 static void sqe_accepts_well_formed_write_and_read(void **state)

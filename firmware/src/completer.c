@@ -141,27 +141,8 @@ void cpl_on_ack_fields(uint16_t peer, const struct pkt_hdr *h)
     } else {
         n = xport_on_ack(x, &ncp_xcfg, h->ack, ncp.now, &first);
     }
-    for (uint32_t i = 0; i < n; i++) {
-        ncp_cookie_t ck = xport_cookie(x, first + i);
-        if (CK_KIND(ck) != CK_WRITE) {
-            cpl_on_acked(ck);
-            continue;
-        }
-        /* A run of consecutive segments of one write (an ACK covers several): cpl_on_acked's
-         * rule once for the run, its segments' bytes summed (the next segment's cookie is this
-         * one + 1: CK_MAKE, segment numbers below 0xFFFF); the same result as segment by
-         * segment, the segments partitioning the write. */
-        uint32_t seg0 = CK_SEG(ck), seg = seg0;
-        while (i + 1 < n && xport_cookie(x, first + i + 1) == ck + (seg - seg0) + 1u) {
-            seg++;
-            i++;
-        }
-        struct ncp_op *o = &op_tab[CK_IDX(ck)];
-        if (op_live(o, CK_ID(ck)) && o->kind == NIC_OP_RDMA_WRITE && seg0 * NCP_MTU < o->len) {
-            uint32_t end = (seg + 1u) * NCP_MTU < o->len ? (seg + 1u) * NCP_MTU : o->len;
-            op_progress(o, end - seg0 * NCP_MTU);
-        }
-    }
+    for (uint32_t i = 0; i < n; i++)
+        cpl_on_acked(xport_cookie(x, first + i));
     if (h->type != PKT_NACK) {
         /* A plain ACK re-arms the peer's deadline later, or empties the window: the timer,
          * programmed for the earlier deadline, then fires early (one pass over its sources, which

@@ -349,6 +349,24 @@ static void doorbell_during_pass_carries_ack(void **state)
     assert_int_equal(c.bytes, 80);
 }
 
+/* A stand-alone ACK from PEER up to (not including) `ack`, and a run of the NCP. */
+static void ack_to(uint32_t ack)
+{
+    struct pkt_hdr k = {.type = PKT_ACK, .ack = ack};
+    fwh_send(PEER, &k, NULL);
+    fwh_run();
+}
+
+/* The next completion: request `wr_id`, SUCCESS, `bytes`. */
+static void expect_cqe(uint32_t wr_id, uint32_t bytes)
+{
+    struct nic_cqe c;
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.wr_id_lo, wr_id);
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, bytes);
+}
+
 /* An ACK acknowledges a run of one write's segments at a time (cpl_on_ack_fields counts a run's
  * bytes once, issue 12): two writes of several segments each, acknowledged in three steps that cut
  * both of them; each completes SUCCESS with exactly its bytes when its last segment is
@@ -379,29 +397,15 @@ static void ack_runs_across_two_writes(void **state)
     }
     assert_int_equal(bytes, la + lb);
     assert_int_equal(fwh_tx_pending(), 0);
-    struct pkt_hdr k = {.type = PKT_ACK, .ack = s0 + 3u}; /* a's first three segments */
-    fwh_send(PEER, &k, NULL);
-    fwh_run();
+    ack_to(s0 + 3u); /* a's first three segments */
     assert_false(fwh_cqe(EP, &c)); /* 3 x MTU of a's 3 x MTU + 100 */
-    k = (struct pkt_hdr){.type = PKT_ACK, .ack = s0 + 5u}; /* a's last segment, b's first */
-    fwh_send(PEER, &k, NULL);
-    fwh_run();
-    assert_true(fwh_cqe(EP, &c));
-    assert_int_equal(c.wr_id_lo, 11);
-    assert_int_equal(c.status, NIC_ST_OK);
-    assert_int_equal(c.bytes, la);
+    ack_to(s0 + 5u); /* a's last segment, b's first */
+    expect_cqe(11, la);
     assert_false(fwh_cqe(EP, &c)); /* b: one MTU of 2 x MTU + 1 */
-    k = (struct pkt_hdr){.type = PKT_ACK, .ack = s0 + 6u};
-    fwh_send(PEER, &k, NULL);
-    fwh_run();
+    ack_to(s0 + 6u);
     assert_false(fwh_cqe(EP, &c)); /* b: 2 x MTU of 2 x MTU + 1 */
-    k = (struct pkt_hdr){.type = PKT_ACK, .ack = s0 + 7u};
-    fwh_send(PEER, &k, NULL);
-    fwh_run();
-    assert_true(fwh_cqe(EP, &c));
-    assert_int_equal(c.wr_id_lo, 12);
-    assert_int_equal(c.status, NIC_ST_OK);
-    assert_int_equal(c.bytes, lb);
+    ack_to(s0 + 7u);
+    expect_cqe(12, lb);
     assert_false(fwh_cqe(EP, &c));
 }
 

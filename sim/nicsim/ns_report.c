@@ -208,12 +208,43 @@ static void stream_rates(const struct ns_report *r, struct stream_rates *s)
  * (every sender was sending until then), and Jain's fairness index over them,
  * (sum x)^2 / (n sum x^2): 1 when equal, 1/n when one sender had it all. Needs every sender's
  * completion times in this process (one rank): else ok = 0.
+ * Steady state (steady_ok): the goodput between t_warm, when every sender has completed its
+ * first 2 x --window writes (one pass over its ring of buffers at both ends: every page has been
+ * touched, so the cold start's cache misses are behind), and t_end, when the first sender
+ * completed its last write (all senders offered load until then): the bytes each sender had
+ * delivered at t_end less those at t_warm, over that time. A sender's bytes at t are counted from
+ * its completions, interpolated linearly between the two around t (its writes go one after
+ * another through its connection: at any time one is partly delivered), so the writes in flight
+ * at either end count for the part of them inside the interval, not whole or not at all (a
+ * sender's whole write at each end would be ~6 % of an 8-sender, 20-write interval). An estimate:
+ * a write's bytes need not arrive evenly between two completions (one ACK may complete two), so a
+ * short interval can read a little above the link (100.6 % over 8.5 writes, 4 senders). Not there
+ * when the run is too short for it (t_end <= t_warm, or --iters <= 2 x --window).
  */
+static int cmp_cycle(const void *a, const void *b)
+{
+    sim_cycle_t x = *(const sim_cycle_t *)a, y = *(const sim_cycle_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Writes a sender had delivered at t, from its sorted completion times c[0..n): k whole at c[k-1],
+ * linear between c[k-1] and c[k]; t is at or after c[0] (the steady state starts after 2 x --window). */
+static double writes_at(const sim_cycle_t *c, uint64_t n, sim_cycle_t t)
+{
+    uint64_t k = 0;
+    while (k < n && c[k] <= t)
+        k++;
+    if (k == 0 || k == n || c[k] == c[k - 1])
+        return (double)k;
+    return (double)k + (double)(t - c[k - 1]) / (double)(c[k] - c[k - 1]);
+}
+
 struct incast_figs {
-    int ok;
+    int ok, steady_ok;
     unsigned senders;
-    double jain;
+    double jain, steady_mbps;
     uint64_t min_bytes, max_bytes;
+    double steady_writes;
     uint64_t retx, ce, cuts, ring_drops;
 };
 static void incast_figs(const struct ns_report *r, struct incast_figs *g)
@@ -258,6 +289,31 @@ static void incast_figs(const struct ns_report *r, struct incast_figs *g)
     }
     g->ok = sq > 0;
     g->jain = g->ok ? sum * sum / ((double)s * sq) : 0;
+
+    uint64_t warm = 2u * (uint64_t)o->window;
+    sim_cycle_t t_warm = 0;
+    if (!g->ok || o->iters <= warm)
+        return;
+    for (unsigned i = 1; i <= s; i++) {
+        sim_cycle_t t = 0;
+        for (uint64_t m = 0; m < warm; m++) /* (the latest of them: completions need not come in order) */
+            t = w->node[i].msg_done[m] > t ? w->node[i].msg_done[m] : t;
+        t_warm = t > t_warm ? t : t_warm;
+    }
+    if (t_end <= t_warm)
+        return;
+    for (unsigned i = 1; i <= s; i++) {
+        const struct ns_node *n = &w->node[i];
+        sim_cycle_t *c = malloc(n->nmsg * sizeof *c);
+        if (!c)
+            return;
+        memcpy(c, n->msg_done, n->nmsg * sizeof *c);
+        qsort(c, n->nmsg, sizeof *c, cmp_cycle);
+        g->steady_writes += writes_at(c, n->nmsg, t_end) - writes_at(c, n->nmsg, t_warm);
+        free(c);
+    }
+    g->steady_ok = 1;
+    g->steady_mbps = g->steady_writes * (double)o->size_max / (ns_cyc_to_ns(w, (double)(t_end - t_warm)) * 1e-9) / 1e6;
 }
 
 /* perftest's latency figures over the whole run's samples */
@@ -348,6 +404,13 @@ void ns_summary(FILE *f, const struct ns_report *r)
         if (g.ok)
             fprintf(f, "              fairness (Jain) %.4f over the bytes delivered when the first sender finished "
                        "(min %" PRIu64 ", max %" PRIu64 " B)\n", g.jain, g.min_bytes, g.max_bytes);
+        if (g.steady_ok)
+            fprintf(f, "              steady state (every sender past its first 2 x --window writes, until the first "
+                       "finished): %.1f MB/s%s over %.1f writes\n", g.steady_mbps,
+                    limit_text(lt, sizeof lt, r, o->size_max, g.steady_mbps), g.steady_writes);
+        else
+            fprintf(f, "              steady state: none (the run ends before every sender is past its first 2 x "
+                       "--window writes)\n");
         fprintf(f, "              flow control %s, congestion control %s (switch marks above %u B)\n",
                 o->flow ? "on" : "off", o->cc ? "on" : "off", o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u);
     }
@@ -603,6 +666,19 @@ static cJSON *build_json(const struct ns_report *r)
             report_num(y, "jain", g.jain, 4);
         else
             cJSON_AddNullToObject(y, "jain");
+        if (g.steady_ok) { /* the goodput once the cold start is over (incast_figs) */
+            double lim = limit_mbps(r, o->size_max);
+            report_num(y, "steady_goodput_MBps", g.steady_mbps, 2);
+            if (lim > 0)
+                report_num(y, "steady_pct_of_limit", 100.0 * g.steady_mbps / lim, 2);
+            else
+                cJSON_AddNullToObject(y, "steady_pct_of_limit");
+            report_num(y, "steady_writes", g.steady_writes, 2);
+        } else {
+            cJSON_AddNullToObject(y, "steady_goodput_MBps");
+            cJSON_AddNullToObject(y, "steady_pct_of_limit");
+            report_u64(y, "steady_writes", 0);
+        }
         report_u64(y, "sender_min_bytes", g.ok ? g.min_bytes : 0);
         report_u64(y, "sender_max_bytes", g.max_bytes);
         report_u64(y, "switch_queue_drops", r->sw.queue_drops);

@@ -455,24 +455,34 @@ def main():
           "incast plan has the all-hits run (at-reg)")
     plan["incast8-hits-s2"] = m.Run("incast8-hits-s2", "incast", [], dict(h.meta, seed=2))  # (a second hits row)
 
-    def ires(pct, drops, jain):
+    def ires(pct, drops, jain, steady=None):
         return {"result": "PASS", "git_describe": "cafe123", "workload": {"incast": {
             "goodput_MBps": pct * 12.284, "pct_of_limit": pct, "switch_queue_drops": drops, "switch_marked": 9,
-            "mac_rx_drops": 0, "retransmits": 3, "window_cuts": 4, "jain": jain}}}
+            "mac_rx_drops": 0, "retransmits": 3, "window_cuts": 4, "jain": jain, "steady_pct_of_limit": steady}}}
     iruns = [plan["incast8-s1"], plan["incast8-s2"], plan["incast8-hits-s1"], plan["incast8-hits-s2"]]
-    for cold, hit, drops, bullet in ((86.0, 94.3, 0, True), (91.0, 94.3, 0, False), (91.0, 94.3, 2, True)):
-        ir = {"incast8-s1": ires(cold, drops, 0.998), "incast8-s2": ires(cold + 1.0, 0, 0.995),
-              "incast8-hits-s1": ires(hit, 0, 0.999), "incast8-hits-s2": ires(hit - 0.5, 0, 0.97)}
+    # the steady-state figure (nicsim's steady_pct_of_limit) is stated beside the whole run's when every row of a
+    # set has it, and judged on its own; a row without it (a run too short) leaves it out of the verdict
+    for cold, hit, drops, bullet, st in ((86.0, 94.3, 0, True, None), (91.0, 94.3, 0, False, None),
+                                         (91.0, 94.3, 2, True, None), (86.0, 94.3, 0, True, 92.5),
+                                         (86.0, 94.3, 0, True, 88.0)):
+        ir = {"incast8-s1": ires(cold, drops, 0.998, st), "incast8-s2": ires(cold + 1.0, 0, 0.995, st and st + 2),
+              "incast8-hits-s1": ires(hit, 0, 0.999), "incast8-hits-s2": ires(hit - 0.5, 0, 0.97, 95.0)}
         md = "\n".join(m.incast8_md(iruns, ir))
+        steady_txt = ", in the steady state %.1f-%.1f %% (%s)" % (st, st + 2, "met" if st >= 90 else "**not met**") \
+            if st else ""
         check(("| cold | 1 | " in md and "| all hits | 2 | " in md and
-               ("from a cold start: goodput %.1f-%.1f %% of the link (>= 90 %%: %s)" %
-                (cold, cold + 1.0, "met" if cold >= 90 else "**not met**")) in md and
-               "every lookup a hit: goodput 93.8-94.3 % of the link (>= 90 %: met)" in md and
+               ("from a cold start: goodput over the whole run %.1f-%.1f %% of the link (>= 90 %%: %s)%s;" %
+                (cold, cold + 1.0, "met" if cold >= 90 else "**not met**", steady_txt)) in md and
+               ("| cold | 1 | %.0f | %.1f | %s |" % (cold * 12.284, cold, "%.1f" % st if st else "-")) in md and
+               "every lookup a hit: goodput over the whole run 93.8-94.3 % of the link (>= 90 %: met);" in md and
                ("switch queue drops %d (none: %s)" % (drops, "met" if not drops else "**not met**")) in md and
                "Jain 0.970-0.999 (>= 0.95: met)" in md), "incast section rows and verdicts (%g, %d): %r" % (cold, drops, md))
         sh = m.incast_short(iruns, ir)
         check(len(sh) == (1 if bullet else 0) and all(b.startswith(m.INCAST_BULLET) and "from a cold start %.1f-" % cold
-                                                     in b and "(`--pin-mode at-reg`) 93.8-94.3 %" in b for b in sh),
+                                                     in b and "(`--pin-mode at-reg`) 93.8-94.3 %" in b and
+                                                     (not st or ", %.1f-%.1f %% in the steady state (%s)" %
+                                                      (st, st + 2, "met" if st >= 90 else "not met") in b)
+                                                     for b in sh),
               "incast bullet only while a part of the target is missed (%g, %d): %r" % (cold, drops, sh))
     check(any(h == m.INCAST_HEADING and b == m.INCAST_BULLET for h, _, b in m.doc_sections()),
           "--only incast --docs replaces the incast bullet")

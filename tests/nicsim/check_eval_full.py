@@ -115,6 +115,18 @@ def main():
                 os.path.join(out, "plots", png)) else False, "plot %s drawn" % png)
         # idempotent stamps: rebuilding the index keeps one
         check(m.with_stamps(m.with_stamps(md)).count(m.STAMPS_LEAD) == 1, "with_stamps keeps one index")
+        # the wall time: --no-run states none of its own (no wall.json from a whole run here) ...
+        check("Evaluation wall time: not known (`--no-run`" in md, "--no-run without wall.json: the wall time unknown")
+        check("`%s/runs/`" % out in md, "the reports' directory outside the repository named by its absolute path")
+        # ... and the whole run's, kept in OUT/wall.json, when the reports came with one (of the same mode)
+        for mode_, said in (("full", "Evaluation wall time: 2345 s on this machine (the whole evaluation --full"),
+                            ("default", "Evaluation wall time: not known")):
+            with open(os.path.join(out, "wall.json"), "w") as f:
+                json.dump({"wall_s": 2345.2, "runs": len(plan), "mode": mode_}, f)
+            subprocess.run([sys.executable, ev, "--full", "--no-run", "--no-docs", "--out", out], env=env,
+                           capture_output=True, text=True)
+            with open(os.path.join(out, "results.md")) as f:
+                check(said in f.read(), "--no-run with a %s run's wall.json: %r" % (mode_, said))
     print("eval_full: " + ("FAIL (%d)" % len(fails) if fails else "PASS"))
     return 1 if fails else 0
 

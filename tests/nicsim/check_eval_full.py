@@ -119,10 +119,14 @@ def main():
         check("Evaluation wall time: not known (`--no-run`" in md, "--no-run without wall.json: the wall time unknown")
         check("`%s/runs/`" % out in md, "the reports' directory outside the repository named by its absolute path")
         # ... and the whole run's, kept in OUT/wall.json, when the reports came with one (of the same mode)
-        for mode_, said in (("full", "Evaluation wall time: 2345 s on this machine (the whole evaluation --full"),
+        n_rep = len(pr) + len(rto)
+        check("The runs' simulation CPU time: %.0f s in all (%d reports;" % (2.0 * n_rep, n_rep) in md,
+              "the runs' CPU time summed from their reports")
+        for mode_, said in (("full", "Evaluation wall time: 2345 s on this machine (the whole evaluation --full, "
+                                     "measured at commit abc1234); the machine's load meanwhile: 3.5 on average"),
                             ("default", "Evaluation wall time: not known")):
             with open(os.path.join(out, "wall.json"), "w") as f:
-                json.dump({"wall_s": 2345.2, "runs": len(plan), "mode": mode_}, f)
+                json.dump({"wall_s": 2345.2, "runs": len(plan), "mode": mode_, "load_mean": 3.5}, f)
             subprocess.run([sys.executable, ev, "--full", "--no-run", "--no-docs", "--out", out], env=env,
                            capture_output=True, text=True)
             with open(os.path.join(out, "results.md")) as f:

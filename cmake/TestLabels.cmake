@@ -15,7 +15,7 @@ set(NIC_SLOW_TESTS
   system.api_close system.api_order system.api_order_nofast system.api_order_seed2 system.close_dead
   system.live_pressure system.live_pressure_s2 system.live_procs8 system.live_rxclean system.live_rxclean_nofast
   system.malicious system.malicious_nofast system.malicious_stamped system.read_dead system.soak
-  system.soak_detects system.soak_nofast system.soak_loopback
+  system.soak_detects system.soak_nofast system.soak_loopback system.soak_loopback_pin
   sanitize.host ci.presets ci.package
   # 4.5-12 s each (measured at 4b9bcf8 on a loaded 2-core machine)
   regmap.rejects_bad_sources difftest.selfcheck fw.ncp.bench_fast_nofast fw.nic.fault_determinism fw.nic.link_faults

@@ -240,6 +240,7 @@ int xport_on_resume(struct xport_peer *p, const struct xport_cfg *cfg, uint32_t 
     ncp_sat_inc(&p->st.resumes);
     p->nack_hold = 0;
     p->rexmit = p->una;
+    p->probe = p->hold_probe;
     raise_lim(p, p->hold_seq + 1u);
     arm(p, cfg, now);
     return 1;
@@ -309,6 +310,7 @@ enum xport_tick_action xport_tick(struct xport_peer *p, const struct xport_cfg *
         arm(p, cfg, now);
         clamp(p, cfg);
         p->rexmit = p->una;
+        p->probe = p->hold_probe;
         raise_lim(p, p->hold_seq + 1u);
         return XP_TICK_RETRANSMIT;
     }

@@ -81,7 +81,8 @@ struct xport_peer {
     uint8_t probe;     /* after a timeout: only `una` is resent, nothing new sent, until progress */
     uint8_t sr;        /* selective repeat on this connection (both directions of this end) */
     uint8_t in_rec;    /* SR: a loss recovery runs until una passes rec_end */
-    uint8_t reserved0;
+    uint8_t hold_probe; /* a miss/busy hold ends in a probe (only `una` until progress): the loopback
+                         * connection, whose ends share one pin budget (docs/firmware.md) */
     uint32_t rng;      /* timeout jitter generator (xorshift32, never 0) */
     uint32_t hold_seq; /* the packet a miss/busy NACK refused (valid while nack_hold) */
     uint32_t stall_at; /* last progress: a push into an empty window or an ACK that moved una */

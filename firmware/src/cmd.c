@@ -21,6 +21,7 @@
 #include "ncp.h"
 #include "ops.h"
 #include "requester.h"
+#include "rx.h"
 #include "xlate.h"
 
 /* This module's counters (gathered by cmd_counters for STATS). */
@@ -434,6 +435,7 @@ static void cmd_step(void)
 
 void cmd_poll(void)
 {
+    rx_loop_retry(); /* a fill just answered: the held loopback frame before the next command (rx.c) */
     cmd_step();
     ncp_work.cmd = cs.state != CMD_IDLE || cs.ci != cs.pi; /* polled again while a command is open */
 }

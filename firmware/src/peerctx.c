@@ -104,6 +104,7 @@ static struct ncp_peer *take(uint32_t s)
     uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me), tx_isn = (uint32_t)prf(PRF_ISN, me, p);
     xport_init(&pp->x, tx_isn, rx_isn);
     pp->x.sr = conn_sr;
+    pp->x.hold_probe = p == me; /* loopback: xport.h */
     pp->ack_val = rx_isn;
     pp->tx_token = (uint32_t)prf(PRF_TOKEN, me, p);
     pp->rx_token = (uint32_t)prf(PRF_TOKEN, p, me);

@@ -39,6 +39,8 @@ static struct {
     uint32_t rx_dma_errors;
     uint32_t rx_packets;
     uint32_t resumes_sent;
+    uint32_t loop_holds;   /* loopback frames held on a destination miss (loop_held) */
+    uint32_t loop_retries; /* ... handled again (rx_loop_retry) */
     uint32_t drop_reason[PKT__ERRS]; /* drops_bad by reason (enum pkt_err) */
 } rx_cnt;
 
@@ -58,6 +60,13 @@ static uint8_t loop_q[32];          /* entries in arrival order (free-running in
 static uint32_t loop_head, loop_tail, loop_free = (uint32_t)((1ull << NCP_LOOP_N) - 1u);
 _Static_assert(NCP_LOOP_N <= 32, "loop_free, loop_q");
 static uint32_t resume_peers[NCP_PEER_WORDS]; /* peers told MISS since the last fill (they wait for RESUME) */
+/* A loopback frame whose destination missed, held in its entry (not released) until a fill, then
+ * handled again (loop_retry): its resend would need its source line(s) again, under the same pin
+ * budget as its destination (docs/firmware.md "Loopback under a small pin budget"). One at a time. */
+static uint8_t loop_cur;      /* 1 + the loopback entry on_frame handles (0: an RX ring entry) */
+static uint8_t loop_held;     /* 1 + the loopback entry held (0: none) */
+static uint8_t loop_retry_due; /* a fill arrived, or the held packet came again: loop_retry */
+static uint32_t loop_held_seq; /* its sequence number (on the connection to this node) */
 
 void rx_init(void)
 {
@@ -77,6 +86,12 @@ __attribute__((cold)) void rx_drop_miss(uint16_t peer, const struct pkt_hdr *h)
     ncp_sat_inc(&rx_cnt.drops_miss);
     if (NCP_NACK) {
         struct xport_peer *x = &conn_peer(peer).x;
+        /* a loopback frame, the next expected one: held, not dropped (loop_held), if none is */
+        if (loop_cur && !loop_held && peer == ncp.me && h->seq == x->expected) {
+            loop_held = loop_cur;
+            loop_held_seq = h->seq;
+            ncp_sat_inc(&rx_cnt.loop_holds);
+        }
         tx_ctl(peer, PKT_NACK, PKT_NACK_MISS, h->seq, h->op, 0);
         pset_add(resume_peers, peer); /* told to wait: RESUME at the next fill */
         /* Go-back-N: this MISS is the one NACK for `expected` (the packet it refused). The sender
@@ -102,6 +117,10 @@ void rx_on_fill(void)
 {
     if (pset_any(resume_peers))
         ncp_work.resume = 1; /* rx_send_resumes: the peers waiting on a MISS resend now */
+    if (loop_held) {
+        loop_retry_due = 1; /* the held loopback frame again: cmd_poll (before the next command), or rx_poll */
+        hal_raise_events(HAL_EV_RX);
+    }
 }
 
 void rx_send_resumes(void)
@@ -190,6 +209,22 @@ static inline int rx_ack_after_data(uint32_t type, uint32_t flags)
     return type == PKT_WRITE && !(flags & (PKT_F_RESYNC | PKT_F_IMM | PKT_F_SEND | PKT_F_CE)) && !cc_opts;
 }
 
+/*
+ * The packet held in a loopback entry (loop_held) came again (the sender's resend at its hold's
+ * end, built again from its source): dropped, as a duplicate, and the held one handled again in
+ * its place (loop_retry: placed, or the miss posted again and the sender told MISS again). Returns
+ * 1 when hp is that packet; the entry held itself is not (loop_retry clears loop_held first).
+ */
+static __attribute__((noinline, cold)) int loop_held_dup(const struct pkt_hdr *hp)
+{
+    if (hp->src != ncp.me || hp->seq != loop_held_seq)
+        return 0;
+    ncp_sat_inc(&rx_cnt.dup_packets);
+    loop_retry_due = 1;
+    hal_raise_events(HAL_EV_RX);
+    return 1;
+}
+
 /* Handles one frame; returns 1 when its buffer is now owned by a DMA. */
 static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
 {
@@ -243,6 +278,8 @@ static int on_frame(const uint8_t *f, uint32_t len, uint32_t ridx)
     case XP_RX_OOO:
         return rx_ooo(hp, f, ridx);
     case XP_RX_NEW:
+        if (__builtin_expect(loop_held, 0) && loop_held_dup(hp))
+            return 0;
         break;
     }
     NCP_PROF(8);
@@ -275,7 +312,7 @@ static __attribute__((noinline)) int on_write_late(const struct pkt_hdr *hp, con
             tx_ctl(hp->src, PKT_NACK, PKT_NACK_GAP, hp->seq, 0, 0);
     } else if (v == XP_RX_OOO) {
         r = rx_ooo(hp, f, ridx);
-    } else {
+    } else if (!(__builtin_expect(loop_held, 0) && loop_held_dup(hp))) {
         r = rsp_on_write(hp->src, hp, f + PKT_HDR_BYTES, ridx);
     }
     if (seq_lt(x->una, hp->ack))
@@ -539,18 +576,82 @@ int rx_loop_push(const uint8_t *frame, uint32_t len, uint32_t id)
     return 1;
 }
 
+/*
+ * The held loopback frame (loop_held) handled again, as its resend would be when it arrives, its
+ * piggy-backed ACK and congestion fields excepted (applied when it first arrived): after a fill
+ * (from cmd_poll, before the next command, which may invalidate the line just filled), when the
+ * packet came again (loop_held_dup), or when the connection moved past it (a resync, its context
+ * evicted). Placed (its DMA owns the entry, rx_dma_done frees it), held again on another miss, or
+ * else (refused, a duplicate now, ...) released as on_frame would have released it.
+ */
+static __attribute__((noinline, cold)) int loop_redo(const uint8_t *f, uint32_t len, uint32_t ridx)
+{
+    struct pkt_hdr *const hp = &rx_hdr;
+
+    if (pkt_parse_src(f, len, ncp.me, ncp.nodes, NCP_MTU, 1, hp) != PKT_OK || hp->src >= NCP_MAX_PEERS ||
+        !conn_resident(hp->src) || hp->token != conn_peer(hp->src).rx_token)
+        return 0; /* (its connection's context evicted since: the sender resends) */
+    struct xport_peer *x = &conn_peer(hp->src).x;
+    switch (xport_rx_classify(x, hp->seq, hp->flags, &rx_nack)) {
+    case XP_RX_DUP:
+        ncp_sat_inc(&rx_cnt.dup_packets);
+        return 0;
+    case XP_RX_GAP:
+        if (rx_nack)
+            tx_ctl(hp->src, PKT_NACK, PKT_NACK_GAP, hp->seq, 0, 0);
+        return 0;
+    case XP_RX_OOO:
+        return rx_ooo(hp, f, ridx);
+    case XP_RX_NEW:
+        break;
+    }
+    switch (hp->type) {
+    case PKT_WRITE:
+        return rsp_on_write(hp->src, hp, f + PKT_HDR_BYTES, ridx);
+    case PKT_READ_REQ:
+        return rsp_on_read_req(hp->src, hp);
+    default:
+        return cpl_on_read_resp(hp->src, hp, f + PKT_HDR_BYTES, ridx);
+    }
+}
+
+void rx_loop_retry(void)
+{
+    if (!loop_retry_due)
+        return;
+    loop_retry_due = 0;
+    if (!loop_held)
+        return;
+    uint32_t k = loop_held - 1u, i = RX_N + k;
+    loop_held = 0;
+    loop_cur = (uint8_t)(k + 1u); /* a miss holds it again */
+    ncp_sat_inc(&rx_cnt.loop_retries);
+    rx_busy[i] = (uint8_t)loop_redo(loop_f[k], loop_len[k], i);
+    loop_cur = 0;
+    if (!rx_busy[i] && loop_held != k + 1u) {
+        loop_free |= 1u << k;
+        tx_loop_release(loop_id[k]);
+    }
+}
+
 /* The loopback frames queued so far (not those their handling queues: the next pass's). */
 static __attribute__((noinline)) void loop_poll(void)
 {
+    if (loop_held && !loop_retry_due &&
+        (!conn_resident(ncp.me) || conn_peer(ncp.me).x.expected != loop_held_seq))
+        loop_retry_due = 1; /* the connection moved past it (a resync) or went: let it go (loop_redo) */
+    rx_loop_retry();
     for (uint32_t end = loop_tail; loop_head != end;) {
         uint32_t k = loop_q[loop_head++ % 32u], i = RX_N + k;
+        loop_cur = (uint8_t)(k + 1u);
         rx_busy[i] = (uint8_t)on_frame(loop_f[k], loop_len[k], i);
-        if (!rx_busy[i]) {
+        loop_cur = 0;
+        if (!rx_busy[i] && loop_held != k + 1u) {
             loop_free |= 1u << k;
             tx_loop_release(loop_id[k]);
         }
     }
-    if (loop_head != loop_tail)
+    if (loop_head != loop_tail || loop_retry_due)
         hal_raise_events(HAL_EV_RX);
 }
 
@@ -574,7 +675,7 @@ void rx_poll(void)
     if (rx_next != head)
         hal_raise_events(HAL_EV_RX); /* budget: the rest in the next pass */
     release();
-    if (loop_head != loop_tail)
+    if ((loop_head != loop_tail) | loop_held)
         loop_poll();
 }
 

@@ -25,8 +25,12 @@ void rx_poll(void);
  * once handled (its data in host memory). 0 when every loopback entry is taken. */
 int rx_loop_push(const uint8_t *frame, uint32_t len, uint32_t id);
 void rx_dma_done(uint8_t kind, uint32_t ridx, uint16_t peer, uint8_t err);
-/* A fill arrived: the peers told MISS since the last fill get a RESUME (rx_send_resumes). */
+/* A fill arrived: the peers told MISS since the last fill get a RESUME (rx_send_resumes); a
+ * loopback frame held on a miss is handled again (rx_loop_retry). */
 void rx_on_fill(void);
+/* The loopback frame held on a destination miss handled again, when due (after a fill, or its
+ * packet came again): cmd_poll, before the next command (which may invalidate the line filled). */
+void rx_loop_retry(void);
 /* A piggy-backed ACK deferred (ncp_work.ack_in): applied at the end of a pass once nothing of the
  * data path waits (no DMA outstanding, no event pending) or after RX_ACK_DEFER (rx.c). */
 void rx_ack_idle(void);

@@ -670,6 +670,89 @@ static void write_page_denied(void **state)
         assert_int_equal(*fh_host(pa + i, 1), 0x24);
 }
 
+/*
+ * Loopback under a small pin budget (docs/firmware.md): a write to this node itself whose
+ * destination misses is held in its loopback entry (its payload is in NIC SRAM) until the fill and
+ * then placed from there; its source is not read again. Here the driver evicts the source's line
+ * for the destination's fill (as at its mark): before, the resend at the RESUME missed on the
+ * source (a send-path miss, whose fill evicted another line the packet needed, ...: soak
+ * --loopback seed 32). With `again`, the sender's hold ends first (its deadline) and its resend,
+ * built while the source was still there, arrives while the first is held: dropped as a duplicate
+ * (not held twice), the held one tried again (missing still: MISS again); after the fill the data
+ * lands once and the write completes.
+ */
+static void loopback_miss_held_until_fill(int again)
+{
+    const uint32_t DBUF = 21;
+    uint64_t line_b = (uint64_t)fwh.info.cache[NIC_CACHE_VMH].line * 4096u;
+    uint64_t dva = LVA + 4 * line_b; /* another VMH line than the source (LBUF at LVA) */
+    uint64_t dpa = fwh_map(PID, dva, 4096, ALL_RIGHTS);
+    fwh_reg_buf(PID, DBUF, dva, 4096, 0x21, ALL_RIGHTS);
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 4096, 31);
+    memset(fh_host(dpa, 4096), 0, 4096);
+    uint32_t sline = (uint32_t)((LVA >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
+    uint32_t dline = (uint32_t)((dva >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
+    assert_int_not_equal(sline, dline);
+    struct nic_cmd inv = {.op = NIC_CMD_INVALIDATE, .cache = NIC_CACHE_VMH, .pid = PID, .key = dline, .c = 1};
+    assert_int_equal(fwh_cmd(&inv), NIC_ST_OK);
+    fwh.auto_fill = 0;
+    struct nic_sq_entry e = fwh_write_wr(ME, LVA, LBUF, 4096, PID, DBUF, 0, 0x21, 7);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(fwh.misses, 1); /* the destination's, on the receive path */
+    assert_int_equal(fwh.last_miss.path, NIC_PATH_RECV);
+    assert_int_equal(fwh.last_miss.key, dline);
+    assert_int_equal(fwh_tx_pending(), 0); /* nothing on the wire: all of it to this node */
+    struct nic_cqe c;
+    assert_false(fwh_cqe(EP, &c));
+    uint32_t dups = stats().dup_packets;
+    if (again) {
+        /* the sender's hold ends (its deadline): it resends, the source still filled */
+        for (unsigned i = 0; i < 4 && stats().dup_packets == dups; i++)
+            timer_fires();
+        assert_int_equal(stats().dup_packets, dups + 1u); /* the resend: dropped, the held one kept */
+        assert_int_equal(stats().drops_miss, 2);          /* the held one tried again: MISS again */
+        assert_false(fwh_cqe(EP, &c));
+        for (uint32_t i = 0; i < 4096; i++)
+            assert_int_equal(*fh_host(dpa + i, 1), 0);
+    }
+    /* the driver evicts the source's line for the destination's fill */
+    inv.key = sline;
+    assert_int_equal(fwh_cmd(&inv), NIC_ST_OK);
+    assert_int_equal(fwh_fill(NIC_CACHE_VMH, PID, (uint32_t)(dva >> 12)), NIC_ST_OK);
+    fwh_run();
+    /* placed from the held frame: without it the resend at the RESUME misses on the source, whose
+     * fill this driver (auto_fill 0) does not give, and nothing lands */
+    assert_memory_equal(fh_host(dpa, 4096), fh_host(lpa, 4096), 4096);
+    /* the sender resends its packet at the RESUME (before the ACK of the placed one comes): its
+     * build may miss on the source; filled, it arrives as a duplicate (nothing lands twice) */
+    assert_true(fwh.misses <= 2);
+    fwh.auto_fill = 1;
+    if (fwh.misses == 2) {
+        assert_int_equal(fwh.last_miss.path, NIC_PATH_SEND);
+        assert_int_equal(fwh_fill(NIC_CACHE_VMH, PID, (uint32_t)(LVA >> 12)), NIC_ST_OK);
+    }
+    fwh_run();
+    assert_memory_equal(fh_host(dpa, 4096), fh_host(lpa, 4096), 4096);
+    assert_int_equal(stats().drops_miss, again ? 2 : 1);
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.bytes, 4096);
+    assert_false(fwh_cqe(EP, &c));
+    assert_int_equal(fwh_tx_pending(), 0);
+}
+static void loopback_miss_held_until_fill_0(void **state)
+{
+    (void)state;
+    loopback_miss_held_until_fill(0);
+}
+static void loopback_miss_held_resend_dropped(void **state)
+{
+    (void)state;
+    loopback_miss_held_until_fill(1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -691,6 +774,8 @@ int main(void)
         cmocka_unit_test_setup(unanswered_miss_reposted, scen_setup),
         cmocka_unit_test_setup(control_frames_exhausted, scen_setup),
         cmocka_unit_test_setup(write_page_denied, scen_setup),
+        cmocka_unit_test_setup(loopback_miss_held_until_fill_0, scen_setup),
+        cmocka_unit_test_setup(loopback_miss_held_resend_dropped, scen_setup),
     };
     return FWH_RUN_TESTS("responder", tests) ? 1 : 0;
 }

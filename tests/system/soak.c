@@ -58,6 +58,7 @@
 #include "coro.h"
 #include "hostsw.h"
 #include "nic.h"
+#include "nodedbg.h"
 #include "systest_util.h"
 
 #ifndef SOAK_DEFAULT_IMAGE
@@ -1156,6 +1157,24 @@ static int run(struct soak *s)
     if (s->c.pressure && coro_spawn(cluster_sched(s->cl), "pressure", prog_pressure, s, NULL))
         return 2;
     cluster_set_progress_note(s->cl, progress_note, s);
+    /* debugging a seed (docs/soak.md): the GDB stub and/or the instruction trace of one node */
+    nodedbg_t *dbg = NULL;
+    if (getenv("SOAK_GDB") || getenv("SOAK_TRACE")) {
+        struct nodedbg_opts o;
+        nodedbg_opts_default(&o);
+        if (getenv("SOAK_GDB"))
+            o.gdb_port = atoi(getenv("SOAK_GDB"));
+        o.trace_path = getenv("SOAK_TRACE");
+        if (getenv("SOAK_TRACE_FROM"))
+            o.trace_from = strtoull(getenv("SOAK_TRACE_FROM"), NULL, 0);
+        if (getenv("SOAK_TRACE_TO"))
+            o.trace_to = strtoull(getenv("SOAK_TRACE_TO"), NULL, 0);
+        o.gdb_node = getenv("SOAK_GDB_NODE") ? (unsigned)atoi(getenv("SOAK_GDB_NODE")) : 0u;
+        if (o.gdb_node >= s->c.nodes || !(dbg = nodedbg_attach(&o, s->cl, o.gdb_node, s->c.image, "soak", stderr))) {
+            fprintf(stderr, "soak: SOAK_GDB / SOAK_TRACE: cannot attach to node %u\n", o.gdb_node);
+            return 2;
+        }
+    }
     stopped = cluster_run(s->cl, s->c.max_cycles, all_done, s, getenv("SOAK_PROGRESS") ? stderr : NULL);
     if (stopped != 0) {
         fail(s, F_STALL, "cycle limit %" PRIu64 " reached (ops not finished, or close/remove hung)", s->c.max_cycles);
@@ -1233,6 +1252,7 @@ static int run(struct soak *s)
     }
     if (nfail)
         printf("soak: FAIL seed %" PRIu64 "; reproduce: %s\n", s->c.seed, s->repro);
+    nodedbg_finish(dbg, nfail ? 1 : 0);
     for (unsigned i = 0; i < s->c.nodes; i++)
         hostsw_destroy(s->n[i].hs);
     cluster_destroy(s->cl);

@@ -217,8 +217,9 @@ static void stream_rates(const struct ns_report *r, struct stream_rates *s)
  * another through its connection: at any time one is partly delivered), so the writes in flight
  * at either end count for the part of them inside the interval, not whole or not at all (a
  * sender's whole write at each end would be ~6 % of an 8-sender, 20-write interval). An estimate:
- * a write's bytes need not arrive evenly between two completions (one ACK may complete two), so a
- * short interval can read a little above the link (100.6 % over 8.5 writes, 4 senders). Not there
+ * a write's bytes need not arrive evenly between two completions (one ACK may complete two), so each
+ * sender's count is off by less than one write at each end, and a short interval can read above the
+ * link (102.9 % over 3.8 writes, 4 senders x 24; 99.0 % over 87.8 with 48 each). Not there
  * when the run is too short for it (t_end <= t_warm, or --iters <= 2 x --window).
  */
 static int cmp_cycle(const void *a, const void *b)

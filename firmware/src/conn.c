@@ -129,6 +129,8 @@ int conn_timer(uint32_t now, uint32_t *at)
                     cpl_on_giveup(xport_cookie(x, s), &marks);
                 xport_giveup(x);
                 ncp_sat_inc(&conn_cnt.giveups);
+                if (p == ncp.me)
+                    rx_loop_unhold(); /* its held loopback frame is of an operation just failed */
             }
             if (xport_rexmit_pending(x))
                 pset_add(ncp_work.peer_rexmit, p); /* a timeout: resend from una */

@@ -634,6 +634,16 @@ void rx_loop_retry(void)
     }
 }
 
+void rx_loop_unhold(void)
+{
+    if (!loop_held)
+        return;
+    uint32_t k = loop_held - 1u;
+    loop_held = 0;
+    loop_free |= 1u << k; /* (rx_busy of a held entry is 0: on_frame refused it) */
+    tx_loop_release(loop_id[k]);
+}
+
 /* The loopback frames queued so far (not those their handling queues: the next pass's). */
 static __attribute__((noinline)) void loop_poll(void)
 {

@@ -31,6 +31,10 @@ void rx_on_fill(void);
 /* The loopback frame held on a destination miss handled again, when due (after a fill, or its
  * packet came again): cmd_poll, before the next command (which may invalidate the line filled). */
 void rx_loop_retry(void);
+/* The connection to this node gave up (conn.c): a loopback frame held on a destination miss is let
+ * go (its entry and TX frame freed), so a later fill never places data of an operation already
+ * completed UNREACHABLE. */
+void rx_loop_unhold(void);
 /* A piggy-backed ACK deferred (ncp_work.ack_in): applied at the end of a pass once nothing of the
  * data path waits (no DMA outstanding, no event pending) or after RX_ACK_DEFER (rx.c). */
 void rx_ack_idle(void);

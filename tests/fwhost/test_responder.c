@@ -742,6 +742,61 @@ static void loopback_miss_held_until_fill(int again)
     assert_false(fwh_cqe(EP, &c));
     assert_int_equal(fwh_tx_pending(), 0);
 }
+/*
+ * The connection to this node gives up while a loopback frame is held (its destination never
+ * filled: this driver gives no fill, auto_fill 0): the write completes UNREACHABLE, and the held
+ * frame is let go with it (rx_loop_unhold): a fill after that places nothing, no second completion
+ * comes, and the loopback entry and TX frame are free again: a later write to this node completes
+ * with its data.
+ */
+static void loopback_miss_held_giveup(void **state)
+{
+    (void)state;
+    const uint32_t DBUF = 21;
+    uint64_t line_b = (uint64_t)fwh.info.cache[NIC_CACHE_VMH].line * 4096u;
+    uint64_t dva = LVA + 4 * line_b; /* another VMH line than the source (LBUF at LVA) */
+    uint64_t dpa = fwh_map(PID, dva, 4096, ALL_RIGHTS);
+    fwh_reg_buf(PID, DBUF, dva, 4096, 0x21, ALL_RIGHTS);
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 4096, 31);
+    memset(fh_host(dpa, 4096), 0, 4096);
+    uint32_t dline = (uint32_t)((dva >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
+    struct nic_cmd inv = {.op = NIC_CMD_INVALIDATE, .cache = NIC_CACHE_VMH, .pid = PID, .key = dline, .c = 1};
+    assert_int_equal(fwh_cmd(&inv), NIC_ST_OK);
+    fwh.auto_fill = 0;
+    struct nic_sq_entry e = fwh_write_wr(ME, LVA, LBUF, 4096, PID, DBUF, 0, 0x21, 7);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(fwh.last_miss.path, NIC_PATH_RECV);
+    struct nic_cqe c;
+    int done = 0;
+    uint32_t at;
+    for (unsigned i = 0; i < 20000 && !done && fh_timer_armed(&at); i++) {
+        timer_fires();
+        done = fwh_cqe(EP, &c);
+    }
+    assert_true(done);
+    assert_int_equal(c.status, NIC_ST_UNREACHABLE);
+    /* the fill the driver did not give, now: nothing is placed from the frame let go */
+    assert_int_equal(fwh_fill(NIC_CACHE_VMH, PID, (uint32_t)(dva >> 12)), NIC_ST_OK);
+    fwh_run();
+    for (uint32_t i = 0; i < 4096; i++)
+        assert_int_equal(*fh_host(dpa + i, 1), 0);
+    assert_false(fwh_cqe(EP, &c));
+    /* the connection resynchronises and the freed entry serves the next write */
+    fwh.auto_fill = 1;
+    fwh_fill_pattern(lpa, 4096, 57);
+    e = fwh_write_wr(ME, LVA, LBUF, 4096, PID, DBUF, 0, 0x21, 8);
+    fwh_post(EP, &e);
+    fwh_run();
+    for (unsigned i = 0; i < 64 && !(done = fwh_cqe(EP, &c)) && fh_timer_armed(&at); i++)
+        timer_fires();
+    assert_true(done);
+    assert_int_equal(c.status, NIC_ST_OK);
+    assert_int_equal(c.wr_id_lo, 8);
+    assert_memory_equal(fh_host(dpa, 4096), fh_host(lpa, 4096), 4096);
+}
+
 static void loopback_miss_held_until_fill_0(void **state)
 {
     (void)state;
@@ -776,6 +831,7 @@ int main(void)
         cmocka_unit_test_setup(write_page_denied, scen_setup),
         cmocka_unit_test_setup(loopback_miss_held_until_fill_0, scen_setup),
         cmocka_unit_test_setup(loopback_miss_held_resend_dropped, scen_setup),
+        cmocka_unit_test_setup(loopback_miss_held_giveup, scen_setup),
     };
     return FWH_RUN_TESTS("responder", tests) ? 1 : 0;
 }

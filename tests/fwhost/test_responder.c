@@ -670,6 +670,39 @@ static void write_page_denied(void **state)
         assert_int_equal(*fh_host(pa + i, 1), 0x24);
 }
 
+#define LOOP_DBUF 21u /* the destination buffer of the loopback-hold tests */
+
+/*
+ * The loopback-hold tests' start: a 4 KiB write (wr_id 7) from LBUF to a buffer of this node in
+ * another VMH line, whose line is invalidated, with a driver that gives no fill (auto_fill 0): its
+ * destination misses on the receive path and the frame is held. Returns the destination's host
+ * address (zeroed); *dva its virtual address.
+ */
+static uint64_t loopback_write_held(uint64_t *dva_out)
+{
+    uint64_t line_b = (uint64_t)fwh.info.cache[NIC_CACHE_VMH].line * 4096u;
+    uint64_t dva = LVA + 4 * line_b; /* another VMH line than the source (LBUF at LVA) */
+    uint64_t dpa = fwh_map(PID, dva, 4096, ALL_RIGHTS);
+    fwh_reg_buf(PID, LOOP_DBUF, dva, 4096, 0x21, ALL_RIGHTS);
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 4096, 31);
+    memset(fh_host(dpa, 4096), 0, 4096);
+    uint32_t sline = (uint32_t)((LVA >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
+    uint32_t dline = (uint32_t)((dva >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
+    assert_int_not_equal(sline, dline);
+    struct nic_cmd inv = {.op = NIC_CMD_INVALIDATE, .cache = NIC_CACHE_VMH, .pid = PID, .key = dline, .c = 1};
+    assert_int_equal(fwh_cmd(&inv), NIC_ST_OK);
+    fwh.auto_fill = 0;
+    struct nic_sq_entry e = fwh_write_wr(ME, LVA, LBUF, 4096, PID, LOOP_DBUF, 0, 0x21, 7);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(fwh.misses, 1); /* the destination's, on the receive path */
+    assert_int_equal(fwh.last_miss.path, NIC_PATH_RECV);
+    assert_int_equal(fwh.last_miss.key, dline);
+    *dva_out = dva;
+    return dpa;
+}
+
 /*
  * Loopback under a small pin budget (docs/firmware.md): a write to this node itself whose
  * destination misses is held in its loopback entry (its payload is in NIC SRAM) until the fill and
@@ -683,26 +716,7 @@ static void write_page_denied(void **state)
  */
 static void loopback_miss_held_until_fill(int again)
 {
-    const uint32_t DBUF = 21;
-    uint64_t line_b = (uint64_t)fwh.info.cache[NIC_CACHE_VMH].line * 4096u;
-    uint64_t dva = LVA + 4 * line_b; /* another VMH line than the source (LBUF at LVA) */
-    uint64_t dpa = fwh_map(PID, dva, 4096, ALL_RIGHTS);
-    fwh_reg_buf(PID, DBUF, dva, 4096, 0x21, ALL_RIGHTS);
-    fwh_prefill(PID);
-    fwh_fill_pattern(lpa, 4096, 31);
-    memset(fh_host(dpa, 4096), 0, 4096);
-    uint32_t sline = (uint32_t)((LVA >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
-    uint32_t dline = (uint32_t)((dva >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
-    assert_int_not_equal(sline, dline);
-    struct nic_cmd inv = {.op = NIC_CMD_INVALIDATE, .cache = NIC_CACHE_VMH, .pid = PID, .key = dline, .c = 1};
-    assert_int_equal(fwh_cmd(&inv), NIC_ST_OK);
-    fwh.auto_fill = 0;
-    struct nic_sq_entry e = fwh_write_wr(ME, LVA, LBUF, 4096, PID, DBUF, 0, 0x21, 7);
-    fwh_post(EP, &e);
-    fwh_run();
-    assert_int_equal(fwh.misses, 1); /* the destination's, on the receive path */
-    assert_int_equal(fwh.last_miss.path, NIC_PATH_RECV);
-    assert_int_equal(fwh.last_miss.key, dline);
+    uint64_t dva, dpa = loopback_write_held(&dva);
     assert_int_equal(fwh_tx_pending(), 0); /* nothing on the wire: all of it to this node */
     struct nic_cqe c;
     assert_false(fwh_cqe(EP, &c));
@@ -718,7 +732,8 @@ static void loopback_miss_held_until_fill(int again)
             assert_int_equal(*fh_host(dpa + i, 1), 0);
     }
     /* the driver evicts the source's line for the destination's fill */
-    inv.key = sline;
+    struct nic_cmd inv = {.op = NIC_CMD_INVALIDATE, .cache = NIC_CACHE_VMH, .pid = PID,
+                          .key = (uint32_t)((LVA >> 12) / fwh.info.cache[NIC_CACHE_VMH].line), .c = 1};
     assert_int_equal(fwh_cmd(&inv), NIC_ST_OK);
     assert_int_equal(fwh_fill(NIC_CACHE_VMH, PID, (uint32_t)(dva >> 12)), NIC_ST_OK);
     fwh_run();
@@ -752,22 +767,7 @@ static void loopback_miss_held_until_fill(int again)
 static void loopback_miss_held_giveup(void **state)
 {
     (void)state;
-    const uint32_t DBUF = 21;
-    uint64_t line_b = (uint64_t)fwh.info.cache[NIC_CACHE_VMH].line * 4096u;
-    uint64_t dva = LVA + 4 * line_b; /* another VMH line than the source (LBUF at LVA) */
-    uint64_t dpa = fwh_map(PID, dva, 4096, ALL_RIGHTS);
-    fwh_reg_buf(PID, DBUF, dva, 4096, 0x21, ALL_RIGHTS);
-    fwh_prefill(PID);
-    fwh_fill_pattern(lpa, 4096, 31);
-    memset(fh_host(dpa, 4096), 0, 4096);
-    uint32_t dline = (uint32_t)((dva >> 12) / fwh.info.cache[NIC_CACHE_VMH].line);
-    struct nic_cmd inv = {.op = NIC_CMD_INVALIDATE, .cache = NIC_CACHE_VMH, .pid = PID, .key = dline, .c = 1};
-    assert_int_equal(fwh_cmd(&inv), NIC_ST_OK);
-    fwh.auto_fill = 0;
-    struct nic_sq_entry e = fwh_write_wr(ME, LVA, LBUF, 4096, PID, DBUF, 0, 0x21, 7);
-    fwh_post(EP, &e);
-    fwh_run();
-    assert_int_equal(fwh.last_miss.path, NIC_PATH_RECV);
+    uint64_t dva, dpa = loopback_write_held(&dva);
     struct nic_cqe c;
     int done = 0;
     uint32_t at;
@@ -786,7 +786,7 @@ static void loopback_miss_held_giveup(void **state)
     /* the connection resynchronises and the freed entry serves the next write */
     fwh.auto_fill = 1;
     fwh_fill_pattern(lpa, 4096, 57);
-    e = fwh_write_wr(ME, LVA, LBUF, 4096, PID, DBUF, 0, 0x21, 8);
+    struct nic_sq_entry e = fwh_write_wr(ME, LVA, LBUF, 4096, PID, LOOP_DBUF, 0, 0x21, 8);
     fwh_post(EP, &e);
     fwh_run();
     for (unsigned i = 0; i < 64 && !(done = fwh_cqe(EP, &c)) && fh_timer_armed(&at); i++)

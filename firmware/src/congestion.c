@@ -72,10 +72,19 @@ void cc_setup(uint32_t opts)
     /* (no connection exists yet: INIT reset them; peerctx.c calls cc_peer_start as each is created) */
 }
 
-void cc_peer_start(uint16_t p, uint32_t una)
+void cc_peer_start(uint16_t p, uint32_t una, uint32_t ack_val)
 {
     cc_tx_init(&cc_tx[p], &cc_cfg, una, cc_opts);
     cc_win[p] = (uint8_t)cc_tx[p].win; /* XP_WIN when off (cc_granted, cc_echo: zero since INIT) */
+    if (cc_opts & CC_OPT_FC) {
+        /* receiver: the peer may send credit_init packets before our first ACK frame (its sender
+         * side starts there, cc_tx_init): a grant like any other, outstanding until its packet is
+         * in host memory. Without it, 12 senders' first packets were not counted while the first
+         * ACK frame granted one of them the whole pool, and the ring overran (rx_nobuf). */
+        cc_lim[p] = ack_val + cc_cfg.credit_init;
+        cc_acked[p] = ack_val;
+        cc_granted[p] = 1; /* (counted by the cc_out_sync of the context becoming resident) */
+    }
 }
 
 void cc_on_frame(uint16_t peer, const struct pkt_hdr *h)

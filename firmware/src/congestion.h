@@ -78,8 +78,10 @@ int cc_grant_fast_check(uint32_t others, uint32_t holders);
 
 /* INIT (and boot, with 0): options; every peer's state reset (the connections were). */
 void cc_setup(uint32_t opts);
-/* A connection's sender state from its first sequence number (conn.c: a peer's context created). */
-void cc_peer_start(uint16_t p, uint32_t una);
+/* A connection's state from its first sequence numbers (peerctx.c: a peer's context created):
+ * the sender's from `una`, and with flow control the receiver's implicit first grant (credit_init
+ * beyond `ack_val`, the ACK we could give the peer now). */
+void cc_peer_start(uint16_t p, uint32_t una, uint32_t ack_val);
 /* An authenticated frame from peer, its ACK fields applied. */
 void cc_on_frame(uint16_t peer, const struct pkt_hdr *h);
 /* A stand-alone ACK frame to peer carrying `ack`: its echo (PKT_F_ECE into *flags) and credit (into

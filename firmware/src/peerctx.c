@@ -111,7 +111,7 @@ static struct ncp_peer *take(uint32_t s)
     pp->w_nodes = pkt_w_nodes(p, me);
     pp->rx_dma_pending = 0;
     pp->rx_err = 0;
-    cc_peer_start(p, tx_isn);
+    cc_peer_start(p, tx_isn, rx_isn);
     return live(s);
 }
 

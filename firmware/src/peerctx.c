@@ -30,7 +30,7 @@
  * receiver starts synchronised at the sender's ISN and checks the sender's token on every frame.
  * The generations of operation and response ids start at random values too.
  */
-enum { PRF_ISN = 1, PRF_TOKEN = 2, PRF_GEN = 3 };
+enum { PRF_GEN = 3, PRF_CONN = 4 }; /* (1 and 2 were the ISN and the token apart: one PRF each) */
 static uint32_t secret[4]; /* the connection secrets' key (INIT: the fabric secret) */
 static uint8_t conn_sr;    /* selective repeat on every connection (INIT option) */
 static uint64_t prf(uint32_t purpose, uint32_t a, uint32_t b)
@@ -101,13 +101,26 @@ static struct ncp_peer *take(uint32_t s)
         return NULL;
     }
     *w |= b;
-    uint32_t rx_isn = (uint32_t)prf(PRF_ISN, p, me), tx_isn = (uint32_t)prf(PRF_ISN, me, p);
+    /* one PRF per direction: its ISN in the low word, its token in the high word (a SipHash costs
+     * the core ~480 cycles: 12 senders' first packets at once kept node 0 deriving for longer
+     * than their timeout, and their resends overran its ring under flow control) */
+    uint64_t rx = prf(PRF_CONN, p, me), tx = prf(PRF_CONN, me, p);
+    uint32_t rx_isn = (uint32_t)rx, tx_isn = (uint32_t)tx;
     xport_init(&pp->x, tx_isn, rx_isn);
     pp->x.sr = conn_sr;
     pp->x.hold_probe = p == me; /* loopback: xport.h */
+    /* With flow control, until the first ACK the timeout is twice the usual (as TCP's initial RTO
+     * is conservative): a first packet may find the receiver creating this connection's state,
+     * and a receiver that N senders reach at once derives N contexts (~2,600 cycles each) before
+     * the last of them is acknowledged. 14 senders starting together took 37,000 cycles, close
+     * to one timeout (40,000): each resent its first packet, and those duplicates, which credits
+     * do not count (one ring entry per sequence number), overran the receiver's ring. The
+     * first ACK sets it back (xport_on_ack). */
+    if (cc_opts & CC_OPT_FC)
+        pp->x.backoff = 1;
     pp->ack_val = rx_isn;
-    pp->tx_token = (uint32_t)prf(PRF_TOKEN, me, p);
-    pp->rx_token = (uint32_t)prf(PRF_TOKEN, p, me);
+    pp->tx_token = (uint32_t)(tx >> 32);
+    pp->rx_token = (uint32_t)(rx >> 32);
     pp->w_nodes = pkt_w_nodes(p, me);
     pp->rx_dma_pending = 0;
     pp->rx_err = 0;

@@ -44,11 +44,12 @@ static struct {
 static uint32_t n_pch;
 
 /* The connection secrets as every node derives them from the fabric secret INIT gives
- * (docs/wire-protocol.md "Threat model"; nic_abi.h NIC_CMD_INIT): PRF(secret, purpose, src, dst). */
-enum { PRF_ISN = 1, PRF_TOKEN = 2 };
-static uint32_t prf(uint32_t purpose, uint32_t a, uint32_t b)
+ * (docs/wire-protocol.md "Threat model"; nic_abi.h NIC_CMD_INIT): per direction src -> dst one
+ * PRF(secret, CONN, src, dst), its ISN the low word, its token the high word. */
+enum { PRF_CONN = 4 };
+static uint64_t prf(uint32_t purpose, uint32_t a, uint32_t b)
 {
-    return (uint32_t)xport_prf(fwh.secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
+    return xport_prf(fwh.secret, (uint64_t)purpose << 48 | (uint64_t)(a & 0xFFFFu) << 16 | (b & 0xFFFFu));
 }
 
 static void drain_events(uint32_t *n);
@@ -137,10 +138,11 @@ void fwh_boot(uint16_t me, uint16_t nodes, uint64_t secret)
     fwh.secret[2] = 0x4E435021u;
     fwh.secret[3] = 0;
     for (uint16_t p = 0; p < nodes && p < 16; p++) {
-        fwh.peer[p].tx_seq = prf(PRF_ISN, p, me);
-        fwh.peer[p].rx_next = prf(PRF_ISN, me, p);
-        fwh.peer[p].tok_in = prf(PRF_TOKEN, p, me);
-        fwh.peer[p].tok_out = prf(PRF_TOKEN, me, p);
+        uint64_t in = prf(PRF_CONN, p, me), out = prf(PRF_CONN, me, p);
+        fwh.peer[p].tx_seq = (uint32_t)in;
+        fwh.peer[p].rx_next = (uint32_t)out;
+        fwh.peer[p].tok_in = (uint32_t)(in >> 32);
+        fwh.peer[p].tok_out = (uint32_t)(out >> 32);
     }
     c.a = FWH_EV_PA;
     c.b = 0;

@@ -188,6 +188,43 @@ static void receiver_counts_first_packets(void **state)
     assert_memory_equal(fh_host(lpa + 0x200, 64), a, 64);
 }
 
+/* Flow control, sender: until the connection's first ACK its timeout is twice NCP_RTO (a receiver
+ * that many senders reach at once derives their contexts one after another; a resent first packet
+ * is a duplicate the receiver's credits do not count); after it, NCP_RTO again. */
+static void sender_first_timeout_doubled(void **state)
+{
+    uint32_t off = 0;
+    (void)state;
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 2 * mtu(), 9);
+    post_write(mtu(), 10);
+    fwh_run();
+    assert_int_equal(take_writes(&off), 1);
+    fh_advance(NCP_RTO + 1000u);
+    fwh_run();
+    assert_int_equal(stats().timeouts, 0); /* beyond NCP_RTO: no timeout yet */
+    assert_int_equal(fwh_tx_pending(), 0);
+    fh_advance(NCP_RTO);
+    fwh_run();
+    assert_int_equal(stats().timeouts, 1); /* beyond 2 x NCP_RTO: the packet again */
+    struct pkt_hdr h;
+    assert_true(fwh_tx_next(&h, NULL));
+    assert_int_equal(h.type, PKT_WRITE);
+    assert_int_equal(h.off, 0);
+    ack_frame(PEER, 4, 0);
+    fwh_run();
+    struct nic_cqe c;
+    assert_true(fwh_cqe(EP, &c));
+    assert_int_equal(c.status, NIC_ST_OK);
+    post_write(mtu(), 11);
+    fwh_run();
+    assert_true(fwh_tx_next(&h, NULL));
+    assert_int_equal(h.type, PKT_WRITE);
+    fh_advance(NCP_RTO + 1000u);
+    fwh_run();
+    assert_int_equal(stats().timeouts, 2); /* acknowledged once: NCP_RTO again */
+}
+
 /* The kept sum of outstanding grants equals the loop's (cc_out_audit); returns it. */
 #define audit(holders) audit_at(holders, __LINE__)
 static uint32_t audit_at(uint32_t want_holders, int line)
@@ -392,6 +429,7 @@ int main(void)
         cmocka_unit_test_setup(sender_holds_at_the_limit, setup_flow),
         cmocka_unit_test_setup(receiver_grants_from_its_pool, setup_flow),
         cmocka_unit_test_setup(receiver_counts_first_packets, setup_flow),
+        cmocka_unit_test_setup(sender_first_timeout_doubled, setup_flow),
         cmocka_unit_test_setup(receiver_sum_follows_every_update, setup_flow_evict),
         cmocka_unit_test_setup(receiver_credit_without_divide, setup_flow),
         cmocka_unit_test_setup(receiver_echoes_a_mark, setup_cc),

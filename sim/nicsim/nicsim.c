@@ -106,6 +106,9 @@ static void usage(FILE *f)
             "  --window N           requests outstanding per node (stream, patterns; default 8)\n"
             "  --op write|read      stream: RDMA write or RDMA read (default write)\n"
             "  --bidir              stream: both directions at once\n"
+            "  --cq-mod N           stream: only every N-th request (and the last) asks for a completion\n"
+            "                       (perftest's CQ moderation; 1..--window, default 1: every one); one\n"
+            "                       completion retires it and every earlier request (they retire in order)\n"
             "  --senders N          incast: senders to node 0, nodes 1..N (default: every other node;\n"
             "                       --size-max, --iters, --window as stream's, per sender)\n"
             "  --miss-ratio F       missratio: fraction of pings that miss at node 1 (default 0.5)\n"
@@ -545,7 +548,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_RMAP, O_HELP,
-        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD, O_BOOT, O_PSLOTS
+        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD, O_BOOT, O_PSLOTS, O_CQMOD
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -570,7 +573,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "flow", 1, 0, O_FLOW },         { "cc", 1, 0, O_CC },            { "ecn-kb", 1, 0, O_ECN },
         { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },  { "sr", 1, 0, O_SR },
         { "breakdown", 0, 0, O_BD },      { "bootstrap", 1, 0, O_BOOT },
-        { "peer-slots", 1, 0, O_PSLOTS },
+        { "peer-slots", 1, 0, O_PSLOTS }, { "cq-mod", 1, 0, O_CQMOD },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -590,6 +593,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     o->progress = -1;
     o->warmup = 2;
     o->window = 8;
+    o->cq_mod = 1;
     o->miss_ratio = 0.5;
     o->ws_pages = 256;
     o->phases = 4;
@@ -653,6 +657,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             o->op_read = !strcmp(a, "read");
             break;
         case O_BIDIR: o->bidir = 1; break;
+        case O_CQMOD:
+            if (parse_u64(a, &v) || v < 1 || v > 256)
+                return bad("--cq-mod", a, "1..256");
+            o->cq_mod = (unsigned)v;
+            break;
         case O_MR:
             if (parse_prob(a, &o->miss_ratio))
                 return bad("--miss-ratio", a, "a fraction 0..1");
@@ -838,6 +847,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
     int pp = !strcmp(o->workload, "pingpong"), mr = !strcmp(o->workload, "missratio");
     int st = !strcmp(o->workload, "stream") || !strcmp(o->workload, "incast"); /* the same defaults */
     int rl = !strcmp(o->workload, "reglimit");
+    if (o->cq_mod > 1 && strcmp(o->workload, "stream")) {
+        fprintf(stderr, "nicsim: --cq-mod is the stream workload's (its requests' completions), not %s's\n",
+                o->workload);
+        return EXIT_SETUP;
+    }
     if (o->breakdown) { /* its checks, before anything runs (exit 3) */
         if (!pp) {
             fprintf(stderr, "nicsim: --breakdown needs --workload pingpong (it breaks down pingpong's one-way "

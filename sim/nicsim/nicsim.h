@@ -107,6 +107,7 @@ struct ns_opts {
     /* workload parameters */
     uint64_t size_min, size_max; /* pingpong sweep / stream / missratio message size */
     unsigned iters, warmup, window;
+    unsigned cq_mod;             /* stream: every cq_mod-th request (and the last) signalled (--cq-mod) */
     int op_read, bidir;
     unsigned senders;            /* incast: senders to node 0 (0: every other node) */
     double miss_ratio;
@@ -269,8 +270,11 @@ void ns_barrier(struct ns_node *n);
 /* Register [va, va+len) filled with a deterministic pattern of (node, slot) and publish it as slot. */
 int ns_reg(struct ns_node *n, unsigned slot, uint64_t va, uint64_t len, uint32_t access);
 const struct nic_mr *ns_peer(struct ns_node *n, unsigned node, unsigned slot);
-/* Post one request (write or read) of len bytes from the local address to (peer mr, offset). The
- * request is signalled; returns 0 or an API error (already reported with ns_fail). */
+/* Post one request (write or read) of len bytes from the local address to (peer mr, offset),
+ * signalled or not (an unsignalled request completes with no entry unless it failed); returns 0 or
+ * an API error (already reported with ns_fail). ns_post: signalled. */
+int ns_post_sig(struct ns_node *n, int write, uint64_t lva, uint32_t len, const struct nic_mr *m, uint64_t roff,
+                uint64_t wr_id, int signaled);
 int ns_post(struct ns_node *n, int write, uint64_t lva, uint32_t len, const struct nic_mr *m, uint64_t roff,
             uint64_t wr_id);
 /* Wait for one completion (fails the run on an error status or a timeout): 0 or -1. */

@@ -549,6 +549,7 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddNumberToObject(x, "iters", o->iters);
     cJSON_AddNumberToObject(x, "warmup", o->warmup);
     cJSON_AddNumberToObject(x, "window", o->window);
+    cJSON_AddNumberToObject(x, "cq_mod", o->cq_mod);
     cJSON_AddStringToObject(x, "op", o->op_read ? "read" : "write");
     cJSON_AddBoolToObject(x, "bidir", o->bidir);
     cJSON_AddNumberToObject(x, "miss_ratio", o->miss_ratio);

@@ -65,7 +65,13 @@ const struct nic_mr *ns_peer(struct ns_node *n, unsigned node, unsigned slot)
 int ns_post(struct ns_node *n, int write, uint64_t lva, uint32_t len, const struct nic_mr *m, uint64_t roff,
             uint64_t wr_id)
 {
-    struct nic_wr wr = { .local_va = lva, .len = len, .remote_offset = roff, .wr_id = wr_id, .signaled = 1 };
+    return ns_post_sig(n, write, lva, len, m, roff, wr_id, 1);
+}
+
+int ns_post_sig(struct ns_node *n, int write, uint64_t lva, uint32_t len, const struct nic_mr *m, uint64_t roff,
+                uint64_t wr_id, int signaled)
+{
+    struct nic_wr wr = { .local_va = lva, .len = len, .remote_offset = roff, .wr_id = wr_id, .signaled = signaled };
     int rc;
 
     wr.remote = (struct nic_remote){ m->node, m->pid, m->handle, m->rkey };

@@ -100,6 +100,7 @@ struct cfg {
     const char *image;
     int inject;                              /* self-test: corrupt one byte before the final check */
     int verbose;
+    uint32_t xopts;                          /* --flow, --cc, --sr: the NCPs' transport options (INIT) */
 };
 
 struct lockent {
@@ -1131,6 +1132,7 @@ static int run(struct soak *s)
         nc->hwm = s->c.hwm >= 0 ? (uint32_t)s->c.hwm : 128 + rnd(&r, 257);
         dc.pin_hwm_pages = nc->hwm;
         dc.key_seed = (uint32_t)splitmix(&r);
+        dc.xport_opts = s->c.xopts;
         nc->hs = hostsw_create(s->cl, i, s->costs, &dc);
         if (!nc->hs)
             return 2;
@@ -1193,7 +1195,7 @@ static int run(struct soak *s)
     /* summary */
     uint64_t ops = 0, bytes = 0, wr = 0, rd = 0, fe = 0, sg = 0, us = 0, impl = 0, nfail = 0;
     uint64_t retx = 0, tmo = 0, miss = 0, ev_ncp = 0, ev_drv = 0, fr_drv = 0, fr_ncp = 0, nacks = 0, dup = 0;
-    uint64_t drv_miss = 0, pinned_peak = 0, stale = 0;
+    uint64_t drv_miss = 0, pinned_peak = 0, stale = 0, marks = 0, cuts = 0;
     struct switch_port_counters sw;
     for (unsigned i = 0; i < s->np; i++) {
         struct proc *p = &s->p[i];
@@ -1205,6 +1207,7 @@ static int run(struct soak *s)
         if (nc->have_stats) {
             retx += nc->ncp.retransmits, tmo += nc->ncp.timeouts, miss += misses_of(&nc->ncp);
             nacks += nc->ncp.nacks_received, dup += nc->ncp.dup_packets, stale += nc->ncp.stale_resps;
+            marks += nc->ncp.ce_received, cuts += nc->ncp.cc_cuts;
             for (unsigned c = 0; c < NIC_CACHE__COUNT; c++)
                 ev_ncp += nc->ncp.cache[c].evictions, fr_ncp += nc->ncp.cache[c].fills_rejected;
         }
@@ -1233,6 +1236,9 @@ static int run(struct soak *s)
     printf(" | fails");
     for (unsigned f = 0; f < F__N; f++)
         printf(" %s %" PRIu64, fclass_name[f], s->fails[f]);
+    if (s->c.xopts)
+        printf(" | options%s%s%s: marks %" PRIu64 " window cuts %" PRIu64, s->c.xopts & NIC_XOPT_FLOW ? " flow" : "",
+               s->c.xopts & NIC_XOPT_CONGESTION ? " cc" : "", s->c.xopts & NIC_XOPT_SR ? " sr" : "", marks, cuts);
     printf(" | wall %.1f s sim %" PRIu64 " cycles -> %s\n",
            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, (uint64_t)cluster_now(s->cl),
            nfail ? "FAIL" : "PASS");
@@ -1272,9 +1278,10 @@ static void usage(void)
     fprintf(stderr,
             "usage: soak [--seed N] [--nodes N] [--procs N] [--ops N] [--window N] [--signal P] [--hwm PAGES]\n"
             "            [--drop P] [--corrupt P] [--duplicate P] [--delay P] [--pressure CYCLES] [--stall CYCLES]\n"
-            "            [--max-cycles N] [--image PATH] [--inject] [--loopback] [--verbose]\n"
+            "            [--max-cycles N] [--image PATH] [--inject] [--loopback] [--flow] [--cc] [--sr] [--verbose]\n"
             "  --ops is the total over all processes; faults not given are drawn per seed in 1..5 %%,\n"
-            "  --hwm not given is drawn per node in 128..384 pages. Exit 0 pass, 1 fail, 2 usage.\n");
+            "  --hwm not given is drawn per node in 128..384 pages; --flow, --cc, --sr turn on the NCPs'\n"
+            "  flow control, congestion control, selective repeat. Exit 0 pass, 1 fail, 2 usage.\n");
 }
 
 int main(int argc, char **argv)
@@ -1325,6 +1332,12 @@ int main(int argc, char **argv)
             s->c.loopback = 1;
         else if (!strcmp(a, "--inject"))
             s->c.inject = 1;
+        else if (!strcmp(a, "--flow"))
+            s->c.xopts |= NIC_XOPT_FLOW;
+        else if (!strcmp(a, "--cc"))
+            s->c.xopts |= NIC_XOPT_CONGESTION;
+        else if (!strcmp(a, "--sr"))
+            s->c.xopts |= NIC_XOPT_SR;
         else if (!strcmp(a, "--verbose"))
             s->c.verbose = 1;
         else {

@@ -386,14 +386,19 @@ def main():
     prof = {"commit": "def5678", "nodes": {"sender": {"node": 0, "packets": 644, "busy": 776.4},
                                            "receiver": {"node": 1, "packets": 644, "busy": 765.7}}}
     fs = m.fastpath_short(fp, prof)
-    check(len(fs) == 1 and fs[0].startswith("Fast path: ") and "sender 776, receiver 766 cycles per 4 KiB packet, above" in fs[0]
+    check(len(fs) == 1 and fs[0].startswith("Fast path: ") and "sender 776 (above), receiver 766 (above) cycles per 4 KiB packet, against a frame's time" in fs[0]
           and "(667 cycles at 200 MHz" in fs[0] and "median receive 442, send 370 cycles per packet" in fs[0]
           and "(over: receive)" in fs[0] and "sender (node 0) 842, receiver (node 1) 797" in fs[0] and "commit abc1234" in fs[0]
           and "commit def5678" in fs[0], "fast-path bullet from the figures: %r" % fs)
     fast = {"commit": "x", "nodes": {"sender": {"packets": 9, "busy": 600.0}}}
     check(m.fastpath_short(fp.replace("median  442", "median  399"), fast) == [] and m.fastpath_short("", None) == [],
           "fast-path bullet: none when the targets are met or nothing was measured")
-    check("within a frame's time" in m.fastpath_short(fp, fast)[0], "fast path: the median over, the profile within")
+    check("sender 600 (within)" in m.fastpath_short(fp, fast)[0] and "the firmware keeps up with the link" in
+          m.fastpath_short(fp, fast)[0], "fast path: the median over, the profile within")
+    mixed = {"commit": "y", "nodes": {"sender": {"node": 0, "packets": 9, "busy": 686.0},
+                                      "receiver": {"node": 1, "packets": 9, "busy": 638.0}}}
+    check("sender 686 (above), receiver 638 (within)" in m.fastpath_short(fp, mixed)[0] and "the core, not the link"
+          in m.fastpath_short(fp, mixed)[0], "fast path: one node above, one within: each said, the core bounds it")
 
     # the small-message latency from the breakdown run: the smallest write's measured one-way median
     def bsz(size, cyc, meas):

@@ -789,4 +789,6 @@ void rx_counters(struct nic_stats *s, struct ncp_counters *k)
     ncp_sat_add(&s->rx_packets, rx_cnt.rx_packets);
     ncp_sat_add(&s->rx_packets, xlate_fast_hits.rx_write); /* rx_fast's, counted once (xlate.h) */
     ncp_sat_add(&k->resumes_sent, rx_cnt.resumes_sent);
+    ncp_sat_add(&s->loop_holds, rx_cnt.loop_holds);
+    ncp_sat_add(&s->loop_retries, rx_cnt.loop_retries);
 }

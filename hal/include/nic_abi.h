@@ -32,7 +32,8 @@
                                   * peer_slots/peer_ctx_bytes (were reserved[1]), nic_stats peer_* in reserved_xport);
                                   * 2.3 (issue 15 item 4, appended): per-way access counts for the driver's
                                   * LFU victim choice: NIC_CMD_USAGE's d (was unused) = NIC_USAGE_COUNTS,
-                                  * NIC_CAP_USAGE_COUNTS in nic_info.caps */
+                                  * NIC_CAP_USAGE_COUNTS in nic_info.caps; 2.3 also: nic_stats.loop_holds,
+                                  * loop_retries (were reserved[0..1]) */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -514,7 +515,10 @@ struct nic_stats {
     uint32_t imm_no_eq;          /* writes with immediate whose target process has no NIC_EQF_NOTIFY queue */
     uint32_t loop_frames;        /* (ABI 2.1, in a reserved word; issue 15) frames to this node itself:
                                   * handled by its own RX path, not sent (loopback) */
-    uint32_t reserved[2];
+    /* loopback under a small pin budget (ABI 2.3, in what were reserved[0..1]; docs/firmware.md
+     * "Loopback under a small pin budget") */
+    uint32_t loop_holds;         /* loopback frames held in their loop entry on a destination miss */
+    uint32_t loop_retries;       /* held loopback frames handled again (after a fill, or its timer) */
     /* host endpoints (ABI 2.2, in what were reserved[2..4]) */
     uint32_t ep_fills;           /* host endpoint contexts fetched into the NIC's cache */
     uint32_t ep_evictions;       /* idle host endpoint contexts written back to make room */

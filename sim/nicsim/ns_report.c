@@ -749,6 +749,8 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "dup_packets", s->dup_packets);
         report_u64(y, "protection_errors", s->protection_errors);
         report_u64(y, "loop_frames", s->loop_frames);
+        report_u64(y, "loop_holds", s->loop_holds);
+        report_u64(y, "loop_retries", s->loop_retries);
         report_u64(y, "ce_received", s->ce_received);
         report_u64(y, "cc_cuts", s->cc_cuts);
         report_u64(y, "peer_fills", s->peer_fills); /* peer contexts (issue 13): docs/firmware.md */

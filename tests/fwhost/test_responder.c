@@ -727,6 +727,8 @@ static void loopback_miss_held_until_fill(int again)
             timer_fires();
         assert_int_equal(stats().dup_packets, dups + 1u); /* the resend: dropped, the held one kept */
         assert_int_equal(stats().drops_miss, 2);          /* the held one tried again: MISS again */
+        assert_int_equal(stats().loop_holds, 2);          /* held, tried, held again (STATS, ABI 2.3) */
+        assert_int_equal(stats().loop_retries, 1);
         assert_false(fwh_cqe(EP, &c));
         for (uint32_t i = 0; i < 4096; i++)
             assert_int_equal(*fh_host(dpa + i, 1), 0);
@@ -751,6 +753,8 @@ static void loopback_miss_held_until_fill(int again)
     fwh_run();
     assert_memory_equal(fh_host(dpa, 4096), fh_host(lpa, 4096), 4096);
     assert_int_equal(stats().drops_miss, again ? 2 : 1);
+    assert_int_equal(stats().loop_holds, again ? 2u : 1u); /* (STATS, ABI 2.3) */
+    assert_int_equal(stats().loop_retries, again ? 2u : 1u); /* each hold ended in a try: the last placed it */
     assert_true(fwh_cqe(EP, &c));
     assert_int_equal(c.status, NIC_ST_OK);
     assert_int_equal(c.bytes, 4096);

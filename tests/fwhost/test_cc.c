@@ -148,46 +148,6 @@ static void receiver_grants_from_its_pool(void **state)
     assert_int_equal(PKT_CREDIT(k.reason), 3); /* PEER holds 11: 14 - 11 */
 }
 
-/* Flow control, receiver: a peer we have a connection with but have sent no ACK frame yet may
- * send its first packet (credit_init) at any time: that packet is a grant too. Our write to PEER2
- * creates the connection (both directions); PEER's first ACK frame then gets an equal share of two
- * holders (7), not the whole pool (14: with 12 senders starting at once the first one's 14 and the
- * others' first packets overran the 16-entry ring, nicsim.incast_ring_flow_start). Once PEER2's first
- * packet is in host memory its implicit grant is used up and it is granted what is free. */
-static void receiver_counts_first_packets(void **state)
-{
-    static uint8_t a[64];
-    struct pkt_hdr h;
-    const uint8_t *p;
-    (void)state;
-    fwh_prefill(PID);
-    fwh_fill_pattern(lpa, 64, 8);
-    struct nic_sq_entry e = fwh_write_wr(PEER2, LVA, LBUF, 64, RPID, RBUF, 0, RKEY, 9);
-    fwh_post(EP, &e);
-    fwh_run();
-    assert_true(fwh_tx_next(&h, &p));
-    assert_int_equal(h.type, PKT_WRITE);
-    assert_int_equal(h.dst, PEER2);
-    uint32_t sum = 0, holders = 0;
-    assert_true(cc_out_audit(&sum, &holders));
-    assert_int_equal(sum, 1); /* PEER2's first packet, not yet received */
-    assert_int_equal(holders, 1);
-    struct pkt_hdr w = {.type = PKT_WRITE, .pid = PID, .buf = LBUF, .key = LKEY, .off = 0x100, .len = 64,
-                        .flags = PKT_F_LAST};
-    fwh_send_seq(PEER, &w, a);
-    fwh_run();
-    struct pkt_hdr k = tx_expect(PKT_ACK, NULL);
-    assert_int_equal(k.dst, PEER);
-    assert_int_equal(PKT_CREDIT(k.reason), 7); /* two holders: 14 / 2 */
-    w.off = 0x200;
-    fwh_send_seq(PEER2, &w, a);
-    fwh_run();
-    k = tx_expect(PKT_ACK, NULL);
-    assert_int_equal(k.dst, PEER2);
-    assert_int_equal(PKT_CREDIT(k.reason), 7); /* PEER holds 7: min(14 / 2, 14 - 7) */
-    assert_memory_equal(fh_host(lpa + 0x200, 64), a, 64);
-}
-
 /* Flow control, sender: until the connection's first ACK its timeout is twice NCP_RTO (a receiver
  * that many senders reach at once derives their contexts one after another; a resent first packet
  * is a duplicate the receiver's credits do not count); after it, NCP_RTO again. */
@@ -273,6 +233,31 @@ static uint32_t write_credit(uint16_t src, uint32_t off, int resend)
     struct pkt_hdr k = tx_expect(PKT_ACK, NULL);
     assert_int_equal(k.dst, src);
     return PKT_CREDIT(k.reason);
+}
+
+/* Flow control, receiver: a peer we have a connection with but have sent no ACK frame yet may
+ * send its first packet (credit_init) at any time: that packet is a grant too. Our write to PEER2
+ * creates the connection (both directions); PEER's first ACK frame then gets an equal share of two
+ * holders (7), not the whole pool (14: with 12 senders starting at once the first one's 14 and the
+ * others' first packets overran the 16-entry ring, nicsim.incast_ring_flow_start). Once PEER2's first
+ * packet is in host memory its implicit grant is used up and it is granted what is free. */
+static void receiver_counts_first_packets(void **state)
+{
+    struct pkt_hdr h;
+    const uint8_t *p;
+    (void)state;
+    fwh_prefill(PID);
+    fwh_fill_pattern(lpa, 64, 8);
+    struct nic_sq_entry e = fwh_write_wr(PEER2, LVA, LBUF, 64, RPID, RBUF, 0, RKEY, 9);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_true(fwh_tx_next(&h, &p));
+    assert_int_equal(h.type, PKT_WRITE);
+    assert_int_equal(h.dst, PEER2);
+    assert_int_equal(audit(1), 1);                 /* PEER2's first packet, not yet received */
+    assert_int_equal(write_credit(PEER, 0x100, 0), 7); /* two holders: 14 / 2 */
+    assert_int_equal(write_credit(PEER2, 0x200, 0), 7); /* PEER holds 7: min(14 / 2, 14 - 7) */
+    assert_int_equal(audit(2), 14);
 }
 
 /* Flow control, receiver: the sum of outstanding grants grant() reads is kept as its terms change

@@ -125,6 +125,18 @@ struct coro_sched {
     struct coro_stats st;
 };
 
+/* From the running stack (its saved state into *save_sp / *save) to another (load_sp / load). */
+static inline void stack_switch(void **save_sp, void *load_sp, ucontext_t *save, const ucontext_t *load)
+{
+#if CORO_FAST
+    (void)save, (void)load;
+    coro_ctx_switch(save_sp, load_sp);
+#else
+    (void)save_sp, (void)load_sp;
+    swapcontext(save, load);
+#endif
+}
+
 /* The scheduler running a coroutine right now (single-threaded simulator). */
 static struct coro *cur;
 
@@ -374,12 +386,8 @@ static void trampoline(void)
     c->fn(c->arg);
     c->done = true;
     FIBER_START(NULL, c->s->main_bottom, c->s->main_size); /* this stack is not resumed again */
-#if CORO_FAST
-    coro_ctx_switch(&c->sp, c->s->main_sp);
+    stack_switch(&c->sp, c->s->main_sp, &c->ctx, &c->s->main_ctx);
     abort(); /* (never resumed) */
-#else
-    swapcontext(&c->ctx, &c->s->main_ctx);
-#endif
 }
 
 int coro_spawn(coro_sched_t *s, const char *name, coro_fn fn, void *arg, uint64_t *id)
@@ -472,11 +480,7 @@ int coro_run(coro_sched_t *s, sim_cycle_t now)
         s->current = c;
         void *main_fake = NULL;
         FIBER_START(&main_fake, c->stack_lo, c->stack_size);
-#if CORO_FAST
-        coro_ctx_switch(&s->main_sp, c->sp);
-#else
-        swapcontext(&s->main_ctx, &c->ctx);
-#endif
+        stack_switch(&s->main_sp, c->sp, &s->main_ctx, &c->ctx);
         FIBER_FINISH(main_fake, NULL, NULL);
         cur = NULL;
         s->current = NULL;
@@ -570,11 +574,7 @@ const char *coro_name(void)
 static int park(struct coro *c)
 {
     FIBER_START(&c->asan_fake, c->s->main_bottom, c->s->main_size);
-#if CORO_FAST
-    coro_ctx_switch(&c->sp, c->s->main_sp);
-#else
-    swapcontext(&c->ctx, &c->s->main_ctx);
-#endif
+    stack_switch(&c->sp, c->s->main_sp, &c->ctx, &c->s->main_ctx);
     FIBER_FINISH(c->asan_fake, &c->s->main_bottom, &c->s->main_size);
     return c->canceled ? SIM_ECANCELED : c->wake_reason;
 }

@@ -166,6 +166,9 @@ static void usage(FILE *f)
             "  --ecn-kb K           switch marks frames queued above K KiB (default 16 with --cc on,\n"
             "                       else 0: no marking)\n"
             "  --queue-kb K         switch output queue per port, KiB (default 64)\n"
+            "  --pause on|off       link pause: a receiving MAC whose ring is nearly full stops its\n"
+            "                       switch port (802.3x-style; no frame lost at a NIC's ring; the\n"
+            "                       switch's queue holds them; default off)\n"
             "\n"
             "Run and reports:\n"
             "  --seed N             seed of the switch faults, costs and patterns (default 1)\n"
@@ -548,7 +551,8 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_NODES = 256, O_WL, O_SMIN, O_SMAX, O_SIZE, O_ITERS, O_WARM, O_WIN, O_OP, O_BIDIR, O_MR, O_WS, O_PH, O_CNS,
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_RMAP, O_HELP,
-        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD, O_BOOT, O_PSLOTS, O_CQMOD
+        O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD, O_BOOT, O_PSLOTS, O_CQMOD,
+        O_PAUSE
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -573,7 +577,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "flow", 1, 0, O_FLOW },         { "cc", 1, 0, O_CC },            { "ecn-kb", 1, 0, O_ECN },
         { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },  { "sr", 1, 0, O_SR },
         { "breakdown", 0, 0, O_BD },      { "bootstrap", 1, 0, O_BOOT },
-        { "peer-slots", 1, 0, O_PSLOTS }, { "cq-mod", 1, 0, O_CQMOD },
+        { "peer-slots", 1, 0, O_PSLOTS }, { "cq-mod", 1, 0, O_CQMOD },   { "pause", 1, 0, O_PAUSE },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -802,9 +806,10 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             break;
         case O_FLOW:
         case O_CC:
+        case O_PAUSE:
             if (strcmp(a, "on") && strcmp(a, "off"))
-                return bad(c == O_FLOW ? "--flow" : "--cc", a, "on or off");
-            *(c == O_FLOW ? &o->flow : &o->cc) = !strcmp(a, "on");
+                return bad(c == O_FLOW ? "--flow" : c == O_CC ? "--cc" : "--pause", a, "on or off");
+            *(c == O_FLOW ? &o->flow : c == O_CC ? &o->cc : &o->pause) = !strcmp(a, "on");
             break;
         case O_ECN:
             if (parse_u64(a, &v) || v > 65536)
@@ -1089,6 +1094,7 @@ int main(int argc, char **argv)
     cc.sw.faults.corrupt = o->corrupt;
     cc.sw.faults.delay = o->delay;
     cc.sw.ecn_bytes = o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u;
+    cc.sw.pause = o->pause != 0;
     if (o->queue_bytes)
         cc.sw.queue_bytes = o->queue_bytes;
     cc.seed = o->seed;

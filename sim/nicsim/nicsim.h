@@ -89,6 +89,7 @@ struct ns_opts {
     uint32_t ecn_bytes;    /* --ecn-kb: switch marking threshold (default: 16 KiB with --cc on, else 0) */
     int ecn_set;
     uint32_t queue_bytes;  /* --queue-kb: switch output queue per port (0: the switch's default) */
+    int pause;             /* --pause: the switch honours the MACs' pause requests (switch_pause) */
     /* run */
     uint64_t seed, max_cycles;
     int trace_node;

@@ -430,6 +430,9 @@ void ns_summary(FILE *f, const struct ns_report *r)
                " no slot; %" PRIu64 " duplicated, %" PRIu64 " corrupted, %" PRIu64 " delayed\n",
             r->sw.tx_frames, r->sw.fault_drop, r->sw.queue_drops, r->sw.slot_drops, r->sw.fault_duplicate,
             r->sw.fault_corrupt, r->sw.fault_delay);
+    if (o->pause)
+        fprintf(f, "  link pause  %" PRIu64 " pause requests honoured, ports paused %" PRIu64 " cycles in all\n",
+                r->sw.pauses, r->sw.paused_cycles);
     {
         uint64_t ovf = 0, nobuf = 0, crc = 0;
         for (unsigned i = 0; i < o->nodes; i++)
@@ -568,6 +571,7 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddBoolToObject(x, "flow", o->flow);
     cJSON_AddBoolToObject(x, "cc", o->cc);
     report_u64(x, "ecn_bytes", o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u);
+    cJSON_AddBoolToObject(x, "pause", o->pause);
     report_u64(x, "senders", o->senders);
     report_u64(x, "max_cycles", o->max_cycles);
     cJSON_AddBoolToObject(x, "no_skip", o->no_skip);
@@ -721,6 +725,8 @@ static cJSON *build_json(const struct ns_report *r)
     report_u64(x, "fault_corrupt", r->sw.fault_corrupt);
     report_u64(x, "fault_delay", r->sw.fault_delay);
     report_u64(x, "ecn_marked", r->sw.ecn_marked);
+    report_u64(x, "pauses", r->sw.pauses);
+    report_u64(x, "paused_cycles", r->sw.paused_cycles);
 
     arr = cJSON_AddArrayToObject(root, "nodes");
     for (unsigned i = 0; arr && i < o->nodes; i++) {

@@ -301,6 +301,8 @@ static int boundary(cluster_t *c)
         rc = -1;
         goto out;
     }
+    for (unsigned i = 0; i < c->nlocal; i++) /* pause requests after the frames handed in before them */
+        node_pause_sync(c->node[c->local[i]], c->now);
     if (c->sync && c->sync->unpack)
         woke = c->sync->unpack(c->sync_ctx, c->now, ab, al, k);
     /* Every rank idle, no frame and nothing woken at this boundary: all ranks jump together to
@@ -380,6 +382,9 @@ int cluster_run(cluster_t *c, sim_cycle_t max_cycles, cluster_stop_fn stop, void
             node_cycle(c->node[c->local[k]], c->now, skip);
         c->now += 1 + (sim_cycle_t)skip;
         c->st.cycles_clocked++;
+        if (!q && c->cfg.sw.pause) /* without quanta the switch takes frames as they come: pauses too */
+            for (unsigned k = 0; k < c->nlocal; k++)
+                node_pause_sync(c->node[c->local[k]], c->now);
         if (q) {
             if (c->now < qend)
                 continue;

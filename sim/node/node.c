@@ -86,6 +86,9 @@ struct node {
     size_t rx_len, rx_pos;
     bool rx_active;
     int64_t rx_credit; /* PHY pacing of received beats, bits (cfg.phy_bits_per_cycle) */
+    /* the MAC's pause request (pins.rx_xoff) as last seen, since when, and as the switch has it */
+    bool xoff, xoff_told;
+    sim_cycle_t xoff_at;
 
     /* console line buffer */
     char line[LINE_MAX];
@@ -599,6 +602,10 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
         take_misc(n, now);
         nic_model_clock(n->nic, p);
         p->dbg_resume = 0; /* a pulse */
+        if (p->rx_xoff != n->xoff) { /* the MAC's pause request changed at the edge (node_pause_sync) */
+            n->xoff = p->rx_xoff;
+            n->xoff_at = now + 1;
+        }
         if (n->cfg.pin_hash) /* after the edge (and the skip) */
             pins_fold(n, pins_word(n, now + 1 + skip), 1);
     }
@@ -618,12 +625,29 @@ bool node_quiescent(const node_t *n)
            !n->wack_count && !n->rx_active && !n->tx_len;
 }
 
+/* When the switch should have the MAC's pause request as it is now: the link's latency after it
+ * changed (a PAUSE frame's flight); SIM_CYCLE_NEVER when the switch has it or ignores pauses. */
+static sim_cycle_t pause_due(const node_t *n)
+{
+    if (!n->sw || n->xoff == n->xoff_told || !switch_pause_enabled(n->sw))
+        return SIM_CYCLE_NEVER;
+    return sim_cycle_add(n->xoff_at, switch_port_latency(n->sw, n->cfg.id));
+}
+
+void node_pause_sync(node_t *n, sim_cycle_t now)
+{
+    if (pause_due(n) <= now) {
+        switch_pause(n->sw, now, n->cfg.id, n->xoff);
+        n->xoff_told = n->xoff;
+    }
+}
+
 sim_cycle_t node_next_event(const node_t *n, sim_cycle_t now)
 {
     sim_cycle_t t = pcie_next_event(n->pcie);
 
     if (n->sw)
-        t = sim_cycle_min(t, switch_port_next_event(n->sw, n->cfg.id));
+        t = sim_cycle_min(sim_cycle_min(t, switch_port_next_event(n->sw, n->cfg.id)), pause_due(n));
     if (!n->in_reset && n->pins.core_sleeping)
         t = sim_cycle_min(t, sim_cycle_add(now, n->pins.timer_cycles_to_irq));
     return t;

@@ -107,6 +107,11 @@ bool node_quiescent(const node_t *n);
 /* Earliest cycle something is due for this node (PCIe arrival, frame delivery, timer interrupt);
  * SIM_CYCLE_NEVER if none. Meaningful when node_quiescent(). */
 sim_cycle_t node_next_event(const node_t *n, sim_cycle_t now);
+/* Hands the MAC's pause request (nic_pins.rx_xoff) to the switch once the link's latency has
+ * passed since it changed (switch_pause; nothing when the switch ignores pauses). The cluster calls
+ * it at each quantum boundary, after the boundary's frames are in the switch, so the request takes
+ * effect at the same cycle for any number of ranks. */
+void node_pause_sync(node_t *n, sim_cycle_t now);
 
 /* Start an FST waveform of this node's NIC (only with the traced model, sim_node_trace): 0 or -1. */
 int node_trace_open(node_t *n, const char *path);

@@ -20,6 +20,9 @@ struct slot {
     uint32_t len;
     sim_cycle_t deliver;
     uint64_t seq;
+    sim_cycle_t extra;    /* injected delay (kept for a frame a pause takes back) */
+    uint64_t start_bt;    /* committed: the bit-time its serialization starts */
+    uint64_t prev_end_bt; /* committed: when the link was free before it (free_bt at its commit) */
 };
 
 struct port {
@@ -30,6 +33,11 @@ struct port {
     struct slot *slots;
     uint32_t *free_slots, nfree;
     uint32_t *heap, nheap; /* slot indices, min (deliver, seq) on top */
+    /* pause (cfg.pause, switch_pause): frames accepted but held, in acceptance order */
+    bool paused;
+    sim_cycle_t paused_at;
+    uint32_t *wait, nwait;
+    uint64_t wait_bits; /* their line bits (frames and gaps): part of the queue's backlog */
     struct switch_port_counters ctr;
 };
 
@@ -113,7 +121,8 @@ switch_t *switch_create(const struct switch_config *cfg)
         p->slots = calloc(cfg->slots_per_port, sizeof *p->slots);
         p->free_slots = calloc(cfg->slots_per_port, sizeof *p->free_slots);
         p->heap = calloc(cfg->slots_per_port, sizeof *p->heap);
-        if (!p->slots || !p->free_slots || !p->heap)
+        p->wait = calloc(cfg->slots_per_port, sizeof *p->wait);
+        if (!p->slots || !p->free_slots || !p->heap || !p->wait)
             goto fail;
         for (uint32_t k = 0; k < cfg->slots_per_port; k++)
             p->free_slots[k] = cfg->slots_per_port - 1 - k;
@@ -137,6 +146,7 @@ void switch_destroy(switch_t *sw)
         free(p->slots);
         free(p->free_slots);
         free(p->heap);
+        free(p->wait);
     }
     free(sw->ports);
     free(sw->local);
@@ -253,14 +263,34 @@ static void ecn_mark(switch_t *sw, struct port *o, uint8_t *f, uint32_t len)
     inc(&o->ctr.ecn_marked, 1);
 }
 
+static uint64_t line_bits(const switch_t *sw, uint32_t len)
+{
+    return ((uint64_t)len + sw->cfg.gap_bytes) * 8;
+}
+
+/* The output link takes frame k from bit-time now_bt on: it starts when the link is free, and is
+ * handed out when its first bit arrives (the receiving PHY clocks it in over its serialization). */
+static void commit(switch_t *sw, struct port *o, uint32_t k, uint64_t now_bt)
+{
+    struct slot *s = &o->slots[k];
+    uint64_t start = now_bt > o->free_bt ? now_bt : o->free_bt;
+
+    s->prev_end_bt = o->free_bt;
+    s->start_bt = start;
+    o->free_bt = start + line_bits(sw, s->len);
+    s->deliver = start / o->pc.bits_per_cycle + (start % o->pc.bits_per_cycle != 0);
+    s->deliver = sim_cycle_add(sim_cycle_add(s->deliver, o->pc.latency), s->extra);
+    heap_push(o, k);
+}
+
 static void enqueue(switch_t *sw, sim_cycle_t now, struct port *o, const uint8_t *frame, uint32_t len,
                     sim_cycle_t extra)
 {
-    uint64_t now_bt = now * o->pc.bits_per_cycle, backlog, start, bits = ((uint64_t)len + sw->cfg.gap_bytes) * 8;
+    uint64_t now_bt = now * o->pc.bits_per_cycle, backlog, bits = line_bits(sw, len);
     struct slot *s;
     uint32_t k;
 
-    backlog = o->free_bt > now_bt ? o->free_bt - now_bt : 0;
+    backlog = (o->free_bt > now_bt ? o->free_bt - now_bt : 0) + o->wait_bits;
     if (backlog + bits > (uint64_t)sw->cfg.queue_bytes * 8) {
         inc(&o->ctr.queue_drops, 1);
         return;
@@ -280,14 +310,14 @@ static void enqueue(switch_t *sw, sim_cycle_t now, struct port *o, const uint8_t
     s->len = len;
     if (sw->cfg.ecn_bytes && backlog > (uint64_t)sw->cfg.ecn_bytes * 8)
         ecn_mark(sw, o, s->buf, len);
-    /* The output link carries the frame (and its gap) from start; the receiving PHY clocks it
-     * in over that time, so the frame is handed out when its first bit arrives. */
-    start = now_bt > o->free_bt ? now_bt : o->free_bt;
-    o->free_bt = start + bits;
-    s->deliver = start / o->pc.bits_per_cycle + (start % o->pc.bits_per_cycle != 0);
-    s->deliver = sim_cycle_add(sim_cycle_add(s->deliver, o->pc.latency), extra);
     s->seq = sw->seq++;
-    heap_push(o, k);
+    s->extra = extra;
+    if (o->paused) { /* held until the receiver resumes (switch_pause) */
+        o->wait[o->nwait++] = k;
+        o->wait_bits += bits;
+        return;
+    }
+    commit(sw, o, k, now_bt);
 }
 
 static void forward(switch_t *sw, sim_cycle_t now, uint32_t in, uint32_t out, const uint8_t *frame, uint32_t len)
@@ -532,6 +562,73 @@ int switch_egress(switch_t *sw, sim_cycle_t now, uint32_t port, void *buf, size_
     inc(&p->ctr.tx_bytes, s->len);
     p->free_slots[p->nfree++] = k;
     return SIM_OK;
+}
+
+int switch_pause(switch_t *sw, sim_cycle_t now, uint32_t port, bool on)
+{
+    struct port *o;
+
+    if (port >= sw->cfg.nports)
+        return SIM_EINVAL;
+    o = &sw->ports[port];
+    if (!sw->cfg.pause || !sw->local[port] || on == o->paused)
+        return SIM_OK;
+    uint64_t now_bt = now * o->pc.bits_per_cycle;
+    if (on) {
+        /* Frames committed to start at or after now go back to the head of the wait queue, in
+         * acceptance order (the link's order: a suffix of its schedule); the link is then free
+         * from where the first of them found it. */
+        uint32_t kept = 0, n = 0, *held = o->wait;
+        for (uint32_t i = 0; i < o->nheap; i++) {
+            uint32_t k = o->heap[i];
+            if (o->slots[k].start_bt >= now_bt)
+                held[n++] = k;
+            else
+                o->heap[kept++] = k;
+        }
+        if (n) {
+            uint32_t rest = kept;
+            o->nheap = 0;
+            for (uint32_t i = 0; i < rest; i++)
+                heap_push(o, o->heap[i]);
+            for (uint32_t i = 1; i < n; i++) /* (at most slots_per_port, and pauses are rare) */
+                for (uint32_t j = i; j > 0 && o->slots[held[j]].seq < o->slots[held[j - 1]].seq; j--) {
+                    uint32_t t = held[j];
+                    held[j] = held[j - 1];
+                    held[j - 1] = t;
+                }
+            o->free_bt = o->slots[held[0]].prev_end_bt;
+            for (uint32_t i = 0; i < n; i++)
+                o->wait_bits += line_bits(sw, o->slots[held[i]].len);
+        }
+        o->nwait = n;
+        o->paused = true;
+        o->paused_at = now;
+        inc(&o->ctr.pauses, 1);
+        return SIM_OK;
+    }
+    o->paused = false;
+    inc(&o->ctr.paused_cycles, now - o->paused_at);
+    for (uint32_t i = 0; i < o->nwait; i++)
+        commit(sw, o, o->wait[i], now_bt);
+    o->nwait = 0;
+    o->wait_bits = 0;
+    return SIM_OK;
+}
+
+bool switch_pause_enabled(const switch_t *sw)
+{
+    return sw->cfg.pause;
+}
+
+sim_cycle_t switch_port_latency(const switch_t *sw, uint32_t port)
+{
+    return port < sw->cfg.nports ? sw->ports[port].pc.latency : SIM_CYCLE_NEVER;
+}
+
+bool switch_paused(const switch_t *sw, uint32_t port)
+{
+    return port < sw->cfg.nports && sw->ports[port].paused;
 }
 
 sim_cycle_t switch_port_next_event(const switch_t *sw, uint32_t port)

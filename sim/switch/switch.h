@@ -52,6 +52,17 @@
  * dropped and counted (src_spoofed): no node can send a frame in another node's name. Off by
  * default in the switch model; the cluster turns it on unless told not to.
  *
+ * Pause (cfg.pause, 802.3x-style link flow control; docs/wire-protocol.md "Link pause"): a port's
+ * receiver (the node's MAC, whose receive ring is nearly full) asks the switch to stop sending to it
+ * (switch_pause on) and to go on (off). From the cycle of the request on no frame starts on that
+ * output link: frames whose serialization started earlier are delivered; frames that were to
+ * start at or after it (queued behind others) are taken back and wait, with every frame accepted
+ * meanwhile, in acceptance order, counted in the queue's backlog (queue_bytes: a paused port's
+ * queue still drops its tail when full) and its slots. At "off" they start in that order, the
+ * first at once or when the link is free. The harness makes the request the link's latency after
+ * the MAC's signal changes (at the next quantum boundary: sim/node/cluster.c). Off (the default):
+ * requests change nothing.
+ *
  * Tap (switch_set_tap): a harness callback that sees every frame handed in, before routing (a
  * test's wiretap: the malicious-node test records real frames to replay them).
  *
@@ -98,6 +109,7 @@ struct switch_config {
     uint32_t ecn_bytes;          /* mark frames queued above this many line bytes (0: never) */
     uint16_t ecn_offset;         /* the byte marked (default 5: the NCP header's flags) */
     uint8_t ecn_mask;            /* the bits set (default 0x10: PKT_F_CE) */
+    bool pause;                  /* honour the receivers' pause requests (switch_pause; default off) */
 };
 
 struct switch_port_counters {
@@ -108,6 +120,7 @@ struct switch_port_counters {
     uint64_t queue_drops, slot_drops;
     uint64_t src_spoofed;         /* handed in here with another port's source id: dropped */
     uint64_t ecn_marked;          /* queued to this port above cfg.ecn_bytes: marked (delivered) */
+    uint64_t pauses, paused_cycles; /* pause requests honoured at this output port, cycles paused */
     /* faults on frames headed to this port */
     uint64_t fault_drop, fault_duplicate, fault_corrupt, fault_delay;
 };
@@ -130,6 +143,13 @@ int switch_ingress(switch_t *sw, sim_cycle_t now, uint32_t port, const void *fra
  * order). SIM_OK, SIM_EAGAIN (none due), SIM_EINVAL (port, or cap < the frame: it stays). */
 int switch_egress(switch_t *sw, sim_cycle_t now, uint32_t port, void *buf, size_t cap, size_t *len);
 sim_cycle_t switch_port_next_event(const switch_t *sw, uint32_t port);
+/* The receiver on port asks the switch to stop (on) or resume (off) sending to it from cycle now
+ * on (see "Pause" above); now must not go backwards. SIM_OK (nothing when cfg.pause is off, the
+ * port is not this process's, or the state is already so), SIM_EINVAL for a bad port. */
+int switch_pause(switch_t *sw, sim_cycle_t now, uint32_t port, bool on);
+bool switch_paused(const switch_t *sw, uint32_t port);
+bool switch_pause_enabled(const switch_t *sw);
+sim_cycle_t switch_port_latency(const switch_t *sw, uint32_t port); /* SIM_CYCLE_NEVER: bad port */
 sim_cycle_t switch_next_event(const switch_t *sw);
 
 typedef void (*switch_tap_fn)(void *ctx, sim_cycle_t now, uint32_t port, const uint8_t *frame, size_t len);

@@ -1,6 +1,6 @@
 /* Unit tests of the switch: delivery, latency and bandwidth timing, bounded queues, broadcast,
  * each fault kind at rates 1, 0 and 0.1, CRC detection of corruption, reordering, per-link
- * faults, 64 ports, and same seed -> same run. */
+ * faults, 64 ports, same seed -> same run, and link pause. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -597,6 +597,131 @@ static void switch_marks_above_the_threshold_and_keeps_the_fcs(void **state)
     }
 }
 
+/* Link pause (cfg.pause, switch_pause): frames that started before the request are delivered, those
+ * that were to start at or after it wait with every frame accepted meanwhile, in acceptance order,
+ * counted in the queue's bound; at the resume they start in that order from the resume's cycle;
+ * with cfg.pause off a request changes nothing. */
+static switch_t *make_pause_switch(bool pause, uint32_t queue_bytes)
+{
+    struct switch_config cfg;
+
+    switch_config_default(&cfg, 3);
+    cfg.seed = 1;
+    cfg.slots_per_port = 64;
+    cfg.queue_bytes = queue_bytes;
+    cfg.pause = pause;
+    return switch_create(&cfg);
+}
+
+static void switch_pause_holds_and_resumes_in_order(void **state)
+{
+    switch_t *sw = make_pause_switch(true, 1u << 20);
+    uint8_t f[1000];
+    size_t len;
+
+    (void)state;
+    assert_true(switch_pause_enabled(sw));
+    assert_int_equal(switch_pause(sw, 0, 3, true), SIM_EINVAL);
+    /* three 1000-byte frames at 0: their serializations start at 0, 163.2 and 326.4 */
+    for (uint32_t i = 1; i <= 3; i++) {
+        make_frame(f, 1, 0, i, 1000);
+        assert_int_equal(switch_ingress(sw, 0, 0, f, 1000), SIM_OK);
+    }
+    /* paused at 200: the second started at 163.2 and is delivered; the third (326.4) waits */
+    assert_int_equal(switch_pause(sw, 200, 1, true), SIM_OK);
+    assert_true(switch_paused(sw, 1));
+    assert_false(switch_paused(sw, 0));
+    assert_int_equal(switch_egress(sw, 100, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 1);
+    assert_int_equal(switch_egress(sw, 264, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 2);
+    assert_int_equal(switch_port_next_event(sw, 1), SIM_CYCLE_NEVER);
+    assert_int_equal(switch_egress(sw, 100000, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    /* accepted while paused: waits behind the third; other ports are not held up */
+    make_frame(f, 1, 0, 4, 1000);
+    assert_int_equal(switch_ingress(sw, 300, 0, f, 1000), SIM_OK);
+    make_frame(f, 2, 0, 5, 1000);
+    assert_int_equal(switch_ingress(sw, 300, 0, f, 1000), SIM_OK);
+    assert_int_equal(switch_egress(sw, 400, 2, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 5);
+    assert_int_equal(switch_pause(sw, 500, 1, true), SIM_OK); /* already paused: nothing */
+    assert_int_equal(switch_port_counters(sw, 1)->pauses, 1);
+    /* resumed at 1000: the third starts at once (1000), the fourth after it (1163.2 -> 1164) */
+    assert_int_equal(switch_pause(sw, 1000, 1, false), SIM_OK);
+    assert_false(switch_paused(sw, 1));
+    assert_int_equal(switch_port_next_event(sw, 1), 1100);
+    assert_int_equal(switch_egress(sw, 1099, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 1100, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 3);
+    assert_int_equal(len, 1000);
+    assert_true(crc_ok(rxbuf, len));
+    assert_int_equal(switch_egress(sw, 1263, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 1264, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 4);
+    assert_int_equal(switch_port_counters(sw, 1)->paused_cycles, 800);
+    assert_int_equal(switch_port_counters(sw, 1)->tx_frames, 4);
+    assert_int_equal(switch_port_counters(sw, 1)->queue_drops, 0);
+    /* a frame due to start exactly at the request's cycle waits too: 2000 and 2163.2 -> the
+     * second is held by a pause at 2163 (its start, 2163.2, is not before it) */
+    make_frame(f, 1, 0, 6, 1000);
+    assert_int_equal(switch_ingress(sw, 2000, 0, f, 1000), SIM_OK);
+    make_frame(f, 1, 0, 7, 1000);
+    assert_int_equal(switch_ingress(sw, 2000, 0, f, 1000), SIM_OK);
+    assert_int_equal(switch_pause(sw, 2163, 1, true), SIM_OK);
+    assert_int_equal(switch_egress(sw, 2100, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 6);
+    assert_int_equal(switch_egress(sw, 5000, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    /* resumed before the link is free (it carries the sixth until 2163.2): the seventh starts then */
+    assert_int_equal(switch_pause(sw, 2100, 1, false), SIM_OK);
+    assert_int_equal(switch_egress(sw, 2263, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    assert_int_equal(switch_egress(sw, 2264, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(seq_of(rxbuf), 7);
+    assert_int_equal(switch_port_counters(sw, 1)->pauses, 2);
+    switch_destroy(sw);
+}
+
+static void switch_pause_counts_held_frames_in_the_queue_bound(void **state)
+{
+    /* room for three frames with their gaps (3 x 1020 line bytes) */
+    switch_t *sw = make_pause_switch(true, 3 * 1020);
+    uint8_t f[1000];
+    size_t len;
+
+    (void)state;
+    assert_int_equal(switch_pause(sw, 0, 1, true), SIM_OK);
+    for (uint32_t i = 1; i <= 4; i++) {
+        make_frame(f, 1, 0, i, 1000);
+        assert_int_equal(switch_ingress(sw, 10, 0, f, 1000), SIM_OK);
+    }
+    assert_int_equal(switch_port_counters(sw, 1)->queue_drops, 1);
+    assert_int_equal(switch_pause(sw, 50, 1, false), SIM_OK);
+    for (uint32_t i = 1; i <= 3; i++) {
+        assert_int_equal(switch_egress(sw, 10000, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+        assert_int_equal(seq_of(rxbuf), i);
+    }
+    assert_int_equal(switch_egress(sw, 10000, 1, rxbuf, sizeof rxbuf, &len), SIM_EAGAIN);
+    switch_destroy(sw);
+}
+
+static void switch_pause_off_changes_nothing(void **state)
+{
+    switch_t *sw = make_pause_switch(false, 1u << 20);
+    uint8_t f[1000];
+    size_t len;
+
+    (void)state;
+    assert_false(switch_pause_enabled(sw));
+    make_frame(f, 1, 0, 1, 1000);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 1000), SIM_OK);
+    assert_int_equal(switch_ingress(sw, 0, 0, f, 1000), SIM_OK);
+    assert_int_equal(switch_pause(sw, 50, 1, true), SIM_OK);
+    assert_false(switch_paused(sw, 1));
+    assert_int_equal(switch_egress(sw, 100, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(switch_egress(sw, 264, 1, rxbuf, sizeof rxbuf, &len), SIM_OK);
+    assert_int_equal(switch_port_counters(sw, 1)->pauses, 0);
+    switch_destroy(sw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +738,9 @@ int main(void)
         cmocka_unit_test(switch_check_src_drops_spoofed_frames),
         cmocka_unit_test(switch_replicas_over_processes_match_one_switch),
         cmocka_unit_test(switch_marks_above_the_threshold_and_keeps_the_fcs),
+        cmocka_unit_test(switch_pause_holds_and_resumes_in_order),
+        cmocka_unit_test(switch_pause_counts_held_frames_in_the_queue_bound),
+        cmocka_unit_test(switch_pause_off_changes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -448,6 +448,18 @@ def main():
                   (100.0 * hit_mbps / 1228.4, "met" if met else "not met") in b for b in sh) and
               any("stream reads at 10 Gb/s reach 74.5 %" in b and "; 85.4 % with every lookup a hit" in b for b in sh),
               "line-rate bullets carry the all-hits figures: %r" % sh)
+    # reads with link pause: planned with --pause on (and at-reg), stated in the reads bullet with a verdict
+    hp = plan.get("rate-read-10-hits-pause")
+    check(hp is not None and hp.args[hp.args.index("--pause") + 1] == "on" and
+          hp.args[hp.args.index("--pin-mode") + 1] == "at-reg" and hp.args[hp.args.index("--op") + 1] == "read",
+          "linkrate plan has rate-read-10-hits-pause with --pause on, at-reg, reads")
+    for mbps, verdict in ((1170.0, "met"), (1150.0, "not met")):
+        lres = {"rate-read-10": lrres(915.0, 1228.4, 197), "rate-read-10-hits": lrres(1049.0, 1228.4, 0),
+                "rate-read-10-hits-pause": lrres(mbps, 1228.4, 0)}
+        sh = m.linkrate_short([plan[n] for n in ("rate-read-10", "rate-read-10-hits", "rate-read-10-hits-pause")],
+                              lres)
+        check(any("%.1f %% with every lookup a hit and link pause (`--pause on`: %s)" % (100.0 * mbps / 1228.4, verdict)
+                  in b for b in sh), "reads bullet states the pause figure and its verdict: %r" % sh)
 
     # incast (issue 14): the 8-to-1 target configuration from a cold start and with every lookup a hit; the section
     # states a verdict per set of rows, the bullet appears only while a part of the target is not met

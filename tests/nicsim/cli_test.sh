@@ -37,6 +37,8 @@ expect 3 "--cq-mod" --cq-mod 0
 expect 3 "--cq-mod 9 must be at most --window 8" --workload stream --nodes 2 --window 8 --cq-mod 9
 expect 3 "--cq-mod is the stream workload's" --workload pingpong --nodes 2 --cq-mod 2
 expect 0 "--cq-mod" --help
+expect 3 "bad value .maybe. for --pause: on or off" --pause maybe
+expect 0 "--pause on|off" --help
 expect 3 "unknown option" --frobnicate
 expect 3 "unexpected argument" extra
 expect 3 "multiple of --nodes" --workload fft --nodes 3 --ws-pages 256

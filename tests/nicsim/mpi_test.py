@@ -5,8 +5,9 @@ ranks, and each bad input stopped with a clear error and a nonzero exit.
   mpi_test.py NICSIM MPIRUN CASE
 
 CASE:
-  identical    a small fft and a stream with every fault kind: 1 process (no mpirun), mpirun -np 2
-               and (fft) -np 3; every simulated figure of the JSON reports identical
+  identical    a small fft, a stream with every fault kind and a read stream with link pause: 1
+               process (no mpirun), mpirun -np 2 and (fft) -np 3; every simulated figure of the
+               JSON reports identical
   rank_map     the small fft under every --rank-map (interleave, block, a list) with 2 and 3 ranks:
                the same report as one process, each rank holding the nodes the map gives it
                (sim.per_rank), its work counted (evaluated node-cycles summing to the nodes'); and
@@ -82,6 +83,8 @@ def case_identical(nicsim, mpirun, tmp):
         ("fft", ["--workload", "fft", "--nodes", "4", "--ws-pages", "64", "--phases", "2"], [2, 3]),
         ("faults", ["--workload", "stream", "--nodes", "2", "--iters", "40", "--size", "16384", "--drop", "0.03",
                     "--duplicate", "0.03", "--corrupt", "0.03", "--delay", "0.05", "--seed", "7"], [2]),
+        ("pause", ["--workload", "stream", "--nodes", "2", "--op", "read", "--pin-mode", "at-reg", "--pause", "on",
+                   "--iters", "60"], [2]),
     ]
     for name, args, ks in runs:
         ref = os.path.join(tmp, name + "-1.json")
@@ -93,6 +96,8 @@ def case_identical(nicsim, mpirun, tmp):
             fail("%s: nothing simulated or verified" % name)
         if name == "faults" and a[".switch.fault_drop"] + a[".switch.fault_corrupt"] == 0:
             fail("faults: no fault was injected: the comparison would prove nothing about them")
+        if name == "pause" and a[".switch.pauses"] == 0:
+            fail("pause: no pause happened: the comparison would prove nothing about them")
         for k in ks:
             path = os.path.join(tmp, "%s-%d.json" % (name, k))
             rc, out, err, _ = run(mpirun_cmd(mpirun, k) + [nicsim, "--quiet"] + args + ["--json", path])

@@ -25,6 +25,7 @@ int tb_mac_tx(struct tb_env *e);
 int tb_mac_rx(struct tb_env *e);
 int tb_mac_rx_drops(struct tb_env *e);
 int tb_mac_ring_wrap(struct tb_env *e);
+int tb_mac_pause(struct tb_env *e);
 int tb_mac_loopback(struct tb_env *e);
 int tb_mac_rate(struct tb_env *e);
 int tb_mac_gated(struct tb_env *e);

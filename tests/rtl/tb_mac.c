@@ -210,6 +210,39 @@ int tb_mac_ring_wrap(struct tb_env *e)
     return 0;
 }
 
+/* The pause request (nic_mac_rx xoff, the rx_xoff pin): set when at most 4 of the 16 ring entries
+ * are free, withdrawn only when at least 8 are (hysteresis), and off while receive is disabled. */
+int tb_mac_pause(struct tb_env *e)
+{
+    static uint8_t f[TB_MAX_FRAME];
+    rx_setup(e, 4, BUFSZ);
+    TB_EQ(e, e->p->rx_xoff, 0);
+    for (uint32_t n = 1; n <= 13; n++) {
+        uint32_t w = make_frame(e, f, 64);
+        tb_rx_inject(e, f, w);
+        rx_drain(e);
+        TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_HEAD), n);
+        TB_EQ(e, e->p->rx_xoff, n >= 12); /* free = 16 - n <= 4 */
+    }
+    static const struct { uint32_t tail; int xoff; } steps[] = {{2, 1}, {4, 1}, {5, 0}, {6, 0}};
+    for (unsigned i = 0; i < sizeof steps / sizeof steps[0]; i++) { /* used 11, 9 (free 7): on; 8: off */
+        tb_reg_wr(e, NIC_MAC, NIC_MAC_RX_TAIL, steps[i].tail);
+        tb_cycles(e, 3);
+        TB_EQ(e, e->p->rx_xoff, steps[i].xoff);
+    }
+    for (uint32_t n = 14; n <= 18; n++) { /* used 8 -> 12: on again at free 4 */
+        uint32_t w = make_frame(e, f, 64);
+        tb_rx_inject(e, f, w);
+        rx_drain(e);
+        TB_EQ(e, e->p->rx_xoff, n >= 18);
+    }
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, 0); /* receive disabled: no request */
+    tb_cycles(e, 3);
+    TB_EQ(e, e->p->rx_xoff, 0);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_RX_NOBUF), 0);
+    return 0;
+}
+
 int tb_mac_loopback(struct tb_env *e)
 {
     /* random frames sent back to back through TX, stalled randomly by the link, then fed to RX

@@ -33,6 +33,7 @@ static const struct {
     {"mac.rx", tb_mac_rx},
     {"mac.rx_drops", tb_mac_rx_drops},
     {"mac.ring_wrap", tb_mac_ring_wrap},
+    {"mac.pause", tb_mac_pause},
     {"mac.loopback", tb_mac_loopback},
     {"mac.rate", tb_mac_rate},
     {"mac.gated", tb_mac_gated},

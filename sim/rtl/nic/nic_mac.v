@@ -61,7 +61,8 @@ module nic_mac #(
   output wire         ev_tx,
   output wire         tx_idle,
   output wire         rx_idle,
-  output wire         rx_urgent   // the RX FIFO is filling: give sr_* SRAM priority
+  output wire         rx_urgent,  // the RX FIFO is filling: give sr_* SRAM priority
+  output wire         rx_xoff     // pause request to the link partner (nic_mac_rx)
 );
   initial begin
     if (RATE < 1 || RATE > 65535) begin
@@ -118,7 +119,7 @@ module nic_mac #(
     .m_valid(sr_valid), .m_addr(sr_addr), .m_we(sr_we), .m_be(sr_be), .m_wdata(sr_wdata),
     .m_gnt(sr_gnt), .m_rsp_valid(sr_rsp_valid), .m_rdata(sr_rdata),
     .ev_ok(r_ok), .ev_bad_crc(r_bad_crc), .ev_runt(r_runt), .ev_oversize(r_oversize),
-    .ev_nobuf(r_nobuf), .ev_overflow(r_overflow), .urgent(rx_urgent), .idle(rx_idle));
+    .ev_nobuf(r_nobuf), .ev_overflow(r_overflow), .urgent(rx_urgent), .xoff(rx_xoff), .idle(rx_idle));
 
   assign ev_rx = r_ok;
   assign ev_tx = t_done || t_cdone;

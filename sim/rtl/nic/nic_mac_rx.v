@@ -13,6 +13,13 @@
 // MIN_FRAME wire bytes), oversize (more than buf_size bytes without the CRC) or bad CRC, each
 // counted; a good frame gets its descriptor written {buf, status {len, phase}, seq, crc} after its
 // data, then head increments and ev_ok pulses (the intc source mac_rx).
+//
+// Pause request (xoff, 802.3x-style link flow control; docs/wire-protocol.md "Link pause"): set
+// when at most XOFF_FREE ring entries are free, withdrawn when at least XON_FREE are (or receive is
+// disabled). The link partner (the switch port, if it honours pauses) stops starting frames to
+// this port meanwhile; XOFF_FREE covers the frames already on their way when it reacts: the one
+// arriving, and those that start on the link within its reaction time (the link's latency, 100
+// cycles, plus a quantum boundary: sim/node/cluster.c), 1 at 10 Gb/s, 3 at 100 Gb/s.
 `default_nettype none
 `include "nic_regs.vh"
 `include "nic_memmap.vh"
@@ -20,7 +27,9 @@ module nic_mac_rx #(
   parameter integer SRAM_SIZE  = `NIC_SRAM_SIZE,
   parameter integer W          = 64,
   parameter integer FIFO_DEPTH = 64,   // beats
-  parameter integer MIN_FRAME  = 16    // wire bytes, with CRC
+  parameter integer MIN_FRAME  = 16,   // wire bytes, with CRC
+  parameter integer XOFF_FREE  = 4,    // pause requested with at most this many free ring entries
+  parameter integer XON_FREE   = 8     // and withdrawn with at least this many
 ) (
   input  wire               clk,
   input  wire               rst,
@@ -56,6 +65,7 @@ module nic_mac_rx #(
   output reg                ev_nobuf,
   output reg                ev_overflow,
   output wire               urgent,        // the FIFO is a quarter full: SRAM priority
+  output reg                xoff,          // pause request to the link partner (above)
   output wire               idle
 );
   localparam integer B  = W / 8;
@@ -152,6 +162,17 @@ module nic_mac_rx #(
   // block (a frame taken in S_IDLE, a descriptor built in S_FLUSH), so that they are evaluated
   // only then, not in every cycle (simulation speed).
   localparam [31:0] ONE32 = 32'd1;
+
+  // The pause request, from registers only (head, tail, the ring's size), so out of the input cone.
+  wire [31:0] used = head - tail;
+  always @(posedge clk) begin
+    if (rst || !rx_enable)
+      xoff <= 1'b0;
+    else if (used + XOFF_FREE >= (ONE32 << entries_log2))
+      xoff <= 1'b1;
+    else if (used + XON_FREE <= (ONE32 << entries_log2))
+      xoff <= 1'b0;
+  end
 
   // wr_stream
   wire        ws_busy, ws_done, ws_ready;

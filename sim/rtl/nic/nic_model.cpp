@@ -166,6 +166,7 @@ static void sample(const Vnic_top *t, struct nic_pins *p)
     p->testmb_value = t->testmb_value;
     p->core_sleeping = t->core_sleeping;
     p->idle = t->idle;
+    p->rx_xoff = t->rx_xoff;
     p->timer_cycles_to_irq = t->timer_cycles_to_irq;
     p->dbg_halted = t->dbg_halted;
     p->dbg_pc = t->dbg_pc;

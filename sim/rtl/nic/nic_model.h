@@ -53,6 +53,7 @@ struct nic_pins {
     uint8_t console_valid, console_char, testmb_valid;
     uint32_t testmb_status, testmb_value;
     uint8_t core_sleeping, idle;
+    uint8_t rx_xoff; /* the MAC's pause request (nic_mac_rx: xoff; the switch: switch_pause) */
     uint64_t timer_cycles_to_irq; /* 0 while the timer interrupt is pending */
     uint8_t dbg_halted;
     uint32_t dbg_pc; /* halted: the pc of the next instruction */

@@ -78,6 +78,7 @@ module nic_top #(
   output wire [31:0]  testmb_value,
   output wire         core_sleeping,
   output wire         idle,
+  output wire         rx_xoff,      // the MAC asks the link partner to pause (nic_mac_rx: xoff)
   output wire [63:0]  timer_cycles_to_irq,
   // harness hook (simulation only; tie to 0 on a board)
   input  wire         skip_valid,
@@ -298,7 +299,8 @@ module nic_top #(
     .sr_rsp_valid(s_rsp_valid[R_RX]), .sr_rdata(s_rdata[R_RX*128 +: 128]),
     .dma_sub(dma_tag_sub), .dma_sub_tag(dma_tag_sub_id), .dma_cpl(dma_tag_cpl), .dma_cpl_tag(dma_tag_cpl_id),
     .dma_cpl_err(dma_tag_cpl_err),
-    .ev_rx(ev_mac_rx), .ev_tx(ev_mac_tx), .tx_idle(tx_idle), .rx_idle(rx_idle), .rx_urgent(mac_rx_urgent));
+    .ev_rx(ev_mac_rx), .ev_tx(ev_mac_tx), .tx_idle(tx_idle), .rx_idle(rx_idle), .rx_urgent(mac_rx_urgent),
+    .rx_xoff(rx_xoff));
   assign s_we[R_TX] = 1'b0;
   assign s_be[R_TX*16 +: 16] = 16'd0;
   assign s_wdata[R_TX*128 +: 128] = 128'd0;

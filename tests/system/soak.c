@@ -101,6 +101,7 @@ struct cfg {
     int inject;                              /* self-test: corrupt one byte before the final check */
     int verbose;
     uint32_t xopts;                          /* --flow, --cc, --sr: the NCPs' transport options (INIT) */
+    int pause;                               /* --pause: the switch honours the MACs' pause requests */
 };
 
 struct lockent {
@@ -1107,6 +1108,7 @@ static int run(struct soak *s)
     cc.sw.faults.duplicate = s->f_dup;
     cc.sw.faults.delay = s->f_delay;
     cc.sw.faults.delay_max = 2000;
+    cc.sw.pause = s->c.pause != 0;
     if (s->c.pressure) {
         cc.node.os.pressure_period = s->c.pressure;
         cc.node.os.pressure_pages = 2;
@@ -1239,6 +1241,8 @@ static int run(struct soak *s)
     if (s->c.xopts)
         printf(" | options%s%s%s: marks %" PRIu64 " window cuts %" PRIu64, s->c.xopts & NIC_XOPT_FLOW ? " flow" : "",
                s->c.xopts & NIC_XOPT_CONGESTION ? " cc" : "", s->c.xopts & NIC_XOPT_SR ? " sr" : "", marks, cuts);
+    if (s->c.pause)
+        printf(" | link pause: %" PRIu64 " requests, %" PRIu64 " cycles paused", sw.pauses, sw.paused_cycles);
     printf(" | wall %.1f s sim %" PRIu64 " cycles -> %s\n",
            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, (uint64_t)cluster_now(s->cl),
            nfail ? "FAIL" : "PASS");
@@ -1278,9 +1282,11 @@ static void usage(void)
     fprintf(stderr,
             "usage: soak [--seed N] [--nodes N] [--procs N] [--ops N] [--window N] [--signal P] [--hwm PAGES]\n"
             "            [--drop P] [--corrupt P] [--duplicate P] [--delay P] [--pressure CYCLES] [--stall CYCLES]\n"
-            "            [--max-cycles N] [--image PATH] [--inject] [--loopback] [--flow] [--cc] [--sr] [--verbose]\n"
+            "            [--max-cycles N] [--image PATH] [--inject] [--loopback] [--flow] [--cc] [--sr] [--pause]\n"
+            "            [--verbose]\n"
             "  --ops is the total over all processes; faults not given are drawn per seed in 1..5 %%,\n"
-            "  --hwm not given is drawn per node in 128..384 pages; --flow, --cc, --sr turn on the NCPs'\n"
+            "  --hwm not given is drawn per node in 128..384 pages; --pause: link pause in the switch\n"
+            "  (docs/wire-protocol.md); --flow, --cc, --sr turn on the NCPs'\n"
             "  flow control, congestion control, selective repeat. Exit 0 pass, 1 fail, 2 usage.\n");
 }
 
@@ -1338,6 +1344,8 @@ int main(int argc, char **argv)
             s->c.xopts |= NIC_XOPT_CONGESTION;
         else if (!strcmp(a, "--sr"))
             s->c.xopts |= NIC_XOPT_SR;
+        else if (!strcmp(a, "--pause"))
+            s->c.pause = 1;
         else if (!strcmp(a, "--verbose"))
             s->c.verbose = 1;
         else {

@@ -120,7 +120,8 @@ struct switch_port_counters {
     uint64_t queue_drops, slot_drops;
     uint64_t src_spoofed;         /* handed in here with another port's source id: dropped */
     uint64_t ecn_marked;          /* queued to this port above cfg.ecn_bytes: marked (delivered) */
-    uint64_t pauses, paused_cycles; /* pause requests honoured at this output port, cycles paused */
+    uint64_t pauses, paused_cycles; /* pause requests honoured at this output port, cycles paused (counted
+                                     * at each resume: a pause still on at the end is not) */
     /* faults on frames headed to this port */
     uint64_t fault_drop, fault_duplicate, fault_corrupt, fault_delay;
 };

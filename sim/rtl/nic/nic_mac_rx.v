@@ -163,17 +163,6 @@ module nic_mac_rx #(
   // only then, not in every cycle (simulation speed).
   localparam [31:0] ONE32 = 32'd1;
 
-  // The pause request, from registers only (head, tail, the ring's size), so out of the input cone.
-  wire [31:0] used = head - tail;
-  always @(posedge clk) begin
-    if (rst || !rx_enable)
-      xoff <= 1'b0;
-    else if (used + XOFF_FREE >= (ONE32 << entries_log2))
-      xoff <= 1'b1;
-    else if (used + XON_FREE <= (ONE32 << entries_log2))
-      xoff <= 1'b0;
-  end
-
   // wr_stream
   wire        ws_busy, ws_done, ws_ready;
   wire        ws_valid;
@@ -248,6 +237,13 @@ module nic_mac_rx #(
     ev_nobuf <= 1'b0;
     ws_start <= 1'b0;
     ws_cancel <= 1'b0;
+    // the pause request, from registers only (head, tail, the ring's size): out of the input cone
+    if (rst || !rx_enable)
+      xoff <= 1'b0;
+    else if (head - tail + XOFF_FREE >= (ONE32 << entries_log2))
+      xoff <= 1'b1;
+    else if (head - tail + XON_FREE <= (ONE32 << entries_log2))
+      xoff <= 1'b0;
     if (rst) begin
       st <= S_IDLE;
       head <= `NIC_MAC_RX_HEAD_RESET;

@@ -587,9 +587,8 @@ int switch_pause(switch_t *sw, sim_cycle_t now, uint32_t port, bool on)
                 o->heap[kept++] = k;
         }
         if (n) {
-            uint32_t rest = kept;
-            o->nheap = 0;
-            for (uint32_t i = 0; i < rest; i++)
+            o->nheap = 0; /* the kept ones, at the front, pushed back one by one */
+            for (uint32_t i = 0; i < kept; i++)
                 heap_push(o, o->heap[i]);
             for (uint32_t i = 1; i < n; i++) /* (at most slots_per_port, and pauses are rare) */
                 for (uint32_t j = i; j > 0 && o->slots[held[j]].seq < o->slots[held[j - 1]].seq; j--) {

@@ -1,4 +1,5 @@
-# CMake toolchain file for the NIC's RISC-V core: bare-metal RV32IM, ILP32, soft float, no C extension.
+# CMake toolchain file for the NIC's RISC-V core: bare-metal RV32IM with Zba and Zbb (bit
+# manipulation; docs/core.md "ISA"), ILP32, soft float, no C extension.
 #
 # Debian ships one multilib GCC for riscv64-unknown-elf. C is compiled with -march=rv32im -mabi=ilp32
 # (which selects the rv32im/ilp32 multilib of libgcc) and the assembler is told about Zicsr and
@@ -6,7 +7,10 @@
 # multilib, and plain rv32im rejects csrr / fence.i (see docs/CONTRIBUTING.md, "Toolchain").
 # -mno-riscv-attribute stops gcc from writing `.attribute arch, "rv32i2p1_m2p0"` into its assembly,
 # which would override the assembler's -march; the assembler then records the full
-# rv32i_m_zicsr_zifencei architecture in .riscv.attributes itself.
+# rv32i_m_zicsr_zifencei_zba_zbb architecture in .riscv.attributes itself. Zba and Zbb change no
+# ABI: libgcc and newlib stay those of the rv32im multilib (cmake/Firmware.cmake). The link line
+# names the same -march: the NCP is compiled with link-time optimisation, whose code generation
+# runs at the link and takes its -march from there.
 set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR riscv32)
 
@@ -21,10 +25,10 @@ set(CMAKE_OBJDUMP "${_rv_bin}/${RISCV_PREFIX}objdump" CACHE FILEPATH "")
 set(CMAKE_SIZE "${_rv_bin}/${RISCV_PREFIX}size" CACHE FILEPATH "")
 set(CMAKE_READELF "${_rv_bin}/${RISCV_PREFIX}readelf" CACHE FILEPATH "")
 
-set(RISCV_ARCH_FLAGS "-march=rv32im -mabi=ilp32 -mno-riscv-attribute -Wa,-march=rv32im_zicsr_zifencei")
+set(RISCV_ARCH_FLAGS "-march=rv32im_zba_zbb -mabi=ilp32 -mno-riscv-attribute -Wa,-march=rv32im_zicsr_zifencei_zba_zbb")
 set(CMAKE_C_FLAGS_INIT "${RISCV_ARCH_FLAGS} -ffreestanding -ffunction-sections -fdata-sections -fno-common")
 set(CMAKE_ASM_FLAGS_INIT "${RISCV_ARCH_FLAGS}")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-march=rv32im -mabi=ilp32 -nostartfiles -nostdlib -Wl,--gc-sections")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-march=rv32im_zba_zbb -mabi=ilp32 -nostartfiles -nostdlib -Wl,--gc-sections")
 
 # Nothing can run on the host, so test the compiler by building a static library.
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)

@@ -52,7 +52,7 @@ def check_attributes(path, readelf):
     if not re.fullmatch(r"rv32i\d+p\d+", parts[0]) or not any(re.fullmatch(r"m\d+p\d+", e) for e in parts):
         fail(f"{path}: arch {m.group(1)!r} is not rv32im")
     for e in parts[1:]:
-        if not re.fullmatch(r"(m|zicsr|zifencei|zmmul)\d+p\d+", e):
+        if not re.fullmatch(r"(m|zicsr|zifencei|zmmul|zba|zbb)\d+p\d+", e):
             fail(f"{path}: arch {m.group(1)!r} has extension {e!r} the core does not implement")
     return m.group(1)
 

@@ -95,7 +95,13 @@ void pkt_encode(uint8_t *frame, const struct pkt_hdr *h);
 #define PKT_WORDS 1
 static inline uint32_t pkt_bswap16x2(uint32_t v) /* swaps the bytes within each 16-bit half */
 {
+#ifdef __riscv_zbb
+    uint32_t r;
+    __asm__("rev8 %0, %1" : "=r"(r) : "r"(v)); /* (gcc 12 calls __bswapsi2 for __builtin_bswap32 on RV32) */
+    return r >> 16 | r << 16;                  /* rori */
+#else
     return (v & 0x00FF00FFu) << 8 | (v >> 8 & 0x00FF00FFu);
+#endif
 }
 
 static inline void pkt_encode_words(uint8_t *f, const struct pkt_hdr *h)

@@ -331,12 +331,17 @@ static inline void ncp_zero_words(void *d, uint32_t bytes)
         dw[i] = 0;
 }
 
-/* Index of the lowest set bit of m != 0 (RV32IM has no ctz instruction: de Bruijn multiply). */
+/* Index of the lowest set bit of m != 0: Zbb's ctz (without Zbb: a de Bruijn multiply; gcc 12
+ * recognises that table as ctz and, with Zbb, fails on it under link-time optimisation). */
 static inline uint32_t ncp_lowest_bit(uint32_t m)
 {
+#ifdef __riscv_zbb
+    return (uint32_t)__builtin_ctz(m);
+#else
     static const uint8_t pos[32] = {0,  1,  28, 2,  29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4,  8,
                                     31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6,  11, 5,  10, 9};
     return pos[((m & (0u - m)) * 0x077CB531u) >> 27];
+#endif
 }
 
 /*

@@ -1,4 +1,4 @@
-/* rvdis.c - RV32IM disassembler and ELF symbol table (rvdis.h). */
+/* rvdis.c - RV32IM + Zba + Zbb disassembler and ELF symbol table (rvdis.h). */
 #include "rvdis.h"
 
 #include <stdbool.h>
@@ -53,6 +53,12 @@ void rvdis(uint32_t in, uint32_t pc, char *b, size_t n)
     static const char *const alui[8] = { "addi", "slli", "slti", "sltiu", "xori", "sr?i", "ori", "andi" };
     static const char *const alu[8] = { "add", "sll", "slt", "sltu", "xor", "srl", "or", "and" };
     static const char *const mul[8] = { "mul", "mulh", "mulhsu", "mulhu", "div", "divu", "rem", "remu" };
+    /* OP with funct7 0100000 (base + Zbb), 0010000 (Zba), 0000101 (Zbb min/max) */
+    static const char *const alt[8] = { "sub", NULL, NULL, NULL, "xnor", "sra", "orn", "andn" };
+    static const char *const zba[8] = { NULL, NULL, "sh1add", NULL, "sh2add", NULL, "sh3add", NULL };
+    static const char *const minmax[8] = { NULL, NULL, NULL, NULL, "min", "minu", "max", "maxu" };
+    /* Zbb unary ops: OP-IMM funct3 1, imm[11:5] 0110000, the operation in the rs2 field */
+    static const char *const unary[8] = { "clz", "ctz", "cpop", NULL, "sext.b", "sext.h", NULL, NULL };
     static const char *const csr[8] = { NULL, "csrrw", "csrrs", "csrrc", NULL, "csrrwi", "csrrsi", "csrrci" };
 
     switch (op) {
@@ -101,7 +107,15 @@ void rvdis(uint32_t in, uint32_t pc, char *b, size_t n)
         snprintf(b, n, "%s %s, %d(%s)", st[f3], S2, imm_s, S1);
         return;
     case 0x13:
-        if (f3 == 1 || f3 == 5) {
+        if (f3 == 1 && f7 == 0x30) {
+            if (rs2 >= 8 || !unary[rs2])
+                break;
+            snprintf(b, n, "%s %s, %s", unary[rs2], D, S1);
+        } else if (f3 == 5 && (in >> 20 == 0x287 || in >> 20 == 0x698)) {
+            snprintf(b, n, "%s %s, %s", in >> 20 == 0x287 ? "orc.b" : "rev8", D, S1); /* rev8: RV32 encoding */
+        } else if (f3 == 5 && f7 == 0x30) {
+            snprintf(b, n, "rori %s, %s, %u", D, S1, rs2);
+        } else if (f3 == 1 || f3 == 5) {
             if ((f7 & ~0x20u) || (f3 == 1 && f7))
                 break;
             snprintf(b, n, "%s %s, %s, %u", f3 == 1 ? "slli" : f7 ? "srai" : "srli", D, S1, rs2);
@@ -120,8 +134,16 @@ void rvdis(uint32_t in, uint32_t pc, char *b, size_t n)
             snprintf(b, n, "%s %s, %s, %s", mul[f3], D, S1, S2);
         else if (f7 == 0)
             snprintf(b, n, "%s %s, %s, %s", alu[f3], D, S1, S2);
-        else if (f7 == 0x20 && (f3 == 0 || f3 == 5))
-            snprintf(b, n, "%s %s, %s, %s", f3 ? "sra" : "sub", D, S1, S2);
+        else if (f7 == 0x20 && alt[f3])
+            snprintf(b, n, "%s %s, %s, %s", alt[f3], D, S1, S2);
+        else if (f7 == 0x10 && zba[f3])
+            snprintf(b, n, "%s %s, %s, %s", zba[f3], D, S1, S2);
+        else if (f7 == 0x05 && minmax[f3])
+            snprintf(b, n, "%s %s, %s, %s", minmax[f3], D, S1, S2);
+        else if (f7 == 0x30 && (f3 == 1 || f3 == 5))
+            snprintf(b, n, "%s %s, %s, %s", f3 == 1 ? "rol" : "ror", D, S1, S2);
+        else if (f7 == 0x04 && f3 == 4 && rs2 == 0)
+            snprintf(b, n, "zext.h %s, %s", D, S1); /* RV32 encoding (pack rd, rs1, zero) */
         else
             break;
         return;

@@ -1,5 +1,5 @@
 /*
- * rvdis.h - RV32IM + Zicsr + Zifencei disassembler (one instruction to text) and an ELF symbol
+ * rvdis.h - RV32IM + Zba + Zbb + Zicsr + Zifencei disassembler (one instruction to text) and an ELF symbol
  * table for addr -> function+offset, for the instruction traces (sim/node/insntrace.c, coresim).
  * Mnemonics and operand order as objdump prints them (ABI register names, common pseudo-ops:
  * nop, li, mv, j, jr, ret, beqz, ...); an unknown word prints as ".word 0x...".

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Random RV32IM program generator for the core-vs-QEMU differential test.
+"""Random RV32IM + Zba + Zbb program generator for the core-vs-QEMU differential test.
 
 Role map
   layout constants  -- signature layout shared with run_difftest.py (word names)
@@ -14,6 +14,12 @@ program, except the back edge of a bounded loop whose counter lives in a
 reserved register (tp) that nothing else writes; subroutines are leaf code
 called once.  Memory accesses are aligned and stay inside a 256-byte scratch
 area addressed from a reserved base register (gp).
+
+Zba and Zbb (ratified 1.0, RV32 encodings) are generated on their own (g_zb,
+with corner operands) and mixed into the ALU groups, load-use pairs and
+dependent chains.  Zbs and Zbc are never generated: the assembler is run
+without them (run_difftest.ARCH_FLAGS), so no such word can appear, and QEMU
+is started with them disabled (run_difftest.QEMU_CPU).
 
 At the end the program stores x1..x31 and mscratch into the signature region
 (begin_signature..end_signature, which also holds the trap log and the scratch
@@ -33,7 +39,7 @@ import argparse
 import random
 import sys
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2   # 2: Zba/Zbb added to the mix (programs of every seed changed)
 
 ABI = ["zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1",
        "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7",
@@ -104,6 +110,13 @@ CORNERS = [0, 1, -1, 0x80000000, 0x7FFFFFFF, 2, -2, 0x80000001, 0xFFFF,
 ALU_RR = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and"]
 ALU_RI = ["addi", "slti", "sltiu", "xori", "ori", "andi"]
 SHIFT_I = ["slli", "srli", "srai"]
+# Zba + Zbb.  Register/register (rol/ror use only rs2[4:0]), unary (rd, rs1), and rori.
+ZB_RR = ["sh1add", "sh2add", "sh3add", "andn", "orn", "xnor",
+         "min", "max", "minu", "maxu", "rol", "ror"]
+ZB_UNARY = ["clz", "ctz", "cpop", "sext.b", "sext.h", "zext.h", "orc.b", "rev8"]
+ZB_ROT = ("rol", "ror")
+# Register rotate amounts: 0, 31, and values whose upper bits must be ignored.
+ZB_ROT_AMOUNTS = [0, 31, 1, 16, 32, 63, 0xFFFFFFE0, 0xFFFFFFFF, 0x8000001F, 0x80000000]
 MULDIV = ["mul", "mulh", "mulhsu", "mulhu", "div", "divu", "rem", "remu"]
 BRANCHES = ["beq", "bne", "blt", "bge", "bltu", "bgeu"]
 LOADS = [("lw", 4), ("lh", 2), ("lhu", 2), ("lb", 1), ("lbu", 1)]
@@ -151,6 +164,40 @@ class ProgramGen:
             return self.rng.choice([0, 31, 1, 30, 16])
         return self.rng.randint(0, 31)
 
+    def zb_value(self, op=None):
+        """An operand for a Zba/Zbb op: corners, one bit set/clear, byte and
+        half-word boundaries with junk above them, bit masks, random."""
+        rng = self.rng
+        r = rng.random()
+        if op in ("sext.b", "sext.h", "zext.h") and r < 0.5:
+            # Boundary value in the low byte/half, random bits above it.
+            low = rng.choice([0, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x807F, 0x7F80])
+            junk = rng.choice([0, 0xFFFFFFFF, rng.getrandbits(32)])
+            width = 0xFF if op == "sext.b" else 0xFFFF
+            return ((junk & ~width) | (low & width)) & 0xFFFFFFFF
+        if op == "orc.b" and r < 0.5:
+            # Bytes that are zero, one bit, all ones or random.
+            v = 0
+            for _ in range(4):
+                v = (v << 8) | rng.choice([0, 0, 0x01, 0x80, 0xFF, rng.getrandbits(8)])
+            return v
+        if r < 0.3:
+            return rng.choice([0, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 1, 0xFFFFFFFE,
+                               0x80000001, 0x40000000, 0x20000000, 0x1FFFFFFF, 0xE0000000,
+                               0xFF, 0x80, 0x7F, 0xFFFF, 0x8000, 0x7FFF, 0xFF00FF00,
+                               0x00FF00FF, 0x80808080, 0x01010101, 0x7F7F7F7F, 0x55555555,
+                               0xAAAAAAAA, 0x12345678])
+        if r < 0.5:
+            bit = 1 << rng.randrange(32)                 # one bit set, or all but one
+            return bit if rng.random() < 0.7 else bit ^ 0xFFFFFFFF
+        if r < 0.6:
+            k = rng.randint(1, 31)                       # contiguous masks: clz/ctz edges
+            m = (1 << k) - 1
+            return m if rng.random() < 0.5 else (m << (32 - k)) & 0xFFFFFFFF
+        if r < 0.7:
+            return rng.randint(-64, 64) & 0xFFFFFFFF
+        return rng.getrandbits(32)
+
     def dst(self, forbid=()):
         if self.rng.random() < 0.03 and 0 not in forbid:
             return 0
@@ -174,12 +221,18 @@ class ProgramGen:
     def g_alu_rr(self, forbid):
         rs1, rs2 = self.src(), self.src()
         rd = self.dst(forbid)
-        return ["%s %s, %s, %s" % (self.rng.choice(ALU_RR), self.r(rd), self.r(rs1), self.r(rs2))]
+        ops = ZB_RR if self.rng.random() < 0.2 else ALU_RR
+        return ["%s %s, %s, %s" % (self.rng.choice(ops), self.r(rd), self.r(rs1), self.r(rs2))]
 
     def g_alu_ri(self, forbid):
         rs1 = self.src()
         rd = self.dst(forbid)
-        if self.rng.random() < 0.35:
+        r = self.rng.random()
+        if r < 0.12:
+            return ["%s %s, %s" % (self.rng.choice(ZB_UNARY), self.r(rd), self.r(rs1))]
+        if r < 0.2:
+            return ["rori %s, %s, %d" % (self.r(rd), self.r(rs1), self.shamt())]
+        if r < 0.48:
             return ["%s %s, %s, %d" % (self.rng.choice(SHIFT_I), self.r(rd), self.r(rs1), self.shamt())]
         return ["%s %s, %s, %d" % (self.rng.choice(ALU_RI), self.r(rd), self.r(rs1), self.imm12())]
 
@@ -199,7 +252,7 @@ class ProgramGen:
         amt = self.rng.choice([0, 31, 32, 63, 0xFFFFFFE0, 0xFFFFFFFF, 1, 0x8000001F])
         rs1 = self.src()
         rd = self.dst(forbid)
-        op = self.rng.choice(["sll", "srl", "sra"])
+        op = self.rng.choice(["sll", "srl", "sra", "rol", "ror"])
         return ["li %s, %d" % (self.r(ra), s32(amt)),
                 "%s %s, %s, %s" % (op, self.r(rd), self.r(rs1), self.r(ra))]
 
@@ -235,6 +288,56 @@ class ProgramGen:
         lines.append("%s %s, %s, %s" % (op, self.r(rd), self.r(rs1), self.r(rs2)))
         return lines
 
+    def g_zb(self, forbid):
+        """Zba/Zbb: register/register, unary and rori, corner operands injected
+        into fresh registers about half the time (rotate amounts 0/31/junk upper
+        bits, min/max on equal, adjacent and sign-differing pairs), rd equal to
+        a source, rs1 == rs2."""
+        rng = self.rng
+        lines = []
+        k = rng.random()
+        op = rng.choice(ZB_RR) if k < 0.55 else rng.choice(ZB_UNARY) if k < 0.85 else "rori"
+        if rng.random() < 0.55:
+            a = self.dst(forbid | {0})
+            va = self.zb_value(op)
+            lines.append("li %s, %d" % (self.r(a), s32(va)))
+            rs1 = a
+            if op in ZB_RR:
+                if rng.random() < 0.12:
+                    rs2 = a                                   # rs1 == rs2
+                elif rng.random() < 0.25:
+                    rs2 = self.src()
+                else:
+                    b = self.dst(forbid | {0})
+                    if op in ZB_ROT:
+                        vb = rng.choice(ZB_ROT_AMOUNTS + [rng.randrange(32), rng.getrandbits(32)])
+                    elif op in ("min", "max", "minu", "maxu") and rng.random() < 0.5:
+                        # Equal, adjacent, or the same magnitude with the other sign.
+                        vb = rng.choice([va, va + 1, va - 1, va ^ 0x80000000, va ^ 0xFFFFFFFF]) & 0xFFFFFFFF
+                    else:
+                        vb = self.zb_value(op)
+                    if b == a:
+                        vb = va
+                    lines.append("li %s, %d" % (self.r(b), s32(vb)))
+                    rs2 = b
+                if rng.random() < 0.5:
+                    rs1, rs2 = rs2, rs1
+        else:
+            rs1, rs2 = self.src(), self.src()
+        rd = self.dst(forbid)
+        if rng.random() < 0.2 and rs1 not in RESERVED and rs1 not in forbid:
+            rd = rs1   # destination overwrites a source
+            self.last_dst = rd
+            self.block_dsts.add(rd)
+        if op == "rori":
+            amt = rng.choice([0, 31, rng.randrange(32)]) if rng.random() < 0.5 else self.shamt()
+            lines.append("rori %s, %s, %d" % (self.r(rd), self.r(rs1), amt))
+        elif op in ZB_UNARY:
+            lines.append("%s %s, %s" % (op, self.r(rd), self.r(rs1)))
+        else:
+            lines.append("%s %s, %s, %s" % (op, self.r(rd), self.r(rs1), self.r(rs2)))
+        return lines
+
     def g_chain(self, forbid):
         """A run of ops each consuming the previous result immediately."""
         lines = []
@@ -243,14 +346,22 @@ class ProgramGen:
             rd = self.dst(forbid)
             other = self.src() if self.rng.random() < 0.5 else prev
             kind = self.rng.random()
-            if kind < 0.4:
+            if kind < 0.35:
                 op = self.rng.choice(MULDIV)
-            elif kind < 0.8:
+            elif kind < 0.65:
                 op = self.rng.choice(ALU_RR)
+            elif kind < 0.8:
+                op = self.rng.choice(ZB_RR)
             else:
                 op = None
             if op is None:
-                lines.append("%s %s, %s, %d" % (self.rng.choice(ALU_RI), self.r(rd), self.r(prev), self.imm12()))
+                k = self.rng.random()
+                if k < 0.4:
+                    lines.append("%s %s, %s" % (self.rng.choice(ZB_UNARY), self.r(rd), self.r(prev)))
+                elif k < 0.55:
+                    lines.append("rori %s, %s, %d" % (self.r(rd), self.r(prev), self.shamt()))
+                else:
+                    lines.append("%s %s, %s, %d" % (self.rng.choice(ALU_RI), self.r(rd), self.r(prev), self.imm12()))
             elif self.rng.random() < 0.5:
                 lines.append("%s %s, %s, %s" % (op, self.r(rd), self.r(prev), self.r(other)))
             else:
@@ -303,8 +414,13 @@ class ProgramGen:
         if self.rng.random() < 0.5 and rd != 0:
             # Load-use: consume the loaded value in the very next instruction.
             rd2 = self.dst(forbid)
-            if self.rng.random() < 0.3:
+            k = self.rng.random()
+            if k < 0.3:
                 lines.append("%s %s, %s, %s" % (self.rng.choice(MULDIV), self.r(rd2), self.r(rd), self.r(self.src())))
+            elif k < 0.42:
+                lines.append("%s %s, %s" % (self.rng.choice(ZB_UNARY), self.r(rd2), self.r(rd)))
+            elif k < 0.5:
+                lines.append("%s %s, %s, %s" % (self.rng.choice(ZB_RR), self.r(rd2), self.r(self.src()), self.r(rd)))
             else:
                 lines.append("%s %s, %s, %s" % (self.rng.choice(ALU_RR), self.r(rd2), self.r(self.src()), self.r(rd)))
         return lines
@@ -345,7 +461,7 @@ class ProgramGen:
         table = [
             (self.g_alu_rr, 22), (self.g_alu_ri, 20), (self.g_upper, 4),
             (self.g_li, 4), (self.g_shift_corner, 3), (self.g_muldiv, 14),
-            (self.g_chain, 6), (self.g_load, 12), (self.g_store, 10),
+            (self.g_zb, 10), (self.g_chain, 6), (self.g_load, 12), (self.g_store, 10),
             (self.g_csr, 2), (self.g_fence, 0.5),
         ]
         if self.traps:
@@ -641,7 +757,7 @@ class ProgramGen:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Generate a random RV32IM differential-test program.")
+    ap = argparse.ArgumentParser(description="Generate a random RV32IM + Zba + Zbb differential-test program.")
     ap.add_argument("seed", type=int)
     ap.add_argument("out", help="output assembly file ('-' for stdout)")
     ap.add_argument("--length", type=int, default=2000,

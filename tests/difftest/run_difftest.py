@@ -34,8 +34,11 @@ import gen_program as gp  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LINK_LD = os.path.join(HERE, "link.ld")
-ARCH_FLAGS = ["-march=rv32im_zicsr_zifencei", "-mabi=ilp32", "-nostdlib", "-nostartfiles",
+ARCH_FLAGS = ["-march=rv32im_zicsr_zifencei_zba_zbb", "-mabi=ilp32", "-nostdlib", "-nostartfiles",
               "-Wl,--no-warn-rwx-segments"]
+# QEMU 7.2's default spike CPU (rv32) executes Zba, Zbb, Zbc and Zbs; our core has only Zba and
+# Zbb, so the other two are switched off (their words then trap as illegal, as on the core).
+QEMU_CPU = "rv32,zba=true,zbb=true,zbc=false,zbs=false"
 # Instruction word -> mcause of the exception it raises (what the generator plants).
 TRAP_WORDS = {0x00000073: 11,   # ecall from M-mode
               0x00100073: 3,    # ebreak: breakpoint
@@ -121,7 +124,7 @@ class Tools:
         return cmd
 
     def qemu_cmd(self, elf):
-        return [self.qemu, "-machine", "spike", "-bios", "none", "-kernel", elf,
+        return [self.qemu, "-machine", "spike", "-cpu", QEMU_CPU, "-bios", "none", "-kernel", elf,
                 "-display", "none", "-serial", "stdio", "-monitor", "none"]
 
     def coresim_cmd(self, elf, seed, sigfile=None):
@@ -159,8 +162,9 @@ class Tools:
         return syms
 
     def trap_sites(self, elf):
-        """{address: expected mcause} of the planted trapping instructions in .text."""
-        out = subprocess.run([self.objdump, "-d", "-j", ".text", elf], capture_output=True, text=True).stdout
+        """{address: expected mcause} of the planted trapping instructions in .text (-z: objdump
+        otherwise collapses consecutive zero words, two planted illegal 0x00000000 in a row, into "...")."""
+        out = subprocess.run([self.objdump, "-d", "-z", "-j", ".text", elf], capture_output=True, text=True).stdout
         sites = {}
         for m in re.finditer(r"^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s", out, re.M):
             word = int(m.group(2), 16)

@@ -190,7 +190,7 @@ module rv_core #(
   wire        dc_illegal, dc_a_pc, dc_a_zero, dc_b_imm, dc_uses_rs1, dc_uses_rs2, dc_rd_we;
   wire        dc_branch, dc_jal, dc_jalr, dc_load, dc_store, dc_mul, dc_div, dc_csr;
   wire        dc_ecall, dc_ebreak, dc_mret, dc_wfi, dc_fencei;
-  wire [3:0]  dc_alu_op;
+  wire [4:0]  dc_alu_op;
   wire [31:0] dc_imm;
 
   rv_decode u_dec (

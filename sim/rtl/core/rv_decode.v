@@ -1,4 +1,4 @@
-// rv_decode: combinational RV32IM + Zicsr + Zifencei decoder (execute stage).
+// rv_decode: combinational RV32IM + Zba + Zbb + Zicsr + Zifencei decoder (execute stage).
 // Role: turns an instruction word into control signals; flags every encoding
 // that is not implemented as illegal (the core raises mcause=2, mtval=insn).
 // CSR address legality is decided later by rv_csr (commit stage).
@@ -8,7 +8,7 @@ module rv_decode (
   input  wire [31:0] insn,
   // classification
   output reg         illegal,
-  output reg  [3:0]  alu_op,      // see rv_alu
+  output reg  [4:0]  alu_op,      // see rv_alu
   output reg         a_sel_pc,    // ALU operand A = pc (auipc)
   output reg         a_sel_zero,  // ALU operand A = 0 (lui)
   output reg         b_sel_imm,   // ALU operand B = immediate
@@ -30,14 +30,20 @@ module rv_decode (
   output reg         is_wfi,
   output reg         is_fencei
 );
-  localparam [3:0] ALU_ADD = 4'd0, ALU_SUB = 4'd1, ALU_SLL = 4'd2, ALU_SLT = 4'd3,
-                   ALU_SLTU = 4'd4, ALU_XOR = 4'd5, ALU_SRL = 4'd6, ALU_SRA = 4'd7,
-                   ALU_OR = 4'd8, ALU_AND = 4'd9;
+  localparam [4:0] ALU_ADD = 5'd0, ALU_SUB = 5'd1, ALU_SLL = 5'd2, ALU_SLT = 5'd3,
+                   ALU_SLTU = 5'd4, ALU_XOR = 5'd5, ALU_SRL = 5'd6, ALU_SRA = 5'd7,
+                   ALU_OR = 5'd8, ALU_AND = 5'd9,
+                   ALU_SH1ADD = 5'd10, ALU_SH2ADD = 5'd11, ALU_SH3ADD = 5'd12, ALU_ANDN = 5'd13,
+                   ALU_ORN = 5'd14, ALU_XNOR = 5'd15, ALU_CLZ = 5'd16, ALU_CTZ = 5'd17,
+                   ALU_CPOP = 5'd18, ALU_SEXTB = 5'd19, ALU_SEXTH = 5'd20, ALU_ZEXTH = 5'd21,
+                   ALU_MIN = 5'd22, ALU_MAX = 5'd23, ALU_MINU = 5'd24, ALU_MAXU = 5'd25,
+                   ALU_ROL = 5'd26, ALU_ROR = 5'd27, ALU_ORCB = 5'd28, ALU_REV8 = 5'd29;
 
   wire [6:0] opcode = insn[6:0];
   wire [2:0] funct3 = insn[14:12];
   wire [6:0] funct7 = insn[31:25];
   wire       rd_nz  = insn[11:7] != 5'd0;
+  wire [4:0] rs2f   = insn[24:20];  // Zbb's unary operations: the operation, in the rs2 field
 
   wire [31:0] imm_i = {{20{insn[31]}}, insn[31:20]};
   wire [31:0] imm_s = {{20{insn[31]}}, insn[31:25], insn[11:7]};
@@ -81,13 +87,25 @@ module rv_decode (
         b_sel_imm = 1'b1;  uses_rs1 = 1'b1;  rd_we = rd_nz;
         case (funct3)
           3'd0: alu_op = ALU_ADD;
-          3'd1: begin alu_op = ALU_SLL;  illegal = funct7 != 7'd0; end
+          3'd1: begin
+            if (funct7 == 7'd0) alu_op = ALU_SLL;
+            else if (funct7 == 7'b0110000 && rs2f == 5'd0) alu_op = ALU_CLZ;
+            else if (funct7 == 7'b0110000 && rs2f == 5'd1) alu_op = ALU_CTZ;
+            else if (funct7 == 7'b0110000 && rs2f == 5'd2) alu_op = ALU_CPOP;
+            else if (funct7 == 7'b0110000 && rs2f == 5'd4) alu_op = ALU_SEXTB;
+            else if (funct7 == 7'b0110000 && rs2f == 5'd5) alu_op = ALU_SEXTH;
+            else illegal = 1'b1;
+          end
           3'd2: alu_op = ALU_SLT;
           3'd3: alu_op = ALU_SLTU;
           3'd4: alu_op = ALU_XOR;
           3'd5: begin
-            alu_op = insn[30] ? ALU_SRA : ALU_SRL;
-            illegal = funct7 != 7'd0 && funct7 != 7'b0100000;
+            if (funct7 == 7'd0) alu_op = ALU_SRL;
+            else if (funct7 == 7'b0100000) alu_op = ALU_SRA;
+            else if (funct7 == 7'b0110000) alu_op = ALU_ROR;      // rori
+            else if (insn[31:20] == 12'h287) alu_op = ALU_ORCB;
+            else if (insn[31:20] == 12'h698) alu_op = ALU_REV8;   // (RV32's encoding)
+            else illegal = 1'b1;
           end
           3'd6: alu_op = ALU_OR;
           default: alu_op = ALU_AND;
@@ -109,10 +127,34 @@ module rv_decode (
             3'd6: alu_op = ALU_OR;
             default: alu_op = ALU_AND;
           endcase
-        end else if (funct7 == 7'b0100000 && funct3 == 3'd0) begin
-          alu_op = ALU_SUB;
-        end else if (funct7 == 7'b0100000 && funct3 == 3'd5) begin
-          alu_op = ALU_SRA;
+        end else if (funct7 == 7'b0100000) begin
+          case (funct3)
+            3'd0: alu_op = ALU_SUB;
+            3'd4: alu_op = ALU_XNOR;
+            3'd5: alu_op = ALU_SRA;
+            3'd6: alu_op = ALU_ORN;
+            3'd7: alu_op = ALU_ANDN;
+            default: illegal = 1'b1;
+          endcase
+        end else if (funct7 == 7'b0010000) begin  // Zba
+          case (funct3)
+            3'd2: alu_op = ALU_SH1ADD;
+            3'd4: alu_op = ALU_SH2ADD;
+            3'd6: alu_op = ALU_SH3ADD;
+            default: illegal = 1'b1;
+          endcase
+        end else if (funct7 == 7'b0000101) begin  // min/max
+          case (funct3)
+            3'd4: alu_op = ALU_MIN;
+            3'd5: alu_op = ALU_MINU;
+            3'd6: alu_op = ALU_MAX;
+            3'd7: alu_op = ALU_MAXU;
+            default: illegal = 1'b1;
+          endcase
+        end else if (funct7 == 7'b0110000 && (funct3 == 3'd1 || funct3 == 3'd5)) begin
+          alu_op = funct3 == 3'd1 ? ALU_ROL : ALU_ROR;
+        end else if (funct7 == 7'b0000100 && funct3 == 3'd4 && rs2f == 5'd0) begin
+          alu_op = ALU_ZEXTH;  // zext.h (RV32: pack rd, rs1, x0)
         end else begin
           illegal = 1'b1;
         end

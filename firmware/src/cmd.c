@@ -123,11 +123,13 @@ void *stage_slot(void)
     return stage_slot_inline();
 }
 
+#if NCP_TEST_HOOKS
 NCP_TEST_HOOK int ncp_test_on_event(const struct nic_event *ev)
 {
     (void)ev;
     return 0;
 }
+#endif
 
 static int ev_post_lines(uint8_t type, uint8_t cache, uint8_t path, uint16_t pid, uint16_t epoch, uint32_t key,
                          int32_t status, uint32_t a, uint32_t lines);

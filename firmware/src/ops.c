@@ -345,12 +345,14 @@ int ops_ep_retired(uint8_t epi)
     return ep->sq_done == ep->sq_pi || (!ep->closing && ep->sq_done == ep->sq_ci);
 }
 
+#if NCP_TEST_HOOKS
 NCP_TEST_HOOK int ncp_test_on_cqe(uint8_t ep, const struct nic_cqe *cqe)
 {
     (void)ep;
     (void)cqe;
     return 0;
 }
+#endif
 
 /* cqe_post once cqe_room said yes. */
 static void cqe_write(uint8_t epi, uint64_t wr_id, int32_t status, uint32_t bytes, uint8_t opk, uint32_t req)

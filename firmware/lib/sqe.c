@@ -28,13 +28,14 @@ static enum sqe_rule first_failed(const struct nic_sq_entry *e, const struct sqe
 
     if (e->op != NIC_OP_RDMA_WRITE && e->op != NIC_OP_RDMA_READ && (!SQE_MQ || e->op != NIC_OP_POST_RECV))
         return SQE_R_OP;
-    if ((e->flags & ~(NIC_WR_SIGNALED | NIC_WR_IMM | (SQE_MQ ? NIC_WR_SEND : 0u))) ||
-        ((e->flags & (NIC_WR_IMM | NIC_WR_SEND)) && e->op != NIC_OP_RDMA_WRITE) ||
+    int inl = (e->flags & NIC_WR_INLINE) != 0;
+    if ((e->flags & ~(NIC_WR_SIGNALED | NIC_WR_IMM | NIC_WR_INLINE | (SQE_MQ ? NIC_WR_SEND : 0u))) ||
+        ((e->flags & (NIC_WR_IMM | NIC_WR_SEND | NIC_WR_INLINE)) && e->op != NIC_OP_RDMA_WRITE) ||
         (e->flags & (NIC_WR_IMM | NIC_WR_SEND)) == (NIC_WR_IMM | NIC_WR_SEND))
         return SQE_R_FLAGS;
-    if (e->len == 0 || e->len > NIC_MAX_XFER)
+    if (e->len == 0 || e->len > (inl ? NIC_INLINE_MAX : NIC_MAX_XFER))
         return SQE_R_LEN;
-    if (laddr >> SQE_VA_BITS || (laddr + e->len) >> SQE_VA_BITS) /* no overflow: both below 2^45 */
+    if (!inl && (laddr >> SQE_VA_BITS || (laddr + e->len) >> SQE_VA_BITS)) /* no overflow: both below 2^45 */
         return SQE_R_LADDR;
     if (roff >> SQE_VA_BITS)
         return SQE_R_ROFF;
@@ -45,8 +46,9 @@ static enum sqe_rule first_failed(const struct nic_sq_entry *e, const struct sqe
     if (e->reserved0)
         return SQE_R_RESERVED;
     for (unsigned i = 0; i < sizeof e->reserved1 / sizeof e->reserved1[0]; i++)
-        if (e->reserved1[i] && (i || !(e->flags & NIC_WR_IMM) || e->reserved1[0] > NIC_IMM_MAX))
-            return SQE_R_RESERVED; /* reserved1[0]: the immediate of a NIC_WR_IMM write */
+        if (e->reserved1[i] && (i ? !inl : (!(e->flags & NIC_WR_IMM) || e->reserved1[0] > NIC_IMM_MAX)))
+            return SQE_R_RESERVED; /* reserved1[0]: the immediate of a NIC_WR_IMM write; [1..3]: an
+                                    * inline write's data */
     if (SQE_MQ && (e->flags & NIC_WR_SEND) && (e->len > mtu || roff || e->rpid))
         return SQE_R_MQ;
     if (SQE_MQ && e->op == NIC_OP_POST_RECV && (e->rnode != lim->me || roff || e->rpid))

@@ -37,14 +37,15 @@ struct sqe_limits {
 enum sqe_rule {
     SQE_OK = 0,
     SQE_R_OP,        /* op is NIC_OP_RDMA_WRITE, NIC_OP_RDMA_READ or NIC_OP_POST_RECV (ABI 2.2) */
-    SQE_R_FLAGS,     /* flags has no bit but NIC_WR_SIGNALED, NIC_WR_IMM and NIC_WR_SEND; IMM and SEND
-                      * only on a write, not both */
-    SQE_R_LEN,       /* 1 <= len <= NIC_MAX_XFER */
-    SQE_R_LADDR,     /* laddr < 2^44 and laddr + len < 2^44 */
+    SQE_R_FLAGS,     /* flags has no bit but NIC_WR_SIGNALED, NIC_WR_IMM, NIC_WR_SEND and NIC_WR_INLINE
+                      * (ABI 2.4); IMM, SEND and INLINE only on a write, IMM and SEND not both */
+    SQE_R_LEN,       /* 1 <= len <= NIC_MAX_XFER; an inline write: len <= NIC_INLINE_MAX */
+    SQE_R_LADDR,     /* laddr < 2^44 and laddr + len < 2^44 (not for an inline write: its data) */
     SQE_R_ROFF,      /* roff < 2^44 */
     SQE_R_RNODE,     /* rnode < nodes, rnode < peers (rnode == me: loopback) */
     SQE_R_RBUF,      /* rbuf <= PKT_MAX_BUF_ID (24-bit on the wire) */
-    SQE_R_RESERVED,  /* reserved0 and every reserved1 word are zero */
+    SQE_R_RESERVED,  /* reserved0 and every reserved1 word are zero (reserved1[0]: a NIC_WR_IMM
+                      * write's immediate; reserved1[1..3]: an inline write's data) */
     SQE_R_MQ,        /* ABI 2.2: a send (NIC_WR_SEND) has len <= mtu (<= NIC_MSG_MAX), roff = rpid = 0;
                       * a NIC_OP_POST_RECV has rnode = me, roff = rpid = 0 */
     SQE__RULES
@@ -60,17 +61,24 @@ int32_t sqe_validate(const struct nic_sq_entry *e, const struct sqe_limits *lim,
 
 /*
  * The common entry in a few branches (the NCP's per-message path, before sqe_validate): 1 exactly
- * when `e` is a plain RDMA write or read (no flag but NIC_WR_SIGNALED) that sqe_validate accepts,
- * with rnodes = min(lim->nodes, lim->peers); 0 for every other entry, well formed or not (the
- * caller then asks sqe_validate). Checked against sqe_validate by the unit tests and the fuzzer.
+ * when `e` is a plain RDMA write or read (no flag but NIC_WR_SIGNALED), or a plain inline write
+ * (NIC_WR_SIGNALED and NIC_WR_INLINE), that sqe_validate accepts, with rnodes = min(lim->nodes,
+ * lim->peers); 0 for every other entry, well formed or not (the caller then asks sqe_validate).
+ * Checked against sqe_validate by the unit tests and the fuzzer.
  */
 static inline int sqe_plain_ok(const struct nic_sq_entry *e, uint32_t rnodes)
 {
     uint32_t len = e->len, lo = e->laddr_lo, hi = e->laddr_hi, end_hi = hi + (lo + len < lo);
-    uint32_t bad = ((uint32_t)e->flags & ~NIC_WR_SIGNALED) | e->reserved0 | e->reserved1[0] | e->reserved1[1] |
-                   e->reserved1[2] | e->reserved1[3] | ((len - 1u) >> 24) /* 1 <= len <= NIC_MAX_XFER */ |
-                   ((hi | end_hi | e->roff_hi) >> (SQE_VA_BITS - 32u)) | (e->rbuf >> 24) /* PKT_MAX_BUF_ID */;
+    uint32_t bad;
 
+    if (e->flags & NIC_WR_INLINE) /* an inline write: laddr, lbuf and reserved1[1..3] are its data */
+        bad = ((uint32_t)e->flags & ~(NIC_WR_SIGNALED | NIC_WR_INLINE)) | e->reserved0 | e->reserved1[0] |
+              ((len - 1u) >= NIC_INLINE_MAX) | (e->roff_hi >> (SQE_VA_BITS - 32u)) | (e->rbuf >> 24) |
+              ((uint32_t)e->op ^ NIC_OP_RDMA_WRITE);
+    else
+        bad = ((uint32_t)e->flags & ~NIC_WR_SIGNALED) | e->reserved0 | e->reserved1[0] | e->reserved1[1] |
+              e->reserved1[2] | e->reserved1[3] | ((len - 1u) >> 24) /* 1 <= len <= NIC_MAX_XFER */ |
+              ((hi | end_hi | e->roff_hi) >> (SQE_VA_BITS - 32u)) | (e->rbuf >> 24) /* PKT_MAX_BUF_ID */;
     return !bad && (uint32_t)e->op - NIC_OP_RDMA_WRITE < 2u && e->rnode < rnodes;
 }
 

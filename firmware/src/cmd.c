@@ -78,7 +78,8 @@ void cmd_init(void)
     i->magic = NIC_INFO_MAGIC;
     i->abi_version = NIC_ABI_VERSION;
     i->fw_version = NCP_VERSION;
-    i->caps = (NCP_LOOKUP_STATIC ? 0u : NIC_CAP_DYNAMIC_LOOKUP) | (NCP_NACK ? NIC_CAP_NACK : 0u) | NIC_CAP_USAGE_COUNTS;
+    i->caps = (NCP_LOOKUP_STATIC ? 0u : NIC_CAP_DYNAMIC_LOOKUP) | (NCP_NACK ? NIC_CAP_NACK : 0u) | NIC_CAP_USAGE_COUNTS |
+              NIC_CAP_INLINE;
     i->mtu = NCP_MTU;
     i->max_procs = NCP_EPS;
     if (epc_table) { /* ABI 2.2: host endpoints max_procs..max_eps-1 (epc.c, when linked) */

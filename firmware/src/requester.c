@@ -194,7 +194,9 @@ static int take_entry(uint8_t epi)
     ncp_copy_words(&e, slot, sizeof e); /* one copy: the process may rewrite the slot */
     uint64_t laddr = (uint64_t)e.laddr_hi << 32 | e.laddr_lo;
     st = validate(&e, &rnode);
-    if (st == NIC_ST_OK) {
+    if (e.flags & NIC_WR_INLINE)
+        laddr = 0; /* its data (ABI 2.4), sent from the slot: no local memory to check */
+    else if (st == NIC_ST_OK) {
         enum xl_result r = check_local(epi, ep->pid, &e, laddr, &st);
         if (r != XL_OK)
             return 2;

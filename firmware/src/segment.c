@@ -8,11 +8,13 @@
  *
  * Data is never kept per packet in flight: a window slot holds a cookie (operation + segment),
  * and a retransmission rebuilds the packet by translating and DMAing the bytes from host memory
- * again (docs/firmware.md, "Retransmission").
+ * again (docs/firmware.md, "Retransmission"); an inline write's bytes (ABI 2.4) are copied from
+ * its send queue slot, again.
  */
 #include "congestion.h"
 #include "conn.h"
 #include "dmaq.h"
+#include "epc.h"
 #include "ncp.h"
 #include "ncp_rt.h"
 #include "ops.h"
@@ -60,6 +62,23 @@ static inline __attribute__((always_inline)) void hdr_fill_resp(uint32_t *restri
     w[PKT_W_OFF_LO] = off;
     w[PKT_W_OFF_HI] = 0;
     w[PKT_W_STATUS] = 0;
+}
+
+/*
+ * An inline write's bytes (ABI 2.4, NIC_WR_INLINE: one segment of len <= NIC_INLINE_MAX) from the
+ * words of its send queue slot into the frame's payload. The slot is the process's until the
+ * request retires, so a retransmission reads the same bytes (or what the process wrote there
+ * since: only its own message changes). Whole words: the frame's length says where it ends.
+ */
+static inline __attribute__((always_inline)) void seg_inline_copy(uint32_t *restrict w, const struct ncp_op *o)
+{
+    const volatile uint32_t *e = (const volatile uint32_t *)HAL_SRAM_PTR(
+        ep_sq_off(o->ep) + (o->req % NCP_SQ_N) * (uint32_t)sizeof(struct nic_sq_entry));
+    uint32_t *restrict p = w + PKT_HDR_BYTES / 4u;
+
+    _Static_assert(PKT_HDR_BYTES % 4u == 0 && NIC_INLINE_MAX % 4u == 0 && NIC_INLINE_MAX < NCP_MTU, "inline copy");
+    for (uint32_t i = 0; i < (o->len + 3u) / 4u; i++)
+        p[i] = e[NIC_INLINE_WORD(i)];
 }
 
 struct piece {
@@ -128,6 +147,8 @@ enum build_result seg_build(uint16_t peer, ncp_cookie_t cookie, int retrans, uin
         flags = off + len == o->len ? o->last_flags : 0;
         if (!live || o->status != NIC_ST_OK)
             void_data = 1; /* failed or flushed meanwhile: keep the sequence, send no data */
+        else if (o->flags & NIC_WR_INLINE)
+            seg_inline_copy(w, o); /* its data in the frame now: no DMA (npc 0) */
         else
             r = translate(o->lpid, o->laddr + off, len, NIC_RIGHT_LOCAL_READ, pc, &npc);
         if (r == B_WAIT)
@@ -259,11 +280,14 @@ static inline __attribute__((always_inline)) int seg_build_fast(uint16_t peer, n
 {
     uint32_t t0 = fp_now();
     uint32_t idx = CK_IDX(cookie), off = CK_SEG(cookie) * NCP_MTU, len, type, last, pid, right;
-    uint64_t va, pa;
+    uint64_t va, pa = 0;
+    uint32_t inl = 0;
+
 
     NCP_PROF_START();
-    if (!txs.free || !tx_room() || !dmaq_room(NCP_SEG_PIECES) || !dmaq_direct())
+    if (!txs.free || !tx_room())
         return 0;
+    uint32_t dma_ok = dmaq_room(NCP_SEG_PIECES) && dmaq_direct(); /* (an inline write needs no DMA) */
     /* The header goes straight into the lowest free frame, taken only if the packet is sent (a
      * packet that falls back leaves a partly written header in a free frame: harmless). The frame
      * aliases no other state (restrict): the compiler stores each header word as soon as it is
@@ -272,7 +296,8 @@ static inline __attribute__((always_inline)) int seg_build_fast(uint16_t peer, n
     uint32_t *restrict w = (uint32_t *)(void *)tx_frame[f];
     if (CK_KIND(cookie) == CK_WRITE) {
         const struct ncp_op *o = &op_tab[idx];
-        if (!op_live(o, CK_ID(cookie)) || o->status != NIC_ST_OK)
+        inl = o->flags & NIC_WR_INLINE;
+        if (!op_live(o, CK_ID(cookie)) || o->status != NIC_ST_OK || !(dma_ok | inl))
             return 0;
         len = seg_bytes(o->len, off);
         last = off + len == o->len ? o->last_flags : 0u;
@@ -281,9 +306,11 @@ static inline __attribute__((always_inline)) int seg_build_fast(uint16_t peer, n
         va = o->laddr + off;
         right = NIC_RIGHT_LOCAL_READ;
         hdr_fill_write(w, o->id, o, off);
+        if (inl)
+            seg_inline_copy(w, o); /* ABI 2.4: the bytes from its slot, no translation, no DMA */
     } else if (CK_KIND(cookie) == CK_READRESP) {
         const struct ncp_resp *rs = &resp_tab[idx];
-        if (!resp_live(rs, CK_ID(cookie)) || rs->failed)
+        if (!resp_live(rs, CK_ID(cookie)) || rs->failed || !dma_ok)
             return 0;
         len = seg_bytes(rs->len, off);
         last = off + len == rs->len ? PKT_F_LAST : 0u;
@@ -295,7 +322,8 @@ static inline __attribute__((always_inline)) int seg_build_fast(uint16_t peer, n
     } else {
         return 0;
     }
-    if ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE || !xlate_vmh_hit((uint16_t)pid, va, right, LKC_PATH_SEND, &pa, 1))
+    if (!inl && ((uint32_t)(va & (NCP_PAGE - 1u)) + len > NCP_PAGE ||
+                 !xlate_vmh_hit((uint16_t)pid, va, right, LKC_PATH_SEND, &pa, 1)))
         return 0;
     /* committed: from here on as seg_build(). The peer's fields are read before xport_tx_push stores
      * into its window (the compiler would reload them after that store). */
@@ -319,6 +347,10 @@ static inline __attribute__((always_inline)) int seg_build_fast(uint16_t peer, n
         txs.una[f] = x; /* its departure is recorded (tx_left) */
     }
     tx_frame_queue(f, PKT_HDR_BYTES + len);
+    if (__builtin_expect(inl != 0, 0)) {
+        tx_ready_now(f); /* its payload is in: it may go */
+        return 1;
+    }
     dmaq_post_direct(HAL_SRAM_OFF(tx_frame[f]) + PKT_HDR_BYTES, pa, len, 0, DK_TX, f, 0);
     tx_gate(f, PKT_HDR_BYTES + len, w_nodes, (uint8_t)(dmaq.head - 1u)); /* else: at its DMA completion */
     if (NCP_FP_SAMPLES)

@@ -275,6 +275,20 @@ void tx_ready(uint32_t f)
     tx_feed();
 }
 
+void tx_ready_now(uint32_t f)
+{
+    txs.data_ready[f] = 1;
+    /* straight to the MAC when f is the only frame not yet submitted and not a loopback frame
+     * (tx_feed_loop cost ~79 cycles for it) */
+    if (txs.sub + 1u == txs.ready && txs.q[txs.sub % TXQ_N] == f &&
+        ((const uint32_t *)(const void *)tx_frame[f])[PKT_W_NODES] != ncp.w_loop) {
+        if (tx_submit_data((uint8_t)f))
+            txs.sub++;
+        return;
+    }
+    tx_feed();
+}
+
 void tx_loop_release(uint32_t id)
 {
     if (id < NCP_TX_N)

@@ -20,7 +20,7 @@
 #include "nic_regs.h"   /* generated (hal/regmap/nic.toml): the doorbell page layout dbpage */
 
 #define NIC_ABI_VERSION_MAJOR 2u
-#define NIC_ABI_VERSION_MINOR 3u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe);
+#define NIC_ABI_VERSION_MINOR 4u /* 2.1: event queues (NIC_CMD_EQ_*, NIC_EV_EQ, struct nic_eqe);
                                   * 2.2 (issue 15 item 2, appended): host endpoints beyond the NIC's
                                   * resident ones: NIC_CMD_EP_TABLE, struct nic_ep_ctx, NIC_EPC_*,
                                   * nic_info.max_eps / ep_slots (were reserved[0]), nic_stats.ep_fills,
@@ -33,7 +33,9 @@
                                   * 2.3 (issue 15 item 4, appended): per-way access counts for the driver's
                                   * LFU victim choice: NIC_CMD_USAGE's d (was unused) = NIC_USAGE_COUNTS,
                                   * NIC_CAP_USAGE_COUNTS in nic_info.caps; 2.3 also: nic_stats.loop_holds,
-                                  * loop_retries (were reserved[0..1]) */
+                                  * loop_retries (were reserved[0..1]);
+                                  * 2.4 (issue 12): inline writes: NIC_WR_INLINE, NIC_INLINE_MAX,
+                                  * NIC_INLINE_WORD, NIC_CAP_INLINE in nic_info.caps */
 #define NIC_ABI_VERSION ((NIC_ABI_VERSION_MAJOR << 16) | NIC_ABI_VERSION_MINOR)
 
 /* ---- Firmware info block: at NIC_SRAM_QUEUES_BASE + hostif.fw_info, written at boot ---- */
@@ -56,6 +58,7 @@ struct nic_cache_geom {
 #define NIC_CAP_DYNAMIC_LOOKUP 0x1u /* caches with miss events and fills (else static tables) */
 #define NIC_CAP_NACK 0x2u           /* translation-miss NACKs (else seed-faithful timeouts) */
 #define NIC_CAP_USAGE_COUNTS 0x4u   /* ABI 2.3: NIC_CMD_USAGE with d = NIC_USAGE_COUNTS (access counts) */
+#define NIC_CAP_INLINE 0x8u         /* ABI 2.4: send queue entries with NIC_WR_INLINE */
 
 struct nic_info {
     uint32_t magic;
@@ -347,6 +350,19 @@ struct nic_sq_entry {
 };
 
 #define NIC_MAX_XFER (1u << 24) /* 16 MiB per work request */
+
+/* ABI 2.4: an inline write (NIC_CAP_INLINE). An RDMA write entry (a send too, NIC_WR_SEND; with or
+ * without NIC_WR_IMM) with NIC_WR_INLINE carries its data in the entry itself: len <=
+ * NIC_INLINE_MAX bytes, packed into the entry's 32-bit words NIC_INLINE_WORD(0), (1), ... in that
+ * order (within a word the bytes in memory order: the word's low byte first). Those words are
+ * laddr_lo, laddr_hi, lbuf and reserved1[1..3]: laddr and lbuf are not an address and a buffer
+ * then, and the NCP reads no local memory for the request (words past len are ignored). The
+ * NCP sends the bytes from its copy of the send queue slot, which stays the process's until the
+ * request retires (a completion's sq_ci passes it): a retransmission reads them there again, so
+ * a process that rewrites the slot before then changes only its own message. */
+#define NIC_WR_INLINE 0x8u
+#define NIC_INLINE_MAX 24u
+#define NIC_INLINE_WORD(i) ((i) < 2u ? 2u + (i) : (i) == 2u ? 11u : 10u + (i)) /* i < NIC_INLINE_MAX / 4 */
 
 /* ABI 2.1: an RDMA write with immediate data (target-side notification). The entry's
  * reserved1[0] carries the immediate (16 bits: its upper half must be 0); the write's last segment

@@ -111,6 +111,9 @@ struct nic_dev_attr {
     uint64_t eq_va; /* page-aligned: the event queue's page (0: the page after the CQ pages) */
     uint64_t sq_va; /* page-aligned: NIC_MAX_EPS send queue pages from here, used by host endpoints
                      * (issue 15; 0: the pages after the event queue's page) */
+    int no_inline;  /* 1: never inline; 0 (default): writes and sends of at most NIC_INLINE_MAX bytes
+                     * carry their data in the send queue entry, read from local_va when posted
+                     * (ABI 2.4, when the firmware has NIC_CAP_INLINE; docs/api.md "Inline writes") */
 };
 
 /* ---- event queue (docs/api.md "Event queue") ---- */
@@ -225,6 +228,7 @@ struct nic_lib_counters {
     uint64_t stash_dropped, cqe_bogus;
     uint64_t eqe_bogus, cq_reads, eq_reads, eq_sleeps, eq_credits, eq_lost;
     uint64_t reg_waits; /* nic_reg_wait: attempts refused for want of room, then waited */
+    uint64_t inline_posts; /* writes and sends posted inline (ABI 2.4: their data in the entry) */
 };
 int nic_lib_counters(const nic_dev_t *dev, struct nic_lib_counters *c);
 

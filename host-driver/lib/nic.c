@@ -65,6 +65,7 @@ struct nic_dev {
     uint16_t gen;            /* handles carry it: a closed endpoint's handle stays invalid */
     int8_t slot_of[NIC_EP_IDS_MAX]; /* NIC endpoint -> slot (-1: not ours) */
     uint64_t sq_va;          /* host endpoints' send queue pages: slot k at + k pages (ABI 2.2) */
+    uint32_t inline_max;     /* writes of at most this many bytes go inline (ABI 2.4; 0: none) */
     /* event queue (ABI 2.1) */
     int eq_open;
     int eq_notify; /* opened with NIC_EQ_NOTIFY: notifications and messages come here */
@@ -125,6 +126,7 @@ int nic_dev_open(nicdrv_t *drv, uint32_t pid, const struct nic_dev_attr *attr, n
         return NIC_EINVAL;
     }
     memset(d->slot_of, -1, sizeof d->slot_of);
+    d->inline_max = (attr && attr->no_inline) || !(nicdrv_fw_info(drv)->caps & NIC_CAP_INLINE) ? 0u : NIC_INLINE_MAX;
     d->nmr = nicdrv_config_of(drv)->max_bufs;
     d->mr = calloc(d->nmr, sizeof *d->mr);
     if (!d->mr) {
@@ -626,6 +628,23 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     x->user_signaled[slot] = wr->signaled != 0;
     x->slot_op[slot] = op;
     x->slot_wr_id[slot] = wr->wr_id;
+    if (wr->len <= d->inline_max && (op == NIC_OP_RDMA_WRITE || op == NIC_OP_SEND)) {
+        /* ABI 2.4: the data in the entry (NIC_INLINE_WORD order), read now: the NCP reads no
+         * memory for it (no translation, no DMA); the buffer is the caller's again at once */
+        uint8_t data[NIC_INLINE_MAX] = {0};
+        uint32_t v;
+        if (d->host->proc_read(d->host->ctx, d->pid, wr->local_va, data, wr->len))
+            return NIC_EDEV;
+        e.flags |= NIC_WR_INLINE;
+        e.laddr_lo = e.laddr_hi = e.lbuf = 0;
+        d->cnt.inline_posts++;
+        memcpy(w, &e, sizeof w);
+        for (unsigned i = 0; i < NIC_INLINE_MAX / 4u; i++) {
+            memcpy(&v, data + 4u * i, sizeof v);
+            w[NIC_INLINE_WORD(i)] = v;
+        }
+        memcpy(&e, w, sizeof e);
+    }
     memcpy(w, &e, sizeof w);
     page = (uint32_t)x->ep * NIC_DB_PAGE;
     if (x->host) { /* ABI 2.2: the entry and the doorbell record in our own memory, then the ring */

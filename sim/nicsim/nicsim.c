@@ -107,6 +107,8 @@ static void usage(FILE *f)
             "  --op write|read      stream: RDMA write or RDMA read (default write)\n"
             "  --bidir              stream: both directions at once\n"
             "  --cq-mod N           stream: only every N-th request (and the last) asks for a completion\n"
+            "  --inline on|off      the library sends writes of at most 24 bytes inline, their data in the\n"
+            "                       send queue entry (ABI 2.4; default on; off: by DMA, as larger ones)\n"
             "                       (perftest's CQ moderation; 1..--window, default 1: every one); one\n"
             "                       completion retires it and every earlier request (they retire in order)\n"
             "  --senders N          incast: senders to node 0, nodes 1..N (default: every other node;\n"
@@ -432,7 +434,8 @@ open:
         ns_fail(n, "cannot create the user process");
         goto out;
     }
-    if ((rc = nic_dev_open(n->drv, n->pid, NULL, &n->dev)) || (rc = nic_ep_open(n->dev, &n->ep)) ||
+    struct nic_dev_attr attr = { .no_inline = w->o->no_inline };
+    if ((rc = nic_dev_open(n->drv, n->pid, &attr, &n->dev)) || (rc = nic_ep_open(n->dev, &n->ep)) ||
         (w->o->boot_nic && (rc = ns_boot_eq(n)))) {
         ns_fail(n, "open: %s", nic_strerror(rc));
         goto out;
@@ -552,7 +555,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_RMAP, O_HELP,
         O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD, O_BOOT, O_PSLOTS, O_CQMOD,
-        O_PAUSE
+        O_PAUSE, O_INLINE
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -577,7 +580,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "flow", 1, 0, O_FLOW },         { "cc", 1, 0, O_CC },            { "ecn-kb", 1, 0, O_ECN },
         { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },  { "sr", 1, 0, O_SR },
         { "breakdown", 0, 0, O_BD },      { "bootstrap", 1, 0, O_BOOT },
-        { "peer-slots", 1, 0, O_PSLOTS }, { "cq-mod", 1, 0, O_CQMOD },   { "pause", 1, 0, O_PAUSE },
+        { "peer-slots", 1, 0, O_PSLOTS }, { "cq-mod", 1, 0, O_CQMOD },   { "pause", 1, 0, O_PAUSE }, { "inline", 1, 0, O_INLINE },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -810,6 +813,11 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad(c == O_FLOW ? "--flow" : c == O_CC ? "--cc" : "--pause", a, "on or off");
             *(c == O_FLOW ? &o->flow : c == O_CC ? &o->cc : &o->pause) = !strcmp(a, "on");
+            break;
+        case O_INLINE:
+            if (strcmp(a, "on") && strcmp(a, "off"))
+                return bad("--inline", a, "on or off");
+            o->no_inline = !strcmp(a, "off");
             break;
         case O_ECN:
             if (parse_u64(a, &v) || v > 65536)

@@ -109,6 +109,7 @@ struct ns_opts {
     uint64_t size_min, size_max; /* pingpong sweep / stream / missratio message size */
     unsigned iters, warmup, window;
     unsigned cq_mod;             /* stream: every cq_mod-th request (and the last) signalled (--cq-mod) */
+    int no_inline;               /* --inline off: nic_dev_attr.no_inline (every write's data by DMA) */
     int op_read, bidir;
     unsigned senders;            /* incast: senders to node 0 (0: every other node) */
     double miss_ratio;

@@ -89,8 +89,10 @@ static const struct bd_row {
                      "came by MMIO)", P_SQE_REQ, 1 },
     { "entry_fetch", "entry read request -> its last data beat at the NIC (DMA read; - when none)", P_SQE_LAST, 0 },
     { "fw_xlate_build", "doorbell or entry in -> the data's first DMA read request (initiator firmware: "
-                        "translation, frame build)", P_D_REQ, 1 },
-    { "data_dma", "data's first read request -> the last data beat at the NIC (DMA reads)", P_D_LAST, 0 },
+                        "translation, frame build); an inline write's: -> the frame's first beat to the MAC",
+      P_D_REQ, 1 },
+    { "data_dma", "data's first read request -> the last data beat at the NIC (DMA reads; - for an inline "
+                  "write: its data came with the entry)", P_D_LAST, 0 },
     { "fw_to_mac", "data in -> the frame's first beat to the MAC (initiator firmware)", P_TX_F, 1 },
     { "mac_tx", "first -> last beat of the frame into the MAC (transmit serialisation)", P_TX_L, 0 },
     { "switch_link", "last beat out -> first beat into the target's MAC (switch, link)", P_RX_F, 0 },
@@ -339,14 +341,21 @@ static int match(const struct bd_msg *g, uint64_t *t) /* t[P_N]: the acknowledgi
     if ((i = find(I, b, g->t_post, EV_MMIO_W)) == SIZE_MAX)
         return -1;
     t[P_DB] = I->ev[i].t;
-    /* the data read: the first DMA read after the doorbell that covers the source's first byte */
-    for (j = i; j < I->nev; j++)
+    /* the data read: the first DMA read after the doorbell that covers the source's first byte,
+     * before the first write frame to the target; none: an inline write (ABI 2.4), whose data came
+     * with the entry, and whose build step ends at that frame (data_dma absent, fw_to_mac 0) */
+    size_t fk;
+    for (fk = i; fk < I->nev; fk++)
+        if (I->ev[fk].kind == EV_TX_FIRST && I->ev[fk].ftype == 1 && I->ev[fk].dst == g->tgt)
+            break;
+    if (fk == I->nev)
+        return -1;
+    for (j = i; j < fk; j++)
         if (I->ev[j].kind == EV_RD_REQ && I->ev[j].addr <= g->src_pa && g->src_pa < I->ev[j].addr + I->ev[j].len)
             break;
-    if (j == I->nev)
-        return -1;
+    int inl = j == fk;
     t[P_D_REQ] = I->ev[j].t;
-    for (k = i; k < j; k++) /* the post's last MMIO write: the last before the data's read */
+    for (k = i; k < j; k++) /* the post's last MMIO write: the last before the data's read (the frame) */
         if (I->ev[k].kind == EV_MMIO_W)
             t[P_DB_LAST] = I->ev[k].t;
     /* the entry's fetch: the first DMA read between the doorbell and the data's */
@@ -358,18 +367,16 @@ static int match(const struct bd_msg *g, uint64_t *t) /* t[P_N]: the acknowledgi
         t[P_SQE_REQ] = I->ev[k].t;
         t[P_SQE_LAST] = l != SIZE_MAX ? I->ev[l].t : 0;
     }
-    for (k = j; k < I->nev; k++) /* the read of the last byte */
-        if (I->ev[k].kind == EV_RD_REQ && I->ev[k].addr <= g->src_last_pa && g->src_last_pa < I->ev[k].addr + I->ev[k].len)
-            break;
-    if (k == I->nev || (k = find_tag(I, k, EV_RD_LAST, I->ev[k].tag)) == SIZE_MAX)
-        return -1;
-    t[P_D_LAST] = I->ev[k].t;
-    /* the frame: the first WRITE frame out after the data's read request */
-    for (k = j; k < I->nev; k++)
-        if (I->ev[k].kind == EV_TX_FIRST && I->ev[k].ftype == 1 && I->ev[k].dst == g->tgt)
-            break;
-    if (k == I->nev)
-        return -1;
+    if (!inl) {
+        for (k = j; k < I->nev; k++) /* the read of the last byte */
+            if (I->ev[k].kind == EV_RD_REQ && I->ev[k].addr <= g->src_last_pa &&
+                g->src_last_pa < I->ev[k].addr + I->ev[k].len)
+                break;
+        if (k == I->nev || (k = find_tag(I, k, EV_RD_LAST, I->ev[k].tag)) == SIZE_MAX)
+            return -1;
+        t[P_D_LAST] = I->ev[k].t;
+    }
+    k = fk; /* the frame: the first WRITE frame out after the doorbell (and the data's read request) */
     const struct bd_ev *f = &I->ev[k];
     t[P_TX_F] = f->t;
     if ((k = find(I, k, f->t, EV_TX_LAST)) == SIZE_MAX)

@@ -572,6 +572,7 @@ static cJSON *build_json(const struct ns_report *r)
     cJSON_AddBoolToObject(x, "cc", o->cc);
     report_u64(x, "ecn_bytes", o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u);
     cJSON_AddBoolToObject(x, "pause", o->pause);
+    cJSON_AddBoolToObject(x, "inline", !o->no_inline);
     report_u64(x, "senders", o->senders);
     report_u64(x, "max_cycles", o->max_cycles);
     cJSON_AddBoolToObject(x, "no_skip", o->no_skip);

@@ -68,12 +68,14 @@ static enum sqe_rule reference(const uint8_t *b, const struct sqe_limits *lim)
 
     if (op != 1 && op != 2 && op != 3) /* RDMA write, RDMA read, post a receive buffer (ABI 2.2) */
         return SQE_R_OP;
-    /* "signalled"; "immediate" (ABI 2.1) and "send" (ABI 2.2) on writes only, not both */
-    if (flags > 7 || (flags & 6 && op != 1) || (flags & 6) == 6)
+    /* "signalled"; "immediate" (ABI 2.1), "send" (ABI 2.2) and "inline" (ABI 2.4) on writes only;
+     * not immediate and send both */
+    if (flags > 15 || (flags & 14 && op != 1) || (flags & 6) == 6)
         return SQE_R_FLAGS;
-    if (len < 1 || len > 16u * 1024 * 1024)
+    int inl = (flags & 8) != 0; /* the data in laddr, lbuf and the last 12 bytes: at most 24 bytes */
+    if (len < 1 || len > (inl ? 24u : 16u * 1024 * 1024))
         return SQE_R_LEN;
-    if (laddr >= va_top || len >= va_top - laddr) /* last byte below 2^44 - 1 */
+    if (!inl && (laddr >= va_top || len >= va_top - laddr)) /* last byte below 2^44 - 1 */
         return SQE_R_LADDR;
     if (roff >= va_top)
         return SQE_R_ROFF;
@@ -89,7 +91,7 @@ static enum sqe_rule reference(const uint8_t *b, const struct sqe_limits *lim)
     if (imm && (!(flags & 2) || imm > 0xFFFFu))
         return SQE_R_RESERVED;
     for (size_t i = offsetof(struct nic_sq_entry, reserved1) + 4; i < sizeof(struct nic_sq_entry); i++)
-        if (b[i])
+        if (b[i] && !inl)
             return SQE_R_RESERVED;
     /* message queues (ABI 2.2): a send is one message of at most 4096 bytes (and the MTU, given 0
      * here), to no offset and no process; a receive post names this node, no offset, no process */
@@ -131,8 +133,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(why == ref);
     CHECK(st == (why == SQE_OK ? NIC_ST_OK : NIC_ST_BAD_DESC));
     CHECK(sqe_validate(e, &lim, NULL) == st);
-    /* the NCP's shortcut (sqe_plain_ok): exactly the well-formed plain writes and reads */
-    int plain = (e->op == NIC_OP_RDMA_WRITE || e->op == NIC_OP_RDMA_READ) && !(e->flags & ~NIC_WR_SIGNALED);
+    /* the NCP's shortcut (sqe_plain_ok): exactly the well-formed plain writes and reads, and plain
+     * inline writes */
+    int plain = ((e->op == NIC_OP_RDMA_WRITE || e->op == NIC_OP_RDMA_READ) && !(e->flags & ~NIC_WR_SIGNALED)) ||
+                (e->op == NIC_OP_RDMA_WRITE && (e->flags & ~NIC_WR_SIGNALED) == NIC_WR_INLINE);
     CHECK(sqe_plain_ok(e, lim.nodes < lim.peers ? lim.nodes : lim.peers) == (st == NIC_ST_OK && plain));
 
     /* fields without a rule do not change the verdict (rpid has one for message queues) */
@@ -142,7 +146,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         f.rpid = (uint16_t)~f.rpid;
     f.wr_id_lo = ~f.wr_id_lo;
     f.wr_id_hi ^= 0x80000001u;
-    f.lbuf = ~f.lbuf;
+    if (!(f.flags & NIC_WR_INLINE)) /* (an inline write's lbuf is data: no rule either) */
+        f.lbuf = ~f.lbuf;
+    else
+        f.lbuf = ~f.lbuf, f.laddr_lo = ~f.laddr_lo, f.reserved1[3] = ~f.reserved1[3];
     enum sqe_rule why2 = SQE__RULES;
     CHECK(sqe_validate(&f, &lim, &why2) == st && why2 == why);
 
@@ -150,8 +157,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t laddr = (uint64_t)e->laddr_hi << 32 | e->laddr_lo;
         CHECK(e->op == NIC_OP_RDMA_WRITE || e->op == NIC_OP_RDMA_READ || e->op == NIC_OP_POST_RECV);
         CHECK(!(e->flags & NIC_WR_SEND) || (e->len <= NIC_MSG_MAX && e->rpid == 0));
-        CHECK(e->len >= 1 && e->len <= NIC_MAX_XFER);
-        CHECK(laddr + e->len > laddr && laddr + e->len < (1ull << SQE_VA_BITS));
+        CHECK(e->len >= 1 && e->len <= (e->flags & NIC_WR_INLINE ? NIC_INLINE_MAX : NIC_MAX_XFER));
+        CHECK(!(e->flags & NIC_WR_INLINE) || e->op == NIC_OP_RDMA_WRITE);
+        CHECK((e->flags & NIC_WR_INLINE) || (laddr + e->len > laddr && laddr + e->len < (1ull << SQE_VA_BITS)));
         CHECK(e->rnode < lim.nodes && e->rnode < lim.peers);
         CHECK(e->rbuf <= PKT_MAX_BUF_ID);
     }

@@ -14,7 +14,7 @@ static void info_block(void **state)
 {
     (void)state;
     const struct nic_info *i = &fwh.info;
-    assert_int_equal(i->caps, NIC_CAP_DYNAMIC_LOOKUP | NIC_CAP_NACK | NIC_CAP_USAGE_COUNTS);
+    assert_int_equal(i->caps, NIC_CAP_DYNAMIC_LOOKUP | NIC_CAP_NACK | NIC_CAP_USAGE_COUNTS | NIC_CAP_INLINE);
     assert_true(i->mtu >= 256 && i->mtu % 64 == 0);
     assert_true(i->max_procs >= 2 && i->max_procs <= NIC_SENDQ_SLOTS);
     assert_true(i->sq_entries >= 1 && i->sq_entries * 64u <= NIC_SENDQ_STRIDE);

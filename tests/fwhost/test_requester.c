@@ -891,6 +891,161 @@ static void loopback_write_read_and_wrong_key(void **state)
     assert_int_equal(s.refused_ops, 1);
 }
 
+/* An inline write (ABI 2.4) of `len` bytes: its data packed into the entry's data words; laddr
+ * and lbuf hold data, not a registered buffer. */
+static struct nic_sq_entry inline_wr(uint16_t rnode, const uint8_t *data, uint32_t len, uint16_t rpid, uint32_t rbuf,
+                                     uint64_t roff, uint32_t rkey, uint64_t wr_id)
+{
+    struct nic_sq_entry e = fwh_write_wr(rnode, 0, 0, len, rpid, rbuf, roff, rkey, wr_id);
+    uint8_t pad[NIC_INLINE_MAX] = {0};
+    uint32_t w[sizeof e / 4];
+    memcpy(pad, data, len < NIC_INLINE_MAX ? len : NIC_INLINE_MAX);
+    e.flags |= NIC_WR_INLINE;
+    memcpy(w, &e, sizeof w);
+    for (unsigned i = 0; i < NIC_INLINE_MAX / 4u; i++)
+        memcpy(&w[NIC_INLINE_WORD(i)], pad + 4 * i, 4);
+    memcpy(&e, w, sizeof e);
+    return e;
+}
+
+/* DMA reads from host memory completed so far (the NCP's data and entry fetches). */
+static uint32_t host_reads(void)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < fh_dma_count(); i++)
+        n += !fh_dma_log(i)->to_host;
+    return n;
+}
+
+/* Inline writes (ABI 2.4): the frame carries the entry's bytes, every size 1..NIC_INLINE_MAX
+ * (partial last words), with no DMA read and no local buffer check (laddr and lbuf are data that
+ * names no registered buffer); the completion says the bytes; a lost frame's retransmission
+ * carries the same bytes, read from the slot again; an unsignalled one completes silently. */
+static void inline_write_sends_entry_bytes(void **state)
+{
+    uint8_t data[NIC_INLINE_MAX + 2]; /* (a source at data + len % 3) */
+    (void)state;
+    for (unsigned i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(0xA0u + i * 7u);
+    uint32_t reads0 = host_reads(), req = 0;
+    for (uint32_t len = 1; len <= NIC_INLINE_MAX; len++, req++) {
+        struct nic_sq_entry e = inline_wr(PEER, data + (len % 3u), len, RPID, RBUF, 8u * len, RKEY, 100u + len);
+        fwh_post(EP, &e);
+        fwh_run();
+        const uint8_t *p;
+        struct pkt_hdr h = tx_expect(PKT_WRITE, &p);
+        assert_int_equal(h.len, len);
+        assert_int_equal(h.off, 8u * len);
+        assert_int_equal(h.xlen, 0);
+        assert_int_equal(h.buf, RBUF);
+        assert_int_equal(h.key, RKEY);
+        assert_int_equal(h.flags & (PKT_F_LAST | PKT_F_VOID), PKT_F_LAST);
+        assert_memory_equal(p, data + (len % 3u), len);
+        assert_int_equal(fwh_tx_pending(), 0);
+        fwh_ack(PEER);
+        fwh_run();
+        expect_cqe(NIC_ST_OK, req, len);
+    }
+    assert_int_equal(host_reads(), reads0); /* no data read from host memory */
+    /* lost, then resent from the slot: the same bytes */
+    struct nic_sq_entry e = inline_wr(PEER, data, 19, RPID, RBUF, 0, RKEY, 7);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(tx_lose_all(), 1);
+    timer_fires();
+    const uint8_t *p;
+    struct pkt_hdr r = tx_expect(PKT_WRITE, &p);
+    assert_int_equal(r.len, 19);
+    assert_memory_equal(p, data, 19);
+    fwh_ack(PEER);
+    fwh_run();
+    expect_cqe(NIC_ST_OK, req++, 19);
+    /* unsignalled: silent; the next signalled one retires both */
+    e = inline_wr(PEER, data, 4, RPID, RBUF, 0, RKEY, 8);
+    e.flags &= (uint8_t)~NIC_WR_SIGNALED;
+    fwh_post(EP, &e);
+    e = inline_wr(PEER, data + 4, 4, RPID, RBUF, 4, RKEY, 9);
+    fwh_post(EP, &e);
+    fwh_run();
+    struct pkt_hdr a = tx_expect(PKT_WRITE, &p);
+    assert_memory_equal(p, data, 4);
+    struct pkt_hdr b = tx_expect(PKT_WRITE, &p);
+    assert_memory_equal(p, data + 4, 4);
+    assert_int_equal(b.seq, a.seq + 1);
+    fwh_ack(PEER);
+    fwh_run();
+    expect_cqe(NIC_ST_OK, req + 1, 4);
+    no_cqe();
+    struct nic_stats s = stats();
+    assert_int_equal(s.local_refused, 0);
+    assert_int_equal(s.retransmits, 1);
+    assert_int_equal(host_reads(), reads0);
+}
+
+/* Malformed inline entries complete NIC_ST_BAD_DESC, in request order, and send nothing: too
+ * long, on a read, with a stray flag, with reserved0 set; the good one after them goes out. */
+static void inline_malformed_entries_refused(void **state)
+{
+    uint8_t data[32];
+    (void)state;
+    for (unsigned i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)i;
+    struct nic_sq_entry e[4];
+    for (unsigned i = 0; i < 4; i++)
+        e[i] = inline_wr(PEER, data, 8, RPID, RBUF, 0, RKEY, i);
+    e[0].len = NIC_INLINE_MAX + 1u;
+    e[1].op = NIC_OP_RDMA_READ;
+    e[2].flags |= 0x40u;
+    e[3].reserved0 = 1;
+    for (unsigned i = 0; i < 4; i++)
+        fwh_post(EP, &e[i]);
+    struct nic_sq_entry good = inline_wr(PEER, data + 3, 5, RPID, RBUF, 0, RKEY, 4);
+    fwh_post(EP, &good);
+    fwh_run();
+    for (unsigned i = 0; i < 4; i++)
+        expect_cqe(NIC_ST_BAD_DESC, i, 0);
+    const uint8_t *p;
+    struct pkt_hdr h = tx_expect(PKT_WRITE, &p);
+    assert_int_equal(h.len, 5);
+    assert_memory_equal(p, data + 3, 5);
+    assert_int_equal(fwh_tx_pending(), 0);
+    fwh_ack(PEER);
+    fwh_run();
+    expect_cqe(NIC_ST_OK, 4, 5);
+    assert_int_equal(stats().local_refused, 0);
+}
+
+/* An inline write to this node itself (loopback): the bytes land in the target buffer; with a
+ * wrong key refused and nothing written. */
+static void inline_loopback_write(void **state)
+{
+    enum { TEP = 2, TPID = 7, TBUF = 6, TKEY = 0x7711u, TLEN = 4096 };
+    const uint64_t tva = 0x0F0020000000ull;
+    uint8_t data[NIC_INLINE_MAX], before[64];
+    (void)state;
+    for (unsigned i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(0x31u * i + 5u);
+    fwh_ep_open(TEP, TPID);
+    fwh_reg_proc(TPID, TEP);
+    uint64_t tpa = fwh_map(TPID, tva, TLEN, ALL_RIGHTS);
+    fwh_reg_buf(TPID, TBUF, tva, TLEN, TKEY, ALL_RIGHTS);
+    fwh_fill_pattern(tpa, TLEN, 4);
+    memcpy(before, fh_host(tpa + 100, 64), 64);
+    struct nic_sq_entry e = inline_wr(ME, data, 23, TPID, TBUF, 100, TKEY, 1);
+    fwh_post(EP, &e);
+    fwh_run();
+    assert_int_equal(fwh_tx_pending(), 0);
+    expect_cqe(NIC_ST_OK, 0, 23);
+    assert_memory_equal(fh_host(tpa + 100, 23), data, 23);
+    assert_memory_equal(fh_host(tpa + 123, 41), before + 23, 41); /* nothing past its bytes */
+    e = inline_wr(ME, data, 8, TPID, TBUF, 200, TKEY ^ 1u, 2);
+    memcpy(before, fh_host(tpa + 200, 64), 64);
+    fwh_post(EP, &e);
+    fwh_run();
+    expect_cqe(NIC_ST_KEY, 1, 0);
+    assert_memory_equal(fh_host(tpa + 200, 64), before, 64);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -920,6 +1075,9 @@ int main(void)
         cmocka_unit_test_setup(read_response_destination_denied, scen_setup),
         cmocka_unit_test_setup(completions_wait_for_staging, scen_setup),
         cmocka_unit_test_setup(second_close_while_draining_is_busy, scen_setup),
+        cmocka_unit_test_setup(inline_write_sends_entry_bytes, scen_setup),
+        cmocka_unit_test_setup(inline_malformed_entries_refused, scen_setup),
+        cmocka_unit_test_setup(inline_loopback_write, scen_setup),
     };
     return FWH_RUN_TESTS("requester", tests) ? 1 : 0;
 }

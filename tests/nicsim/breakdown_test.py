@@ -7,8 +7,10 @@ usage: breakdown_test.py CASE NICSIM OUTDIR
             object and wall time)
   figures   8 B and 4 KiB: every write matched; the steps add up to the measured medians within
             the tolerance; each step that must take time does; the 4 KiB data DMA, MAC and wire
-            steps exceed the 8 B ones by about the serialisation of the 4088 extra bytes at the
-            PCIe and link rates; firmware steps split by function; the text table matches the JSON
+            steps exceed the 8 B ones (--inline off) by about the serialisation of the 4088 extra
+            bytes at the PCIe and link rates; firmware steps split by function; the text table
+            matches the JSON. 8 B inline (the default, ABI 2.4): no data DMA step, fw_to_mac 0, and
+            a shorter one-way median than the same writes by DMA
   badinput  wrong workload, too large a message, the node probe taken (--trace-insn, --gdb):
             exit 3 with a message naming the problem, before anything runs
 """
@@ -99,8 +101,10 @@ def case_figures(nicsim, out):
     p = run([nicsim, "--workload", "pingpong", "--nodes", "2", "--size-min", "4096", "--size-max", "4096",
              "--iters", str(iters), "--breakdown", "--json", js])
     q = run([nicsim, "--workload", "pingpong", "--nodes", "2", "--size-min", "8", "--size-max", "8",
-             "--iters", str(iters), "--breakdown", "--json", js + ".8"])
-    for r in (p, q):
+             "--iters", str(iters), "--breakdown", "--inline", "off", "--json", js + ".8"])
+    qi = run([nicsim, "--workload", "pingpong", "--nodes", "2", "--size-min", "8", "--size-max", "8",
+              "--iters", str(iters), "--breakdown", "--json", js + ".8i"])
+    for r in (p, q, qi):
         if r.returncode != 0:
             fail("exit %d\n%s%s" % (r.returncode, r.stdout[-3000:], r.stderr[-2000:]))
     print(q.stdout[q.stdout.index("latency breakdown"):])
@@ -109,6 +113,21 @@ def case_figures(nicsim, out):
         big = json.load(f)["breakdown"]
     with open(js + ".8") as f:
         small = json.load(f)["breakdown"]
+    with open(js + ".8i") as f:
+        inl = json.load(f)["breakdown"]["sizes"][0]
+    # an inline write: no data read (data_dma absent), the build step ends at the frame (fw_to_mac
+    # 0), every write matched, and faster one way than by DMA
+    si = steps_of(inl)
+    if inl["writes"] != 2 * iters or inl["unmatched"] != 0:
+        fail("8 B inline: %d writes matched, %d unmatched" % (inl["writes"], inl["unmatched"]))
+    if si["data_dma"] is not None or si["fw_to_mac"] != 0 or not si["fw_xlate_build"] or si["fw_xlate_build"] <= 0:
+        fail("8 B inline: data_dma %s, fw_to_mac %s, fw_xlate_build %s" %
+             (si["data_dma"], si["fw_to_mac"], si["fw_xlate_build"]))
+    t_inl = inl["one_way"]["measured_p50_cycles"]
+    t_dma = small["sizes"][0]["one_way"]["measured_p50_cycles"]
+    print("8 B one way: inline %d cycles, by DMA %d" % (t_inl, t_dma))
+    if not 0 < t_inl < t_dma:
+        fail("8 B one way: inline %d cycles, not below the DMA path's %d" % (t_inl, t_dma))
     if [s["size"] for s in small["sizes"]] != [8] or [s["size"] for s in big["sizes"]] != [4096]:
         fail("sizes %s %s" % ([s["size"] for s in small["sizes"]], [s["size"] for s in big["sizes"]]))
     clk = big["clock_hz"]

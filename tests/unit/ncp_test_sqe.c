@@ -54,7 +54,8 @@ static void expect(const struct nic_sq_entry *e, const struct sqe_limits *l, enu
     assert_int_equal(sqe_validate(e, l, NULL), st);
     /* the NCP's shortcut: exactly the well-formed plain writes and reads */
     uint32_t rnodes = l->nodes < l->peers ? l->nodes : l->peers;
-    int plain = (e->op == NIC_OP_RDMA_WRITE || e->op == NIC_OP_RDMA_READ) && !(e->flags & ~NIC_WR_SIGNALED);
+    int plain = ((e->op == NIC_OP_RDMA_WRITE || e->op == NIC_OP_RDMA_READ) && !(e->flags & ~NIC_WR_SIGNALED)) ||
+                (e->op == NIC_OP_RDMA_WRITE && (e->flags & ~NIC_WR_SIGNALED) == NIC_WR_INLINE); /* ABI 2.4 */
     assert_int_equal(sqe_plain_ok(e, rnodes), st == NIC_ST_OK && plain);
 }
 
@@ -80,8 +81,8 @@ static void sqe_op_and_flags(void **state)
     }
     e = good();
     for (unsigned b = 1; b < 8; b++) {
-        if (1u << b == NIC_WR_IMM || 1u << b == NIC_WR_SEND)
-            continue; /* ABI 2.1: a write with immediate; 2.2: a send (below) */
+        if (1u << b == NIC_WR_IMM || 1u << b == NIC_WR_SEND || 1u << b == NIC_WR_INLINE)
+            continue; /* ABI 2.1: a write with immediate; 2.2: a send; 2.4: inline (below) */
         e.flags = (uint8_t)(NIC_WR_SIGNALED | 1u << b);
         expect(&e, &lim, SQE_R_FLAGS);
         e.flags = (uint8_t)(1u << b);
@@ -173,6 +174,76 @@ static void sqe_message_queues(void **state)
     e.flags = NIC_WR_SIGNALED;
     e.len = 0;
     expect(&e, &lim, SQE_R_LEN);
+}
+
+/* ABI 2.4: an inline write (NIC_WR_INLINE): len <= NIC_INLINE_MAX; its data words (laddr,
+ * lbuf, reserved1[1..3]) carry no rule; with an immediate (reserved1[0]) or as a send; not on a
+ * read or a receive post; reserved0 and a flag outside the set still refused. */
+static void sqe_inline_write(void **state)
+{
+    struct nic_sq_entry e = good();
+    (void)state;
+    e.flags = NIC_WR_SIGNALED | NIC_WR_INLINE;
+    e.len = NIC_INLINE_MAX;
+    expect(&e, &lim, SQE_OK);
+    e.len = 1;
+    expect(&e, &lim, SQE_OK);
+    e.len = NIC_INLINE_MAX + 1u;
+    expect(&e, &lim, SQE_R_LEN);
+    e.len = 0;
+    expect(&e, &lim, SQE_R_LEN);
+    e.len = 0xFFFFFFFFu;
+    expect(&e, &lim, SQE_R_LEN);
+    e.len = 8;
+    for (unsigned i = 0; i < NIC_INLINE_MAX / 4u; i++) { /* every data word, any value */
+        uint32_t w[sizeof e / 4];
+        memcpy(w, &e, sizeof w);
+        w[NIC_INLINE_WORD(i)] = 0xFFFFFFFFu;
+        memcpy(&e, w, sizeof e);
+        expect(&e, &lim, SQE_OK);
+    }
+    assert_int_equal(e.laddr_lo & e.laddr_hi & e.lbuf & e.reserved1[1] & e.reserved1[2] & e.reserved1[3], 0xFFFFFFFFu);
+    assert_int_equal(e.reserved1[0], 0); /* not a data word: the immediate's */
+    e.flags = 0 | NIC_WR_INLINE; /* unsignalled */
+    expect(&e, &lim, SQE_OK);
+    e.flags = NIC_WR_INLINE | NIC_WR_IMM;
+    e.reserved1[0] = NIC_IMM_MAX;
+    expect(&e, &lim, SQE_OK);
+    e.flags = NIC_WR_INLINE;
+    expect(&e, &lim, SQE_R_RESERVED); /* an immediate without its flag */
+    e.reserved1[0] = 0;
+    e.reserved0 = 1;
+    expect(&e, &lim, SQE_R_RESERVED);
+    e.reserved0 = 0;
+    e.flags = NIC_WR_INLINE | NIC_WR_SEND;
+    e.rpid = 0;
+    e.roff_lo = 0;
+    expect(&e, &lim, SQE_OK); /* an inline send */
+    e.flags = NIC_WR_INLINE | 0x10u;
+    expect(&e, &lim, SQE_R_FLAGS);
+    e.flags = NIC_WR_INLINE;
+    e.op = NIC_OP_RDMA_READ;
+    expect(&e, &lim, SQE_R_FLAGS);
+    e.op = NIC_OP_POST_RECV;
+    e.rnode = lim.me;
+    expect(&e, &lim, SQE_R_FLAGS);
+    e.op = NIC_OP_RDMA_WRITE;
+    e.rnode = 1;
+    e.roff_hi = 1u << (SQE_VA_BITS - 32); /* the other rules hold */
+    expect(&e, &lim, SQE_R_ROFF);
+    e.roff_hi = 0;
+    e.rbuf = PKT_MAX_BUF_ID + 1;
+    expect(&e, &lim, SQE_R_RBUF);
+    e.rbuf = 3;
+    e.rnode = lim.nodes;
+    expect(&e, &lim, SQE_R_RNODE);
+    /* the data words' layout: laddr_lo, laddr_hi, lbuf, reserved1[1..3] */
+    assert_int_equal(NIC_INLINE_WORD(0) * 4u, offsetof(struct nic_sq_entry, laddr_lo));
+    assert_int_equal(NIC_INLINE_WORD(1) * 4u, offsetof(struct nic_sq_entry, laddr_hi));
+    assert_int_equal(NIC_INLINE_WORD(2) * 4u, offsetof(struct nic_sq_entry, lbuf));
+    assert_int_equal(NIC_INLINE_WORD(3) * 4u, offsetof(struct nic_sq_entry, reserved1[1]));
+    assert_int_equal(NIC_INLINE_WORD(5) * 4u, offsetof(struct nic_sq_entry, reserved1[3]));
+    assert_int_equal(NIC_INLINE_MAX, 24);
 }
 
 static void sqe_length_bounds(void **state)
@@ -324,6 +395,7 @@ int main(void)
         cmocka_unit_test(sqe_op_and_flags),
         cmocka_unit_test(sqe_write_with_imm),
         cmocka_unit_test(sqe_message_queues),
+        cmocka_unit_test(sqe_inline_write),
         cmocka_unit_test(sqe_length_bounds),
         cmocka_unit_test(sqe_local_address_bounds),
         cmocka_unit_test(sqe_remote_offset_bounds),

@@ -239,6 +239,54 @@ static void lost_doorbell_recovered(void **state)
     assert_int_equal(stats_now().ep_db_refused, 0); /* the records of the other ids were read unseen */
 }
 
+/* Inline writes (ABI 2.4) on a host endpoint: the entry (with its bytes) is fetched by DMA into
+ * the slot's staging image; the frame carries the bytes, around the ring's end; a lost one is
+ * resent with the same bytes, read from the staging image again. */
+static void inline_writes_on_host_endpoint(void **state)
+{
+    uint8_t data[NIC_INLINE_MAX];
+    (void)state;
+    for (unsigned i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(0x5Au ^ (i * 29u));
+    fwh_prefill(PID);
+    table();
+    hep_open(H0);
+    for (uint32_t k = 0; k < fwh.info.sq_entries + 3u; k++) { /* past the ring's end */
+        uint32_t len = 1u + k % NIC_INLINE_MAX;
+        struct nic_sq_entry e = fwh_write_wr(PEER, 0, 0, len, RPID, RBUF, 0, RKEY, 900u + k);
+        uint32_t w[sizeof e / 4];
+        uint8_t pad[NIC_INLINE_MAX] = {0};
+        memcpy(pad, data, len);
+        e.flags |= NIC_WR_INLINE;
+        memcpy(w, &e, sizeof w);
+        for (unsigned i = 0; i < NIC_INLINE_MAX / 4u; i++)
+            memcpy(&w[NIC_INLINE_WORD(i)], pad + 4 * i, 4);
+        memcpy(&e, w, sizeof e);
+        hep_post(H0, &e);
+        fwh_run();
+        const uint8_t *p;
+        if (k == 5) { /* lost: the timer resends it */
+            struct pkt_hdr h;
+            assert_true(fwh_tx_next(&h, NULL));
+            fwh.peer[PEER].rx_next--; /* it never arrived */
+            timer_fires();
+        }
+        struct pkt_hdr h = tx_expect(PKT_WRITE, &p);
+        assert_int_equal(h.len, len);
+        assert_memory_equal(p, data, len);
+        fwh_ack(PEER);
+        fwh_run();
+        struct nic_cqe c;
+        assert_true(hep_cqe(H0, &c));
+        assert_int_equal(c.status, NIC_ST_OK);
+        assert_int_equal(c.bytes, len);
+        assert_int_equal(c.wr_id_lo, 900u + k);
+    }
+    struct nic_stats s = stats_now();
+    assert_int_equal(s.retransmits, 1);
+    assert_int_equal(s.local_refused, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +295,7 @@ int main(void)
         cmocka_unit_test_setup(evict_and_refill, scen_setup),
         cmocka_unit_test_setup(doorbells_refused, scen_setup),
         cmocka_unit_test_setup(lost_doorbell_recovered, scen_setup),
+        cmocka_unit_test_setup(inline_writes_on_host_endpoint, scen_setup),
     };
     return FWH_RUN_TESTS("epc", tests);
 }

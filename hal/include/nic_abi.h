@@ -355,7 +355,7 @@ struct nic_sq_entry {
  * without NIC_WR_IMM) with NIC_WR_INLINE carries its data in the entry itself: len <=
  * NIC_INLINE_MAX bytes, packed into the entry's 32-bit words NIC_INLINE_WORD(0), (1), ... in that
  * order (within a word the bytes in memory order: the word's low byte first). Those words are
- * laddr_lo, laddr_hi, lbuf and reserved1[1..3]: laddr and lbuf are not an address and a buffer
+ * laddr_lo, laddr_hi, lbuf and reserved1[1..3] (nic_sqe_inline_pack): laddr and lbuf are not an address and a buffer
  * then, and the NCP reads no local memory for the request (words past len are ignored). The
  * NCP sends the bytes from its copy of the send queue slot, which stays the process's until the
  * request retires (a completion's sq_ci passes it): a retransmission reads them there again, so
@@ -363,6 +363,22 @@ struct nic_sq_entry {
 #define NIC_WR_INLINE 0x8u
 #define NIC_INLINE_MAX 24u
 #define NIC_INLINE_WORD(i) ((i) < 2u ? 2u + (i) : (i) == 2u ? 11u : 10u + (i)) /* i < NIC_INLINE_MAX / 4 */
+
+/* ABI 2.4: the first len (<= NIC_INLINE_MAX) bytes of data into an inline entry's data words
+ * (NIC_INLINE_WORD order, little-endian: byte i in word i / 4 at bits 8 * (i % 4)); the words past
+ * them zero. The caller sets NIC_WR_INLINE. */
+static inline void nic_sqe_inline_pack(struct nic_sq_entry *e, const uint8_t *data, uint32_t len)
+{
+    uint32_t w[NIC_INLINE_MAX / 4u] = {0, 0, 0, 0, 0, 0};
+    for (uint32_t i = 0; i < len && i < NIC_INLINE_MAX; i++)
+        w[i / 4u] |= (uint32_t)data[i] << (8u * (i % 4u));
+    e->laddr_lo = w[0];
+    e->laddr_hi = w[1];
+    e->lbuf = w[2];
+    e->reserved1[1] = w[3];
+    e->reserved1[2] = w[4];
+    e->reserved1[3] = w[5];
+}
 
 /* ABI 2.1: an RDMA write with immediate data (target-side notification). The entry's
  * reserved1[0] carries the immediate (16 bits: its upper half must be 0); the write's last segment

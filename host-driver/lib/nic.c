@@ -631,19 +631,12 @@ static int post(nic_dev_t *d, nic_ep_t ep, const struct nic_wr *wr, uint8_t op)
     if (wr->len <= d->inline_max && (op == NIC_OP_RDMA_WRITE || op == NIC_OP_SEND)) {
         /* ABI 2.4: the data in the entry (NIC_INLINE_WORD order), read now: the NCP reads no
          * memory for it (no translation, no DMA); the buffer is the caller's again at once */
-        uint8_t data[NIC_INLINE_MAX] = {0};
-        uint32_t v;
+        uint8_t data[NIC_INLINE_MAX];
         if (d->host->proc_read(d->host->ctx, d->pid, wr->local_va, data, wr->len))
             return NIC_EDEV;
         e.flags |= NIC_WR_INLINE;
-        e.laddr_lo = e.laddr_hi = e.lbuf = 0;
+        nic_sqe_inline_pack(&e, data, wr->len);
         d->cnt.inline_posts++;
-        memcpy(w, &e, sizeof w);
-        for (unsigned i = 0; i < NIC_INLINE_MAX / 4u; i++) {
-            memcpy(&v, data + 4u * i, sizeof v);
-            w[NIC_INLINE_WORD(i)] = v;
-        }
-        memcpy(&e, w, sizeof e);
     }
     memcpy(w, &e, sizeof w);
     page = (uint32_t)x->ep * NIC_DB_PAGE;

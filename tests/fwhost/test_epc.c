@@ -254,14 +254,8 @@ static void inline_writes_on_host_endpoint(void **state)
     for (uint32_t k = 0; k < fwh.info.sq_entries + 3u; k++) { /* past the ring's end */
         uint32_t len = 1u + k % NIC_INLINE_MAX;
         struct nic_sq_entry e = fwh_write_wr(PEER, 0, 0, len, RPID, RBUF, 0, RKEY, 900u + k);
-        uint32_t w[sizeof e / 4];
-        uint8_t pad[NIC_INLINE_MAX] = {0};
-        memcpy(pad, data, len);
         e.flags |= NIC_WR_INLINE;
-        memcpy(w, &e, sizeof w);
-        for (unsigned i = 0; i < NIC_INLINE_MAX / 4u; i++)
-            memcpy(&w[NIC_INLINE_WORD(i)], pad + 4 * i, 4);
-        memcpy(&e, w, sizeof e);
+        nic_sqe_inline_pack(&e, data, len);
         hep_post(H0, &e);
         fwh_run();
         const uint8_t *p;

@@ -897,14 +897,8 @@ static struct nic_sq_entry inline_wr(uint16_t rnode, const uint8_t *data, uint32
                                      uint64_t roff, uint32_t rkey, uint64_t wr_id)
 {
     struct nic_sq_entry e = fwh_write_wr(rnode, 0, 0, len, rpid, rbuf, roff, rkey, wr_id);
-    uint8_t pad[NIC_INLINE_MAX] = {0};
-    uint32_t w[sizeof e / 4];
-    memcpy(pad, data, len < NIC_INLINE_MAX ? len : NIC_INLINE_MAX);
     e.flags |= NIC_WR_INLINE;
-    memcpy(w, &e, sizeof w);
-    for (unsigned i = 0; i < NIC_INLINE_MAX / 4u; i++)
-        memcpy(&w[NIC_INLINE_WORD(i)], pad + 4 * i, 4);
-    memcpy(&e, w, sizeof e);
+    nic_sqe_inline_pack(&e, data, len);
     return e;
 }
 

@@ -244,6 +244,20 @@ static void sqe_inline_write(void **state)
     assert_int_equal(NIC_INLINE_WORD(3) * 4u, offsetof(struct nic_sq_entry, reserved1[1]));
     assert_int_equal(NIC_INLINE_WORD(5) * 4u, offsetof(struct nic_sq_entry, reserved1[3]));
     assert_int_equal(NIC_INLINE_MAX, 24);
+    /* nic_sqe_inline_pack: byte i at word NIC_INLINE_WORD(i / 4), bits 8 * (i % 4); the rest 0 */
+    uint8_t data[NIC_INLINE_MAX];
+    for (unsigned i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(0x11u * (i + 1u));
+    for (uint32_t len = 0; len <= NIC_INLINE_MAX; len++) {
+        uint32_t w[sizeof e / 4];
+        memset(&e, 0xA5, sizeof e);
+        nic_sqe_inline_pack(&e, data, len);
+        memcpy(w, &e, sizeof w);
+        for (unsigned i = 0; i < NIC_INLINE_MAX; i++)
+            assert_int_equal((w[NIC_INLINE_WORD(i / 4u)] >> (8u * (i % 4u))) & 0xFFu, i < len ? data[i] : 0u);
+        assert_int_equal(e.reserved1[0], 0xA5A5A5A5u); /* not a data word */
+        assert_int_equal(e.rkey, 0xA5A5A5A5u);
+    }
 }
 
 static void sqe_length_bounds(void **state)

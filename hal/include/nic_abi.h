@@ -354,9 +354,10 @@ struct nic_sq_entry {
 /* ABI 2.4: an inline write (NIC_CAP_INLINE). An RDMA write entry (a send too, NIC_WR_SEND; with or
  * without NIC_WR_IMM) with NIC_WR_INLINE carries its data in the entry itself: len <=
  * NIC_INLINE_MAX bytes, packed into the entry's 32-bit words NIC_INLINE_WORD(0), (1), ... in that
- * order (within a word the bytes in memory order: the word's low byte first). Those words are
- * laddr_lo, laddr_hi, lbuf and reserved1[1..3] (nic_sqe_inline_pack): laddr and lbuf are not an address and a buffer
- * then, and the NCP reads no local memory for the request (words past len are ignored). The
+ * order (within a word the bytes in memory order: the word's low byte first; nic_sqe_inline_pack).
+ * Those words are laddr_lo, laddr_hi, lbuf and reserved1[1..3]: laddr and lbuf are not an address
+ * and a buffer then, and the NCP reads no local memory for the request (words past len are
+ * ignored). The
  * NCP sends the bytes from its copy of the send queue slot, which stays the process's until the
  * request retires (a completion's sq_ci passes it): a retransmission reads them there again, so
  * a process that rewrites the slot before then changes only its own message. */

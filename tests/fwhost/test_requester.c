@@ -970,6 +970,20 @@ static void inline_write_sends_entry_bytes(void **state)
     fwh_run();
     expect_cqe(NIC_ST_OK, req + 1, 4);
     no_cqe();
+    /* with an immediate (reserved1[0], not a data word): the last (only) segment carries it */
+    e = inline_wr(PEER, data + 1, 21, RPID, RBUF, 64, RKEY, 10);
+    e.flags |= NIC_WR_IMM;
+    e.reserved1[0] = 0xBEEF;
+    fwh_post(EP, &e);
+    fwh_run();
+    struct pkt_hdr m = tx_expect(PKT_WRITE, &p);
+    assert_int_equal(m.len, 21);
+    assert_int_equal(m.flags & (PKT_F_IMM | PKT_F_LAST), PKT_F_IMM | PKT_F_LAST);
+    assert_int_equal(m.reason, 0xBEEF);
+    assert_memory_equal(p, data + 1, 21);
+    fwh_ack(PEER);
+    fwh_run();
+    expect_cqe(NIC_ST_OK, req + 2, 21);
     struct nic_stats s = stats();
     assert_int_equal(s.local_refused, 0);
     assert_int_equal(s.retransmits, 1);

@@ -144,6 +144,21 @@ static void doorbells(void)
 }
 
 /*
+ * A doorbell and DMA completions in the same pass (in a ping-pong: the host answering the data
+ * just placed): when the next entry is an inline write, its frame goes first, straight to the
+ * MAC, ahead of the completions' bookkeeping (~150 cycles; issue 12: 8 B one-way 7.45 -> 6.90 us).
+ * Any other entry waits for the completions as before: its frame waits on its payload's DMA, and
+ * the ACK frame the early send would leave owed goes ahead of a data frame (64 B one-way was
+ * 0.5 us longer that way). Out of line: the stream's passes pay one branch.
+ */
+static __attribute__((noinline, cold)) void doorbells_inline_first(void)
+{
+    doorbells();
+    if (ncp_work.ep_inline) /* (req_on_doorbell: an idle endpoint's next entry is inline) */
+        req_poll();
+}
+
+/*
  * A TX event (the MAC finished frames) needs tx_reap unless only control frames went and half the
  * control frames are still free: then nothing waits to be fed (every frame in MAC order submitted),
  * no data frame waits to be freed, and the finished control frames (the MAC's control queue) are
@@ -167,8 +182,13 @@ static inline __attribute__((always_inline)) void ncp_pass(void)
     uint32_t ev = hal_take_events();
 
     ncp.now = hal_now();
-    if (ev & HAL_EV_DMA)
+    if (ev & HAL_EV_DMA) {
+        if (__builtin_expect((ev & HAL_EV_DOORBELL) != 0, 0)) {
+            doorbells_inline_first();
+            ev &= ~HAL_EV_DOORBELL; /* (what rings meanwhile raises the event again) */
+        }
         dmaq_complete();
+    }
     if (ev & HAL_EV_DOORBELL)
         doorbells();
     if (ev & HAL_EV_RX)

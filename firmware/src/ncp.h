@@ -290,6 +290,7 @@ struct ncp_work {
     uint8_t cmd;
     uint8_t parked_wake; /* a fill arrived: the endpoints parked before it retry (once) */
     uint32_t ep_ready, ep_parked, resp;
+    uint32_t ep_inline; /* resident endpoints whose next entry is an inline write: a hint (loop.c) */
     uint32_t peer_tx[NCP_PEER_WORDS], peer_rexmit[NCP_PEER_WORDS], peer_ack[NCP_PEER_WORDS]; /* peer sets */
     uint32_t ops_waiting;
     /* The flags of the rare polls at the end of a pass, in one word: the pass tests them (and

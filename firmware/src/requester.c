@@ -97,6 +97,10 @@ void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
         ncp_work.db_fifo = 1;                /* perhaps from the FIFO, which may have dropped others */
         return;
     }
+    if (ep->cur < 0 && ep->sq_ci == ep->sq_pi && data != ep->sq_pi &&
+        (((const volatile struct nic_sq_entry *)HAL_SRAM_PTR(ep_sq_off(epi) + (ep->sq_ci % NCP_SQ_N) * 64u))->flags &
+         NIC_WR_INLINE))
+        ncp_work.ep_inline |= 1u << epi; /* it was idle and its next entry is inline (loop.c) */
     ep->sq_pi = data;
     ncp_work.ep_ready |= 1u << epi;
 }
@@ -244,6 +248,7 @@ static void ep_track(uint8_t e)
 
     ncp_work.ep_ready &= ~b;
     ncp_work.ep_parked &= ~b;
+    ncp_work.ep_inline &= ~b;
     if (ep->state == EP_PARKED)
         ncp_work.ep_parked |= b;
     else if (ep->state != EP_CLOSED && (ep->state != EP_IDLE || ep->cur >= 0 || ep->sq_ci != ep->sq_pi))

@@ -349,6 +349,70 @@ static void doorbell_during_pass_carries_ack(void **state)
     assert_int_equal(c.bytes, 80);
 }
 
+/* A write rung while the placement it answers completes (a ping-pong's pong: the doorbell and the
+ * DMA completion in one pass): an inline one is built first, ahead of the completion's
+ * bookkeeping, so it cannot carry that data's ACK, and an ACK frame carries it (loop.c
+ * doorbells_inline_first); any other is built after the completion and carries the ACK, with no
+ * ACK frame. Every byte in place. */
+static void inline_write_goes_ahead_of_completions(void **state)
+{
+    (void)state;
+    static uint8_t d[64];
+    const uint8_t pong[8] = {'p', 'o', 'n', 'g', 1, 2, 3, 4};
+    for (unsigned j = 0; j < sizeof d; j++)
+        d[j] = (uint8_t)(j * 7u + 1u);
+    warm_target();
+    for (unsigned round = 0; round < 2; round++) {
+        int inl = round == 0;
+        fh_dma_hold(1);
+        struct pkt_hdr in = peer_write(LKEY, 0x700 + round * 0x100u, d, sizeof d);
+        fwh_run();
+        assert_int_equal(fh_dma_queued(), 1); /* the placement, held */
+        fwh_fill_pattern(lpa + 0x4000, 80, 31);
+        struct nic_sq_entry e = fwh_write_wr(PEER, LVA + 0x4000, LBUF, inl ? 8 : 80, RPID, RBUF, 0, RKEY, 40 + round);
+        if (inl) {
+            e.flags |= NIC_WR_INLINE;
+            nic_sqe_inline_pack(&e, pong, 8);
+        }
+        uint32_t pi = fwh_post_entry(EP, &e);
+        fh_doorbell(EP, NIC_DB_SQ_PI, pi);        /* rung ... */
+        assert_int_equal(fh_dma_complete(1), 1); /* ... as the placement completes */
+        fh_dma_hold(0);
+        fwh_run();
+        assert_memory_equal(fh_host(lpa + 0x700 + round * 0x100u, sizeof d), d, sizeof d);
+        /* (the fake MAC sends its control queue first, whenever frames were queued: the order on a
+         * real link is the order of submission; the write's ACK field says when it was built) */
+        struct pkt_hdr h, w = {0}, a = {0};
+        const uint8_t *p, *wp = NULL;
+        unsigned nw = 0, na = 0;
+        while (fwh_tx_next(&h, &p)) {
+            if (h.type == PKT_WRITE)
+                w = h, wp = p, nw++;
+            else if (h.type == PKT_ACK)
+                a = h, na++;
+            else
+                fail_msg("frame type %u", h.type);
+        }
+        assert_int_equal(nw, 1);
+        if (inl) {
+            assert_memory_equal(wp, pong, 8);
+            assert_int_equal(w.ack, in.seq); /* built before the placement's completion: without its ACK */
+            assert_int_equal(na, 1);
+            assert_int_equal(a.ack, in.seq + 1u); /* which an ACK frame carries */
+        } else {
+            assert_memory_equal(wp, fh_host(lpa + 0x4000, 80), 80);
+            assert_int_equal(w.ack, in.seq + 1u); /* after it: carries it */
+            assert_int_equal(na, 0);
+        }
+        fwh_ack(PEER);
+        fwh_run();
+        struct nic_cqe c;
+        assert_true(fwh_cqe(EP, &c));
+        assert_int_equal(c.status, NIC_ST_OK);
+        assert_int_equal(c.bytes, inl ? 8 : 80);
+    }
+}
+
 /* A stand-alone ACK from PEER up to (not including) `ack`, and a run of the NCP. */
 static void ack_to(uint32_t ack)
 {
@@ -419,6 +483,7 @@ int main(void)
         cmocka_unit_test_setup(piggybacked_ack_after_data, scen_setup),
         cmocka_unit_test_setup(deferred_ack_bounded, scen_setup),
         cmocka_unit_test_setup(doorbell_during_pass_carries_ack, scen_setup),
+        cmocka_unit_test_setup(inline_write_goes_ahead_of_completions, scen_setup),
         cmocka_unit_test_setup(ack_runs_across_two_writes, scen_setup),
     };
     return FWH_RUN_TESTS("acks", tests);

@@ -98,7 +98,7 @@ void req_on_doorbell(uint32_t epi, uint32_t off, uint32_t data)
         return;
     }
     if (ep->cur < 0 && ep->sq_ci == ep->sq_pi && data != ep->sq_pi &&
-        (((const volatile struct nic_sq_entry *)HAL_SRAM_PTR(ep_sq_off(epi) + (ep->sq_ci % NCP_SQ_N) * 64u))->flags &
+        (((const volatile struct nic_sq_entry *)HAL_SRAM_PTR(ep_sq_off(epi) + (ep->sq_ci % NCP_SQ_N) * sizeof(struct nic_sq_entry)))->flags &
          NIC_WR_INLINE))
         ncp_work.ep_inline |= 1u << epi; /* it was idle and its next entry is inline (loop.c) */
     ep->sq_pi = data;

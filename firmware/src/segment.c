@@ -289,7 +289,6 @@ static inline __attribute__((always_inline)) int seg_build_fast(uint16_t peer, n
     uint64_t va, pa = 0;
     uint32_t inl = 0;
 
-
     NCP_PROF_START();
     if (!txs.free || !tx_room())
         return 0;

@@ -88,6 +88,16 @@ uint16_t hal_node_id(void)
     return (uint16_t)nic_rd(NIC_MAC_BASE, NIC_MAC_NODE_ID);
 }
 
+uint32_t hal_mac_link_bits(void)
+{
+    return nic_field(nic_rd(NIC_MAC_BASE, NIC_MAC_LINK_RATE), NIC_MAC_LINK_RATE_BITS);
+}
+
+void hal_mac_tx_ct(uint32_t thresh)
+{
+    nic_wr(NIC_MAC_BASE, NIC_MAC_TX_CT, nic_bits(NIC_MAC_TX_CT_THRESH, thresh));
+}
+
 int hal_db_pop(uint32_t *page, uint32_t *offset, uint32_t *data)
 {
     if (!nic_field(nic_rd(NIC_DOORBELL_BASE, NIC_DOORBELL_STATUS), NIC_DOORBELL_STATUS_COUNT))

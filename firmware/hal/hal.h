@@ -186,6 +186,12 @@ uint32_t hal_mac_tx_ctl_free(void);
 uint16_t hal_mac_tx_ctl_done(void);
 #endif
 uint16_t hal_node_id(void);
+/* The link's rate: bits per NIC clock cycle (mac.link_rate.bits; 50 = 10 Gb/s at 200 MHz). */
+uint32_t hal_mac_link_bits(void);
+/* Cut-through of gated frames (mac.tx_ct, nic_mac_tx.v): a gated frame may start once `thresh`
+ * bytes of it (from its start) are in SRAM, before its DMA request completed; 0: it waits for
+ * the completion. */
+void hal_mac_tx_ct(uint32_t thresh);
 
 /* Doorbells: 1 with page/offset/data of the oldest, or 0. */
 int hal_db_pop(uint32_t *page, uint32_t *offset, uint32_t *data);

@@ -29,6 +29,24 @@ struct tx_state txs;
 _Static_assert(NCP_TX_N + NCP_CTL_N <= TXQ_N && NCP_TX_N <= 32 && NCP_CTL_N <= 32, "frame pools");
 _Static_assert(PKT_HDR_BYTES <= sizeof ctl_frame[0], "a control frame holds a VOID data header (tx_void_gated)");
 
+/*
+ * Cut-through (mac.tx_ct, docs/nic.md "Cut-through"): a gated frame starts on the wire once
+ * tx_ct.thresh bytes of it are in SRAM, before its payload's DMA completes; the MAC reads it no
+ * faster than the DMA writes it, and its FCS waits for the DMA's completion (a failed DMA poisons
+ * the frame: the void copy follows as before, tx_void_gated). On a line up to 50 bits per cycle
+ * (10 Gb/s at 200 MHz: 6.25 bytes per cycle) the DMA engine writes a payload faster than the line
+ * sends it (8 bytes per cycle once its first burst arrived), so the header and the payload's first
+ * 512 bytes (two bursts) are margin enough: a 4 KiB frame then leaves ~500 cycles earlier. A
+ * faster line would catch up with the DMA inside the frame: there frames wait for their
+ * completion (0: off). A host slower than assumed (its read latency) makes the line catch up: the
+ * MAC poisons that frame (an underrun: the receiver drops it, the transport resends it) and
+ * doubles the threshold itself, up to store-and-forward.
+ */
+static uint32_t tx_ct_thresh(uint32_t link_bits)
+{
+    return NCP_TX_GATE && link_bits <= 50u ? PKT_HDR_BYTES + 512u : 0u;
+}
+
 void tx_init(void)
 {
     memset(&txs, 0, sizeof txs);
@@ -38,6 +56,7 @@ void tx_init(void)
     txs.mac_cdone = hal_mac_tx_ctl_done();
     /* every control frame may be in the MAC's control queue at once: it never refuses one */
     NCP_ASSERT(NCP_MOD_TX, 5, hal_mac_tx_ctl_free() >= NCP_CTL_N);
+    hal_mac_tx_ct(tx_ct_thresh(hal_mac_link_bits()));
 }
 
 const uint8_t tx_low_bit[256] = {

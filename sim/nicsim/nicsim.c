@@ -107,10 +107,13 @@ static void usage(FILE *f)
             "  --op write|read      stream: RDMA write or RDMA read (default write)\n"
             "  --bidir              stream: both directions at once\n"
             "  --cq-mod N           stream: only every N-th request (and the last) asks for a completion\n"
-            "  --inline on|off      the library sends writes of at most 24 bytes inline, their data in the\n"
-            "                       send queue entry (ABI 2.4; default on; off: by DMA, as larger ones)\n"
             "                       (perftest's CQ moderation; 1..--window, default 1: every one); one\n"
             "                       completion retires it and every earlier request (they retire in order)\n"
+            "  --inline on|off      the library sends writes of at most 24 bytes inline, their data in the\n"
+            "                       send queue entry (ABI 2.4; default on; off: by DMA, as larger ones)\n"
+            "  --cut-through on|off the MACs' cut-through strap (docs/nic.md \"Cut-through\"; default on:\n"
+            "                       a data frame starts while its payload's DMA still runs, as the firmware\n"
+            "                       asks; off: every one waits for its DMA's completion)\n"
             "  --senders N          incast: senders to node 0, nodes 1..N (default: every other node;\n"
             "                       --size-max, --iters, --window as stream's, per sender)\n"
             "  --miss-ratio F       missratio: fraction of pings that miss at node 1 (default 0.5)\n"
@@ -133,6 +136,8 @@ static void usage(FILE *f)
             "                       preamble and gap per frame; the 64-bit MAC carries <= 12.8 Gb/s)\n"
             "  --link-latency CYC   switch + cable: cycles from a frame's first bit leaving the\n"
             "                       switch port to its arrival at the NIC (default 100)\n"
+            "  --pcie-read-latency CYC  a NIC's DMA read of host memory: request -> first data, beyond\n"
+            "                       the link's serialisation (default 120: 600 ns; docs/models.md)\n"
             "  --drop P --duplicate P --corrupt P --delay P   fault rates per frame (default 0)\n"
             "\n"
             "Host:\n"
@@ -451,10 +456,11 @@ open:
         ns_fail(n, "NIC statistics: %s", nicdrv_strerror(rc));
     {   /* the MAC's counters, through BAR0 as a driver would read them */
         const struct nicdrv_bus *bus = nicdrv_bus_of(n->drv);
-        static const uint32_t reg[5] = { NIC_MAC_RX_OK, NIC_MAC_RX_BAD_CRC, NIC_MAC_RX_NOBUF, NIC_MAC_RX_OVERFLOW,
-                                         NIC_MAC_TX_OK };
-        uint32_t *dst[5] = { &n->mac.rx_ok, &n->mac.rx_bad_crc, &n->mac.rx_nobuf, &n->mac.rx_overflow, &n->mac.tx_ok };
-        for (unsigned k = 0; k < 5; k++)
+        static const uint32_t reg[6] = { NIC_MAC_RX_OK, NIC_MAC_RX_BAD_CRC, NIC_MAC_RX_NOBUF, NIC_MAC_RX_OVERFLOW,
+                                         NIC_MAC_TX_OK, NIC_MAC_TX_UNDERRUNS };
+        uint32_t *dst[6] = { &n->mac.rx_ok, &n->mac.rx_bad_crc, &n->mac.rx_nobuf, &n->mac.rx_overflow, &n->mac.tx_ok,
+                             &n->mac.tx_underruns };
+        for (unsigned k = 0; k < 6; k++)
             if (bus->rd32(bus->ctx, NICDRV_BAR_REGS, NIC_MAC_OFFSET + reg[k], dst[k]))
                 ns_fail(n, "cannot read the MAC's counters");
     }
@@ -555,7 +561,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         O_LOOKUP, O_CACHE, O_NACK, O_FW, O_GBPS, O_LAT, O_DROP, O_DUP, O_CORR, O_DELAY, O_HC, O_HWM, O_SEED, O_MAXC,
         O_NOSKIP, O_FST, O_TN, O_JSON, O_CSV, O_PROG, O_NOPROG, O_QUIET, O_CONSOLE, O_MT, O_PREFILL, O_PF, O_PINMODE, O_EVICT, O_PCAP, O_EVENTS, O_MPIT, O_RMAP, O_HELP,
         O_EVALALL, O_PINHASH, O_PROCS, O_MEMP, O_FLOW, O_CC, O_ECN, O_QKB, O_SENDERS, O_SR, O_BD, O_BOOT, O_PSLOTS, O_CQMOD,
-        O_PAUSE, O_INLINE
+        O_PAUSE, O_INLINE, O_CT, O_PCIERD
     };
     static const struct option lo[] = {
         { "nodes", 1, 0, O_NODES },       { "workload", 1, 0, O_WL },      { "size-min", 1, 0, O_SMIN },
@@ -581,6 +587,7 @@ static int parse(int argc, char **argv, struct ns_opts *o)
         { "queue-kb", 1, 0, O_QKB },      { "senders", 1, 0, O_SENDERS },  { "sr", 1, 0, O_SR },
         { "breakdown", 0, 0, O_BD },      { "bootstrap", 1, 0, O_BOOT },
         { "peer-slots", 1, 0, O_PSLOTS }, { "cq-mod", 1, 0, O_CQMOD },   { "pause", 1, 0, O_PAUSE }, { "inline", 1, 0, O_INLINE },
+        { "cut-through", 1, 0, O_CT },    { "pcie-read-latency", 1, 0, O_PCIERD },
         { "help", 0, 0, O_HELP },         { 0, 0, 0, 0 },
     };
     uint64_t v, smin = 0, smax = 0, iters = 0;
@@ -818,6 +825,16 @@ static int parse(int argc, char **argv, struct ns_opts *o)
             if (strcmp(a, "on") && strcmp(a, "off"))
                 return bad("--inline", a, "on or off");
             o->no_inline = !strcmp(a, "off");
+            break;
+        case O_PCIERD:
+            if (parse_u64(a, &v) || v < 1 || v > 100000)
+                return bad("--pcie-read-latency", a, "cycles 1..100000");
+            o->pcie_rd_lat = (uint32_t)v;
+            break;
+        case O_CT:
+            if (strcmp(a, "on") && strcmp(a, "off"))
+                return bad("--cut-through", a, "on or off");
+            o->no_ct = !strcmp(a, "off");
             break;
         case O_ECN:
             if (parse_u64(a, &v) || v > 65536)
@@ -1110,6 +1127,9 @@ int main(int argc, char **argv)
     cc.skip_idle = !o->no_skip;
     cc.node.eval_all = o->eval_all != 0;
     cc.node.pin_hash = o->pin_hash != 0;
+    cc.node.tx_ct_off = o->no_ct != 0;
+    if (o->pcie_rd_lat)
+        cc.node.pcie.dma_read_latency = o->pcie_rd_lat;
     cc.quanta = true; /* the same semantics for one rank and many */
     if (o->mem_pressure) { /* seed 004: the OS takes pages back through the driver's MMU notifier */
         cc.node.os.pressure_period = o->mem_pressure;

@@ -110,6 +110,8 @@ struct ns_opts {
     unsigned iters, warmup, window;
     unsigned cq_mod;             /* stream: every cq_mod-th request (and the last) signalled (--cq-mod) */
     int no_inline;               /* --inline off: nic_dev_attr.no_inline (every write's data by DMA) */
+    int no_ct;                   /* --cut-through off: the MACs' strap (node_config.tx_ct_off) */
+    uint32_t pcie_rd_lat;        /* --pcie-read-latency (0: the PCIe model's default) */
     int op_read, bidir;
     unsigned senders;            /* incast: senders to node 0 (0: every other node) */
     double miss_ratio;
@@ -157,7 +159,7 @@ struct ns_node {
     int ok;                       /* set up */
     struct nic_stats stats;       /* NCP counters at the end */
     struct nicdrv_stats dstats;   /* driver counters at the end */
-    struct { uint32_t rx_ok, rx_bad_crc, rx_nobuf, rx_overflow, tx_ok; } mac; /* the MAC's own counters */
+    struct { uint32_t rx_ok, rx_bad_crc, rx_nobuf, rx_overflow, tx_ok, tx_underruns; } mac; /* the MAC's own counters */
     uint64_t pinned_after_close;  /* pages still pinned after the process closed (must be 0) */
     int halt_seen;                /* its NCP's halt has been reported (ns_dist.c) */
     uint64_t nlocal;

@@ -91,8 +91,9 @@ static const struct bd_row {
     { "fw_xlate_build", "doorbell or entry in -> the data's first DMA read request (initiator firmware: "
                         "translation, frame build); an inline write's: -> the frame's first beat to the MAC",
       P_D_REQ, 1 },
-    { "data_dma", "data's first read request -> the last data beat at the NIC (DMA reads; - for an inline "
-                  "write: its data came with the entry)", P_D_LAST, 0 },
+    { "data_dma", "data's first read request -> the last data beat at the NIC, or the frame's first beat to "
+                  "the MAC if that came first (cut-through: the rest of the DMA overlaps mac_tx) (DMA reads; - for "
+                  "an inline write: its data came with the entry)", P_D_LAST, 0 },
     { "fw_to_mac", "data in -> the frame's first beat to the MAC (initiator firmware)", P_TX_F, 1 },
     { "mac_tx", "first -> last beat of the frame into the MAC (transmit serialisation)", P_TX_L, 0 },
     { "switch_link", "last beat out -> first beat into the target's MAC (switch, link)", P_RX_F, 0 },
@@ -382,6 +383,10 @@ static int match(const struct bd_msg *g, uint64_t *t) /* t[P_N]: the acknowledgi
     if ((k = find(I, k, f->t, EV_TX_LAST)) == SIZE_MAX)
         return -1;
     t[P_TX_L] = I->ev[k].t;
+    /* cut-through (docs/nic.md): the frame went to the MAC while its payload's DMA still ran; the
+     * DMA step ends there, and mac_tx holds the rest of the DMA, overlapped with the sending */
+    if (!inl && t[P_TX_F] < t[P_D_LAST])
+        t[P_D_LAST] = t[P_TX_F];
     /* at the target: that frame (type, source, sequence number) */
     for (k = first_at(T, f->t); k < T->nev; k++)
         if (T->ev[k].kind == EV_RX_FIRST && T->ev[k].ftype == 1 && T->ev[k].src == g->init && T->ev[k].seq == f->seq)

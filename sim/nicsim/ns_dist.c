@@ -405,7 +405,7 @@ struct node_res {
     uint32_t id, ok;
     struct nic_stats stats;
     struct nicdrv_stats dstats;
-    uint32_t mac[5];
+    uint32_t mac[6];
     uint64_t pinned_after_close, posted, completed, errors;
     uint64_t boot_cycles, boot_cycles_max, boot_msgs, boot_rnr;
     struct switch_port_counters sw;
@@ -451,7 +451,7 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
         r.stats = n->stats;
         r.dstats = n->dstats;
         r.mac[0] = n->mac.rx_ok, r.mac[1] = n->mac.rx_bad_crc, r.mac[2] = n->mac.rx_nobuf;
-        r.mac[3] = n->mac.rx_overflow, r.mac[4] = n->mac.tx_ok;
+        r.mac[3] = n->mac.rx_overflow, r.mac[4] = n->mac.tx_ok, r.mac[5] = n->mac.tx_underruns;
         r.pinned_after_close = n->pinned_after_close;
         r.posted = n->posted, r.completed = n->completed, r.errors = n->errors;
         r.boot_cycles = n->boot_cycles, r.boot_cycles_max = n->boot_cycles_max;
@@ -530,7 +530,7 @@ void ns_dist_gather(struct ns_world *w, costs_t *merged_costs, struct switch_por
         n->stats = nr.stats;
         n->dstats = nr.dstats;
         n->mac.rx_ok = nr.mac[0], n->mac.rx_bad_crc = nr.mac[1], n->mac.rx_nobuf = nr.mac[2];
-        n->mac.rx_overflow = nr.mac[3], n->mac.tx_ok = nr.mac[4];
+        n->mac.rx_overflow = nr.mac[3], n->mac.tx_ok = nr.mac[4], n->mac.tx_underruns = nr.mac[5];
         n->pinned_after_close = nr.pinned_after_close;
         n->posted = nr.posted, n->completed = nr.completed, n->errors = nr.errors;
         n->boot_cycles = nr.boot_cycles, n->boot_cycles_max = nr.boot_cycles_max;

@@ -434,11 +434,13 @@ void ns_summary(FILE *f, const struct ns_report *r)
         fprintf(f, "  link pause  %" PRIu64 " pause requests honoured, ports paused %" PRIu64 " cycles in all\n",
                 r->sw.pauses, r->sw.paused_cycles);
     {
-        uint64_t ovf = 0, nobuf = 0, crc = 0;
-        for (unsigned i = 0; i < o->nodes; i++)
+        uint64_t ovf = 0, nobuf = 0, crc = 0, und = 0;
+        for (unsigned i = 0; i < o->nodes; i++) {
             ovf += w->node[i].mac.rx_overflow, nobuf += w->node[i].mac.rx_nobuf, crc += w->node[i].mac.rx_bad_crc;
+            und += w->node[i].mac.tx_underruns;
+        }
         fprintf(f, "  MACs        frames dropped on receive: %" PRIu64 " RX FIFO overflow, %" PRIu64 " RX ring full, %" PRIu64
-                   " bad CRC\n", ovf, nobuf, crc);
+                   " bad CRC; %" PRIu64 " cut-through underruns on transmit\n", ovf, nobuf, crc, und);
     }
     if (r->mem.ok)
         fprintf(f, "  NIC memory  code %" PRIu64 " B, packet buffers %" PRIu64 " B, lookup %" PRIu64 " B, queues %" PRIu64
@@ -573,6 +575,9 @@ static cJSON *build_json(const struct ns_report *r)
     report_u64(x, "ecn_bytes", o->ecn_set ? o->ecn_bytes : o->cc ? 16384u : 0u);
     cJSON_AddBoolToObject(x, "pause", o->pause);
     cJSON_AddBoolToObject(x, "inline", !o->no_inline);
+    cJSON_AddBoolToObject(x, "cut_through", !o->no_ct);
+    if (o->pcie_rd_lat)
+        report_u64(x, "pcie_read_latency_cycles", o->pcie_rd_lat);
     report_u64(x, "senders", o->senders);
     report_u64(x, "max_cycles", o->max_cycles);
     cJSON_AddBoolToObject(x, "no_skip", o->no_skip);
@@ -771,6 +776,7 @@ static cJSON *build_json(const struct ns_report *r)
         report_u64(y, "rx_nobuf", n->mac.rx_nobuf);
         report_u64(y, "rx_overflow", n->mac.rx_overflow);
         report_u64(y, "tx_ok", n->mac.tx_ok);
+        report_u64(y, "tx_underruns", n->mac.tx_underruns);
         y = cJSON_AddObjectToObject(q, "nic_mem");
         report_u64(y, "code", r->mem.code);
         report_u64(y, "buffers", r->mem.buffers);

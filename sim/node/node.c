@@ -561,6 +561,7 @@ void node_cycle(node_t *n, sim_cycle_t now, uint32_t skip)
      * its own transmit side to the same rate (phy_rate) and gap */
     bool paced = n->cfg.phy_bits_per_cycle != 0;
     p->phy_rate = (uint16_t)(n->cfg.phy_bits_per_cycle > 0xFFFFu ? 0xFFFFu : n->cfg.phy_bits_per_cycle);
+    p->tx_ct_off = n->cfg.tx_ct_off;
     p->tx_ready = 1;
     p->dma_req_ready = !n->dmar_hold && n->dmaw_count < DMAW_SLOTS;
     if (due <= now || n->mmio_valid)

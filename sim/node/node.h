@@ -44,6 +44,8 @@ struct node_config {
                                     enter the MAC at it, as a real PHY delivers them (the cluster
                                     sets its port rate; 0 = the MAC's default LINK_RATE for
                                     transmit and one 64-bit beat per cycle for receive). */
+    bool tx_ct_off;         /* the MAC's cut-through strap (nic_top tx_ct_off): gated frames wait
+                               for their DMA's completion whatever the firmware asks (A/B studies) */
     uint32_t phy_gap_bytes; /* line bytes per frame beyond its own (preamble, start delimiter,
                                inter-frame gap: 20, as the MAC's transmit side charges); the
                                cluster sets the switch's gap_bytes */

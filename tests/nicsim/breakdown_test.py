@@ -9,8 +9,11 @@ usage: breakdown_test.py CASE NICSIM OUTDIR
             the tolerance; each step that must take time does; the 4 KiB data DMA, MAC and wire
             steps exceed the 8 B ones (--inline off) by about the serialisation of the 4088 extra
             bytes at the PCIe and link rates; firmware steps split by function; the text table
-            matches the JSON. 8 B inline (the default, ABI 2.4): no data DMA step, fw_to_mac 0, and
-            a shorter one-way median than the same writes by DMA
+            matches the JSON (these with --cut-through off: store-and-forward). 8 B inline (the
+            default, ABI 2.4): no data DMA step, fw_to_mac 0, and a shorter one-way median than the
+            same writes by DMA. 4 KiB with cut-through (the default): the frame went to the MAC
+            before its DMA ended (data_dma cut short, fw_to_mac 0), mac_tx still one serialisation,
+            no underrun, and a shorter one-way median than store-and-forward by most of the DMA
   badinput  wrong workload, too large a message, the node probe taken (--trace-insn, --gdb):
             exit 3 with a message naming the problem, before anything runs
 """
@@ -99,12 +102,14 @@ def case_figures(nicsim, out):
     js = os.path.join(out, "bd_figures.json")
     iters = 6
     p = run([nicsim, "--workload", "pingpong", "--nodes", "2", "--size-min", "4096", "--size-max", "4096",
-             "--iters", str(iters), "--breakdown", "--json", js])
+             "--iters", str(iters), "--breakdown", "--cut-through", "off", "--json", js])
+    pc = run([nicsim, "--workload", "pingpong", "--nodes", "2", "--size-min", "4096", "--size-max", "4096",
+              "--iters", str(iters), "--breakdown", "--json", js + ".ct"])
     q = run([nicsim, "--workload", "pingpong", "--nodes", "2", "--size-min", "8", "--size-max", "8",
              "--iters", str(iters), "--breakdown", "--inline", "off", "--json", js + ".8"])
     qi = run([nicsim, "--workload", "pingpong", "--nodes", "2", "--size-min", "8", "--size-max", "8",
               "--iters", str(iters), "--breakdown", "--json", js + ".8i"])
-    for r in (p, q, qi):
+    for r in (p, q, qi, pc):
         if r.returncode != 0:
             fail("exit %d\n%s%s" % (r.returncode, r.stdout[-3000:], r.stderr[-2000:]))
     print(q.stdout[q.stdout.index("latency breakdown"):])
@@ -174,6 +179,7 @@ def case_figures(nicsim, out):
         if not m or int(m.group(1)) != st["placement"]:
             fail("%s: the table's placement row %s, JSON %d" % (name, m and m.group(1), st["placement"]))
     s8, s4 = by["8 B"], by["4 KiB"]
+    s4_one_way = big["sizes"][0]["one_way"]["measured_p50_cycles"]
     extra = 4096 - 8
     link = 50.0 / 8  # bytes per cycle at 10 Gb/s, 200 MHz (the default --link-gbps)
     dma = 8.0        # bytes per cycle of the NIC's DMA data path (one 64-bit beat a cycle; PCIe is faster)
@@ -192,6 +198,29 @@ def case_figures(nicsim, out):
     if not extra / link * 0.9 <= wire4 - wire8:
         fail("the 4 KiB frame's wire time exceeds the 8 B one's by %d, less than one serialisation %.0f" %
              (wire4 - wire8, extra / link))
+    # cut-through (docs/nic.md): the 4 KiB frame goes to the MAC while its payload's DMA runs
+    with open(js + ".ct") as f:
+        ctr = json.load(f)
+    ct = ctr["breakdown"]["sizes"][0]
+    sc = steps_of(ct)
+    if ctr["config"].get("cut_through") is not True:
+        fail("4 KiB cut-through: the report's config.cut_through is %s" % ctr["config"].get("cut_through"))
+    if ct["writes"] != 2 * iters or ct["unmatched"] != 0:
+        fail("4 KiB cut-through: %d writes matched, %d unmatched" % (ct["writes"], ct["unmatched"]))
+    und = sum(n["mac"]["tx_underruns"] for n in ctr["nodes"])
+    t_ct, t_sf = ct["one_way"]["measured_p50_cycles"], s4_one_way
+    print("4 KiB cut-through: data_dma %s fw_to_mac %s mac_tx %s; one way %d cycles, store-and-forward %d; "
+          "underruns %d" % (sc["data_dma"], sc["fw_to_mac"], sc["mac_tx"], t_ct, t_sf, und))
+    if sc["fw_to_mac"] != 0 or not sc["data_dma"] or not 0 < sc["data_dma"] < 0.6 * s4["data_dma"]:
+        fail("4 KiB cut-through: data_dma %s (store-and-forward %d), fw_to_mac %s: the frame did not start "
+             "before its DMA ended" % (sc["data_dma"], s4["data_dma"], sc["fw_to_mac"]))
+    if abs(sc["mac_tx"] - s4["mac_tx"]) > 0.05 * s4["mac_tx"]:
+        fail("4 KiB cut-through: mac_tx %d, store-and-forward's %d" % (sc["mac_tx"], s4["mac_tx"]))
+    if und != 0:
+        fail("4 KiB cut-through: %d underruns at the default PCIe latency" % und)
+    if not t_ct < t_sf - 0.5 * (s4["data_dma"] - sc["data_dma"]):
+        fail("4 KiB one way: cut-through %d cycles, store-and-forward %d: not shorter by half the DMA it "
+             "overlaps (%d)" % (t_ct, t_sf, s4["data_dma"] - sc["data_dma"]))
     print("figures: PASS")
 
 

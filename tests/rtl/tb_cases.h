@@ -29,6 +29,7 @@ int tb_mac_pause(struct tb_env *e);
 int tb_mac_loopback(struct tb_env *e);
 int tb_mac_rate(struct tb_env *e);
 int tb_mac_gated(struct tb_env *e);
+int tb_mac_cut_through(struct tb_env *e);
 int tb_mac_ctl_queue(struct tb_env *e);
 int tb_core_decoder(struct tb_env *e);
 int tb_core_irq(struct tb_env *e);

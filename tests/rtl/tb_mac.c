@@ -8,6 +8,7 @@
 #include "tb_cases.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nic_crc32.h"
@@ -403,6 +404,180 @@ int tb_mac_gated(struct tb_env *e)
     TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS), errs + 1);
     TB_EQ(e, g_done(e), done + 2);
     TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), 4);
+    return 0;
+}
+
+/* ---- cut-through (mac.tx_ct: a gated frame starts before its DMA completes) ---- */
+
+/* The frame a gated send of `len` bytes at SRAM `off` (header `hdr` bytes already there) with its
+ * payload from host offset `hoff` should put on the wire, CRC appended. */
+static void ct_expect(struct tb_env *e, uint8_t *f, uint32_t off, uint32_t hdr, uint32_t hoff, uint32_t len)
+{
+    tb_sram_read(e, off, f, hdr);
+    memcpy(f + hdr, e->hmem + hoff, len - hdr);
+    uint32_t crc = nic_crc32(f, len);
+    for (int i = 0; i < 4; i++) f[len + i] = (uint8_t)(crc >> (8 * i));
+}
+
+/* Sends one gated frame (DMA tag `tag`) and runs until it left; returns the host read beats
+ * delivered when its first beat went out (the frame's payload is (len - hdr) / 8 beats). */
+static uint64_t ct_send(struct tb_env *e, uint32_t off, uint32_t hdr, uint32_t hoff, uint32_t len, uint8_t tag)
+{
+    unsigned before = e->tx_count;
+    uint64_t beats0 = e->dma_rd_beats, at_start = UINT64_MAX;
+    g_dma_submit(e, off + hdr, TB_HOST_BASE + hoff, len - hdr, tag);
+    g_submit(e, off, len, 1, tag);
+    for (int k = 0; k < 100000 && e->tx_count == before; k++) {
+        tb_cycle(e);
+        if (at_start == UINT64_MAX && (e->tx_cur || e->tx_count != before))
+            at_start = e->dma_rd_beats - beats0;
+    }
+    TB_EQ(e, e->tx_count, before + 1);
+    if (e->tx_count == before)
+        exit(1); /* (the checks below would index a frame that never came) */
+    tb_cycles(e, 4); /* the counters update after the last beat */
+    return at_start;
+}
+
+static uint32_t ct_thresh(struct tb_env *e)
+{
+    return (tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_CT) & NIC_MAC_TX_CT_THRESH_MASK) >> NIC_MAC_TX_CT_THRESH_SHIFT;
+}
+
+int tb_mac_cut_through(struct tb_env *e)
+{
+    enum { HDR = 64, PAY = 3000, LEN = HDR + PAY, BEATS = PAY / 8 };
+    static uint8_t f[LEN + 4], hdr[HDR];
+    const uint32_t a = 0x20000;
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_CTRL, NIC_MAC_CTRL_TX_ENABLE_MASK);
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_CTRL, NIC_DMA_CTRL_ENABLE_MASK);
+    for (uint32_t i = 0; i < HDR; i++) hdr[i] = (uint8_t)(0xA0 + i);
+    tb_sram_write(e, a, hdr, HDR);
+    for (uint32_t i = 0; i < 3 * PAY; i++) e->hmem[0x10000 + i] = (uint8_t)(i * 29 + 3);
+
+    /* off (reset: thresh 0): the frame starts only once every payload beat arrived */
+    TB_EQ(e, ct_thresh(e), 0);
+    uint64_t s = ct_send(e, a, HDR, 0x10000, LEN, 0x31);
+    printf("mac.cut_through: store-and-forward: first beat out after %llu of %u payload beats\n",
+           (unsigned long long)s, BEATS);
+    TB_CHECK(e, s >= BEATS);
+    ct_expect(e, f, a, HDR, 0x10000, LEN);
+    TB_EQ(e, e->tx[e->tx_count - 1].len, LEN + 4);
+    TB_EQ(e, memcmp(e->tx[e->tx_count - 1].data, f, LEN + 4), 0);
+
+    /* on, 10 Gb/s (50 bits a cycle), a quick host: the frame starts after the threshold's bytes,
+     * long before its DMA ends, and goes out whole with its good CRC; no underrun */
+    e->p->phy_rate = 50;
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_CT, HDR + 512);
+    TB_EQ(e, ct_thresh(e), HDR + 512);
+    uint32_t ok = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), errs = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS);
+    s = ct_send(e, a, HDR, 0x10000 + PAY, LEN, 0x32);
+    printf("mac.cut_through: threshold %u: first beat out after %llu of %u payload beats\n", HDR + 512,
+           (unsigned long long)s, BEATS);
+    TB_CHECK(e, s >= 512 / 8 && s < BEATS / 2);
+    ct_expect(e, f, a, HDR, 0x10000 + PAY, LEN);
+    TB_EQ(e, e->tx[e->tx_count - 1].len, LEN + 4);
+    TB_EQ(e, memcmp(e->tx[e->tx_count - 1].data, f, LEN + 4), 0);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), ok + 1);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS), errs);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_UNDERRUNS), 0);
+    TB_EQ(e, ct_thresh(e), HDR + 512);
+
+    /* the tag's earlier use does not count: a new request with tag 0x32 held back (engine off)
+     * keeps its frame waiting, though the last write the MAC saw was tag 0x32's and far enough */
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_CTRL, 0);
+    unsigned n0 = e->tx_count;
+    g_dma_submit(e, a + HDR, TB_HOST_BASE + 0x10000, PAY, 0x32);
+    g_submit(e, a, LEN, 1, 0x32);
+    tb_cycles(e, 1500);
+    TB_EQ(e, e->tx_count, n0);
+    TB_EQ(e, e->tx_cur, 0);
+    tb_reg_wr(e, NIC_DMA, NIC_DMA_CTRL, NIC_DMA_CTRL_ENABLE_MASK);
+    for (int k = 0; k < 100000 && e->tx_count == n0; k++) tb_cycle(e);
+    tb_cycles(e, 4);
+    ct_expect(e, f, a, HDR, 0x10000, LEN);
+    TB_EQ(e, memcmp(e->tx[e->tx_count - 1].data, f, LEN + 4), 0);
+
+    /* a host slower than the line (64 bits a cycle, reads 600 cycles away: ~3.4 bytes a cycle):
+     * the line catches up with the DMA inside the frame, an underrun: the frame goes out with its
+     * FCS inverted, counts in tx_errors and tx_underruns, not tx_ok, and the threshold doubles;
+     * frames keep failing until it is high enough (or off), and the next frame is good */
+    e->p->phy_rate = 64;
+    e->dma_latency = 600;
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_CT, HDR + 64);
+    uint32_t th = HDR + 64, und = 0;
+    for (int round = 0; round < 8; round++) {
+        ok = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK);
+        errs = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS);
+        uint32_t u0 = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_UNDERRUNS);
+        s = ct_send(e, a, HDR, 0x10000 + 2 * PAY, LEN, (uint8_t)(0x40 + round));
+        ct_expect(e, f, a, HDR, 0x10000 + 2 * PAY, LEN);
+        const struct tb_frame *t = &e->tx[e->tx_count - 1];
+        TB_EQ(e, t->len, LEN + 4);
+        uint32_t u = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_UNDERRUNS) - u0;
+        printf("mac.cut_through: slow host, threshold %u: first beat after %llu of %u beats, %s\n", th,
+               (unsigned long long)s, BEATS, u ? "underrun (poisoned)" : "sent whole");
+        if (u) {
+            und++;
+            TB_EQ(e, u, 1);
+            /* the bytes up to the FCS are the frame's, the FCS is the complement of the good one */
+            TB_EQ(e, memcmp(t->data, f, LEN), 0);
+            uint32_t got = (uint32_t)t->data[LEN] | (uint32_t)t->data[LEN + 1] << 8 |
+                           (uint32_t)t->data[LEN + 2] << 16 | (uint32_t)t->data[LEN + 3] << 24;
+            uint32_t want = (uint32_t)f[LEN] | (uint32_t)f[LEN + 1] << 8 | (uint32_t)f[LEN + 2] << 16 |
+                            (uint32_t)f[LEN + 3] << 24;
+            TB_EQ(e, got, ~want);
+            TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), ok);
+            TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS), errs + 1);
+            th = th >= 9216 / 2 ? 0 : th * 2; /* (from half the largest frame on: off) */
+            TB_EQ(e, ct_thresh(e), th);
+        } else {
+            TB_EQ(e, memcmp(t->data, f, LEN + 4), 0);
+            TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), ok + 1);
+            TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS), errs);
+            break;
+        }
+    }
+    printf("mac.cut_through: %u underruns, then the threshold %u sent it whole\n", und, th);
+    TB_CHECK(e, und >= 1 && und <= 4);
+
+    /* a DMA that fails after the frame started: its first burst arrives (the frame starts), a later
+     * one gets a bus error; the FCS waits for the completion, which reports the error: the frame
+     * is poisoned (FCS inverted), counted in tx_errors, and the frame behind it goes */
+    e->dma_latency = 20;
+    e->p->phy_rate = 50;
+    tb_reg_wr(e, NIC_MAC, NIC_MAC_TX_CT, HDR + 256);
+    e->err_lo = TB_HOST_BASE + 0x30000 + 1024;
+    e->err_hi = TB_HOST_BASE + 0x30000 + 1280;
+    for (uint32_t i = 0; i < PAY; i++) e->hmem[0x30000 + i] = (uint8_t)(i * 7 + 1);
+    ok = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK);
+    errs = tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS);
+    n0 = e->tx_count;
+    uint64_t beats0 = e->dma_rd_beats, at = UINT64_MAX;
+    g_dma_submit(e, a + HDR, TB_HOST_BASE + 0x30000, PAY, 0x50);
+    g_submit(e, a, LEN, 1, 0x50);
+    tb_sram_write(e, 0x24000, hdr, HDR);
+    g_submit(e, 0x24000, HDR, 0, 0);
+    for (int k = 0; k < 100000 && e->tx_count < n0 + 2; k++) {
+        tb_cycle(e);
+        if (at == UINT64_MAX && e->tx_cur)
+            at = e->dma_rd_beats - beats0;
+    }
+    tb_cycles(e, 4);
+    TB_EQ(e, e->tx_count, n0 + 2);
+    printf("mac.cut_through: failing DMA: first beat out after %llu payload beats\n", (unsigned long long)at);
+    TB_CHECK(e, at < 1024 / 8); /* it started before the failing burst */
+    ct_expect(e, f, a, HDR, 0x30000, LEN);
+    const struct tb_frame *t = &e->tx[n0];
+    TB_EQ(e, t->len, LEN + 4);
+    uint32_t got = (uint32_t)t->data[LEN] | (uint32_t)t->data[LEN + 1] << 8 | (uint32_t)t->data[LEN + 2] << 16 |
+                   (uint32_t)t->data[LEN + 3] << 24;
+    TB_CHECK(e, got != nic_crc32(t->data, LEN)); /* whatever its bytes, its FCS is not theirs */
+    TB_EQ(e, e->tx[n0 + 1].len, HDR + 4);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_ERRORS), errs + 1);
+    TB_EQ(e, tb_reg_rd(e, NIC_MAC, NIC_MAC_TX_OK), ok + 1);
+    e->err_lo = e->err_hi = 0;
+    e->p->phy_rate = 0;
     return 0;
 }
 

@@ -37,6 +37,7 @@ static const struct {
     {"mac.loopback", tb_mac_loopback},
     {"mac.rate", tb_mac_rate},
     {"mac.gated", tb_mac_gated},
+    {"mac.cut_through", tb_mac_cut_through},
     {"mac.ctl_queue", tb_mac_ctl_queue},
     {"core.decoder", tb_core_decoder},
     {"core.irq", tb_core_irq},

@@ -67,6 +67,11 @@ module nic_dma #(
   output wire         tag_cpl,
   output wire [7:0]   tag_cpl_id,
   output wire         tag_cpl_err,
+  // host read data written into SRAM (the MAC's cut-through of gated frames, nic_mac_tx): a write
+  // granted now, for the request with tag ct_tag, every byte of it below ct_end in SRAM after it
+  output wire         ct_wr,
+  output wire [7:0]   ct_tag,
+  output wire [31:0]  ct_end,
   output wire         sw_valid,
   output wire [31:0]  sw_addr,
   output wire [15:0]  sw_be,
@@ -225,6 +230,20 @@ module nic_dma #(
     .i_bytes((r_nb == 5'd0) ? 5'd8 : r_nb), .i_last(dma_rsp_last), .i_wen(!dma_rsp_err && r_tag_ok),
     .m_valid(sw_valid), .m_addr(sw_addr), .m_be(sw_be), .m_wdata(sw_wdata), .m_gnt(sw_gnt));
   assign rd_done_pop = r_active && ws_done;
+  // the read stream writes its burst's bytes in address order, and bursts (and requests) in
+  // order: after a write, every byte of the request below the written word's highest enabled
+  // byte is in SRAM (a beat with an error writes nothing: its request's completion then fails)
+  function [4:0] be_end(input [15:0] be);   // 1 + the index of the highest set bit (0 for none)
+    integer i;
+    begin
+      be_end = 5'd0;
+      for (i = 0; i < 16; i = i + 1)
+        if (be[i]) be_end = i[4:0] + 5'd1;
+    end
+  endfunction
+  assign ct_wr  = sw_valid && sw_gnt && (sw_be != 16'd0);
+  assign ct_tag = s_utag[rdq_head];
+  assign ct_end = {sw_addr[31:4], 4'd0} + {27'd0, be_end(sw_be)};
 
   // ---- write engine: SRAM -> host ----
   reg        x_active;

@@ -26,6 +26,7 @@ module nic_mac #(
   output reg  [31:0]  rdata,
   // link
   input  wire [15:0]  phy_rate,   // the PHY's link rate, bits per cycle (0: RATE)
+  input  wire         tx_ct_off,  // strap: cut-through off whatever mac.tx_ct says (A/B studies)
   output wire         tx_valid,
   input  wire         tx_ready,
   output wire [W-1:0] tx_data,
@@ -56,6 +57,10 @@ module nic_mac #(
   input  wire         dma_cpl,
   input  wire [7:0]   dma_cpl_tag,
   input  wire         dma_cpl_err,
+  // the DMA engine's writes of host read data (cut-through of gated TX frames: nic_mac_tx)
+  input  wire         ct_wr,
+  input  wire [7:0]   ct_tag,
+  input  wire [31:0]  ct_end,
   // events
   output wire         ev_rx,
   output wire         ev_tx,
@@ -77,11 +82,13 @@ module nic_mac #(
 
   reg [31:0] ctrl, tx_addr, rx_ring, rx_cfg, rx_tail, node_id;
   reg [31:0] rx_ok, rx_bad_crc, rx_runt, rx_oversize, rx_nobuf, tx_ok, tx_errors, tx_overflow, rx_overflow;
+  reg [31:0] tx_ct, tx_underruns;
   reg [15:0] tx_done, tx_cdone;
   wire tx_enable = ctrl[`NIC_MAC_CTRL_TX_ENABLE_LSB];
   wire rx_enable = ctrl[`NIC_MAC_CTRL_RX_ENABLE_LSB];
 
-  localparam [31:0] RATE32 = RATE, GAP32 = GAP;
+  localparam [31:0] RATE32 = RATE, GAP32 = GAP, MAXF_HALF32 = MAX_FRAME / 2;
+  localparam [15:0] MAXF_HALF = MAXF_HALF32[15:0];
   wire [15:0] rate = (phy_rate != 16'd0) ? phy_rate : RATE32[15:0];
   wire [31:0] link_rate = {8'd0, GAP32[7:0], rate};
 
@@ -91,7 +98,7 @@ module nic_mac #(
   wire        cenq = sub && sub_ctl;
   wire        q_full, cq_full;
   wire [7:0]  q_free, cq_free;
-  wire        t_done, t_cdone, t_ok, t_err;
+  wire        t_done, t_cdone, t_ok, t_err, t_underrun;
   nic_mac_tx #(.SRAM_SIZE(SRAM_SIZE), .QDEPTH(TXQ_DEPTH), .CQDEPTH(TXCQ_DEPTH), .W(W), .GAP(GAP),
                .MIN_FRAME(MIN_FRAME), .MAX_FRAME(MAX_FRAME)) u_tx (
     .clk(clk), .rst(rst), .tx_enable(tx_enable), .rate(rate),
@@ -102,6 +109,9 @@ module nic_mac #(
     .cenq(cenq),
     .dma_sub(dma_sub), .dma_sub_tag(dma_sub_tag), .dma_cpl(dma_cpl), .dma_cpl_tag(dma_cpl_tag),
     .dma_cpl_err(dma_cpl_err),
+    .ct_thresh(tx_ct_off ? 16'd0 : tx_ct[`NIC_MAC_TX_CT_THRESH_MSB:`NIC_MAC_TX_CT_THRESH_LSB]),
+    .ct_wr(ct_wr), .ct_tag(ct_tag),
+    .ct_end(ct_end), .ev_underrun(t_underrun),
     .q_full(q_full), .q_free(q_free), .cq_full(cq_full), .cq_free(cq_free),
     .m_valid(st_valid), .m_addr(st_addr), .m_gnt(st_gnt), .m_rsp_valid(st_rsp_valid), .m_rdata(st_rdata),
     .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data), .tx_last(tx_last), .tx_bytes(tx_bytes),
@@ -155,9 +165,15 @@ module nic_mac #(
         `NIC_MAC_TX_ERRORS:   rdata <= tx_errors;
         `NIC_MAC_TX_OVERFLOW: rdata <= tx_overflow;
         `NIC_MAC_RX_OVERFLOW: rdata <= rx_overflow;
+        `NIC_MAC_TX_CT:       rdata <= tx_ct;
+        `NIC_MAC_TX_UNDERRUNS: rdata <= tx_underruns;
         default:              rdata <= 32'd0;
       endcase
     end
+    // an underrun (cut-through: the line caught up with the DMA) doubles the threshold, as a
+    // driver raises its transmit threshold on each underrun; past the largest frame: 0, off
+    if (t_underrun)
+      tx_ct <= (tx_ct[`NIC_MAC_TX_CT_THRESH_MSB:`NIC_MAC_TX_CT_THRESH_LSB] >= MAXF_HALF) ? 32'd0 : (tx_ct << 1);
     if (wr) begin
       case (addr)
         `NIC_MAC_CTRL:    ctrl    <= merge(ctrl) & ((32'd1 << `NIC_MAC_CTRL_TX_ENABLE_LSB) |
@@ -167,6 +183,7 @@ module nic_mac #(
         `NIC_MAC_RX_CFG:  rx_cfg  <= merge(rx_cfg);
         `NIC_MAC_RX_TAIL: rx_tail <= merge(rx_tail);
         `NIC_MAC_NODE_ID: node_id <= merge(node_id);
+        `NIC_MAC_TX_CT:   tx_ct   <= merge(tx_ct) & (32'hFFFF << `NIC_MAC_TX_CT_THRESH_LSB);
         default: ;
       endcase
     end
@@ -179,6 +196,7 @@ module nic_mac #(
     if (r_overflow && rx_overflow != 32'hFFFF_FFFF) rx_overflow <= rx_overflow + 32'd1;
     if (t_ok && tx_ok != 32'hFFFF_FFFF) tx_ok <= tx_ok + 32'd1;
     if (t_err && tx_errors != 32'hFFFF_FFFF) tx_errors <= tx_errors + 32'd1;
+    if (t_underrun && tx_underruns != 32'hFFFF_FFFF) tx_underruns <= tx_underruns + 32'd1;
     if (((enq && q_full) || (cenq && cq_full)) && tx_overflow != 32'hFFFF_FFFF) tx_overflow <= tx_overflow + 32'd1;
     if (t_done) tx_done <= tx_done + 16'd1;
     if (t_cdone) tx_cdone <= tx_cdone + 16'd1;
@@ -189,6 +207,8 @@ module nic_mac #(
       rx_cfg <= `NIC_MAC_RX_CFG_RESET;
       rx_tail <= `NIC_MAC_RX_TAIL_RESET;
       node_id <= `NIC_MAC_NODE_ID_RESET;
+      tx_ct <= `NIC_MAC_TX_CT_RESET;
+      tx_underruns <= 32'd0;
       rx_ok <= 32'd0; rx_bad_crc <= 32'd0; rx_runt <= 32'd0; rx_oversize <= 32'd0;
       rx_nobuf <= 32'd0; tx_ok <= 32'd0; tx_errors <= 32'd0; tx_overflow <= 32'd0;
       rx_overflow <= 32'd0; tx_done <= 16'd0; tx_cdone <= 16'd0;

@@ -27,6 +27,18 @@
 // queue's head is taken before the data queue's, so a control frame (an ACK, a NACK: not
 // sequenced) never waits behind a data frame waiting for its payload's DMA. Each queue counts its
 // own frames out (ev_done for the data queue, ev_cdone for the control queue), in its own order.
+//
+// Cut-through (ct_thresh != 0): a gated frame at the head need not wait for its DMA request's
+// completion. It starts once the DMA engine has written the request's data (ct_wr, ct_tag, ct_end:
+// in address order) up to at least ct_thresh bytes past the frame's start, and is then read from
+// SRAM no faster than that data arrives (a read of a word the DMA has not written yet waits). Its
+// last beat, which carries the FCS, waits for the request's completion: if the request failed, the
+// FCS is inverted (the frame is poisoned: every receiver drops it for its CRC) and the frame counts
+// as voided (ev_err, not ev_ok), as a gated frame whose DMA failed before it started. The wire
+// cannot wait inside a frame: a cycle in which the line could take a beat but the frame's next
+// bytes (or the completion its last beat waits for) have not arrived is an underrun, which
+// poisons the frame as well (ev_underrun, once per frame); the transport resends it as any frame
+// lost on the wire. With ct_thresh = 0 (reset) every gated frame waits for its completion.
 `default_nettype none
 `include "nic_memmap.vh"
 module nic_mac_tx #(
@@ -55,6 +67,12 @@ module nic_mac_tx #(
   input  wire               dma_cpl,   // the request with tag dma_cpl_tag completed
   input  wire [7:0]         dma_cpl_tag,
   input  wire               dma_cpl_err,
+  // cut-through (see above): the threshold, and the DMA engine's writes of host read data
+  input  wire [15:0]        ct_thresh,
+  input  wire               ct_wr,
+  input  wire [7:0]         ct_tag,
+  input  wire [31:0]        ct_end,
+  output reg                ev_underrun,
   output wire               q_full,
   output wire [7:0]         q_free,
   output wire               cq_full,
@@ -130,8 +148,16 @@ module nic_mac_tx #(
 
   // ---- DMA tags (gated frames) ----
   reg  [255:0] tag_done, tag_err;
-  wire         g_ready = !h_gate || tag_done[h_tag];   // the head may leave the queue
-  wire         g_void  = h_gate && tag_err[h_tag];     // ... voided: its payload's DMA failed
+  // ---- cut-through: the DMA engine's latest write of host read data (w_ok: for the current
+  // use of tag w_tag; a new request with that tag makes it stale) ----
+  reg          w_ok;
+  reg  [7:0]   w_tag;
+  reg  [31:0]  w_end;
+  wire [32:0]  h_need = {1'b0, h_addr} + {17'd0, ct_thresh};
+  wire         h_done = tag_done[h_tag];
+  wire         ct_go  = (ct_thresh != 16'd0) && w_ok && (w_tag == h_tag) && ({1'b0, w_end} >= h_need);
+  wire         g_ready = !h_gate || h_done || ct_go;         // the head may leave the queue
+  wire         g_void  = h_gate && h_done && tag_err[h_tag]; // ... voided: its payload's DMA failed
   always @(posedge clk) begin
     if (rst) begin
       tag_done <= {256{1'b1}};
@@ -169,10 +195,25 @@ module nic_mac_tx #(
                 ({1'b0, h_addr} + {17'd0, h_len} <= {1'b0, SRAM_SZ}) && !g_void;
     end
   end
+  // the frame being sent started before its DMA request completed (cut-through): ct_tag_r, the
+  // frame's end, and how far the request's data is in SRAM (ct_lim); poisoned: its FCS inverted
+  reg          ct_run, poison;
+  reg  [7:0]   ct_tag_r;
+  reg  [32:0]  ct_fend;
+  reg  [31:0]  ct_lim;
+  wire         ct_done = tag_done[ct_tag_r];
+  wire         ct_wait = ct_run && !ct_done;                 // the completion is still to come
+  wire         ct_fail = ct_run && ct_done && tag_err[ct_tag_r];
+  wire         rs_m_valid;
+  // a word may be read when the bytes of it the frame needs are in SRAM
+  wire [32:0]  m_wend = {1'b0, m_addr[31:4], 4'd0} + 33'd16;
+  wire [32:0]  m_need = (m_wend < ct_fend) ? m_wend : ct_fend;
+  wire         m_ok   = !ct_wait || (m_need <= {1'b0, ct_lim});
+  assign m_valid = rs_m_valid && m_ok;
   nic_rd_stream #(.B(B)) u_rs (
     .clk(clk), .rst(rst),
     .start(start), .addr(h_addr), .len({1'b0, h_len}), .busy(rs_busy),
-    .m_valid(m_valid), .m_addr(m_addr), .m_gnt(m_gnt), .m_rsp_valid(m_rsp_valid), .m_rdata(m_rdata),
+    .m_valid(rs_m_valid), .m_addr(m_addr), .m_gnt(m_gnt && m_ok), .m_rsp_valid(m_rsp_valid), .m_rdata(m_rdata),
     .o_valid(rs_valid), .o_ready(rs_ready), .o_data(rs_data), .o_bytes(rs_bytes), .o_last(rs_last));
 
   // ---- CRC append ----
@@ -188,7 +229,8 @@ module nic_mac_tx #(
   /* verilator lint_on UNUSEDSIGNAL */
   wire [B-1:0] bm = bm_all[B-1:0];
   nic_crc32_step #(.NB(B)) u_crc (.crc_in(crc), .data(rs_data), .bmask(bm), .crc_out(crc_next));
-  wire [31:0] fcs = ~crc_next;
+  wire        bad = poison || ct_fail;   // this frame's FCS is inverted (see above)
+  wire [31:0] fcs = bad ? crc_next : ~crc_next;
   wire [BW-1:0] nb = rs_bytes[BW-1:0];
   wire        fits = ({27'd0, rs_bytes} + 32'd4 <= B32);
   // the last data beat with the first FCS bytes after its nb bytes (the rest go in the tail beat)
@@ -229,7 +271,15 @@ module nic_mac_tx #(
   reg  [CW-1:0] bank;
   wire [CW-1:0] bits = {{(CW-BW-3){1'b0}}, o_bytes, 3'b000};
   wire [CW-1:0] cost = bits + (o_last ? GAP_C : {CW{1'b0}});
-  assign tx_valid = o_valid && (bank >= bits + GAP_C);
+  // the frame's last data beat (its FCS) waits for its DMA request's completion (cut-through)
+  wire hold = ct_wait && rs_last && !tail;
+  assign tx_valid = o_valid && !hold && (bank >= bits + GAP_C);
+  // an underrun: the line could take a whole beat, and the frame has none for it because its data
+  // or its completion has not arrived (not a wait for the SRAM: the model lets that one pass)
+  localparam [31:0] W32 = W;
+  localparam [CW-1:0] BEAT_C = W32[CW-1:0];
+  wire starved = ct_wait && sending && !tail && tx_ready && (bank >= BEAT_C + GAP_C) &&
+                 (hold || (!rs_valid && rs_m_valid && !m_ok));
   assign tx_data  = o_data;
   assign tx_last  = o_last;
   assign tx_bytes = o_bytes;
@@ -244,7 +294,16 @@ module nic_mac_tx #(
     ev_cdone <= 1'b0;
     ev_ok   <= 1'b0;
     ev_err  <= 1'b0;
+    ev_underrun <= 1'b0;
     if (rst) begin
+      w_ok <= 1'b0;
+      w_tag <= 8'd0;
+      w_end <= 32'd0;
+      ct_run <= 1'b0;
+      poison <= 1'b0;
+      ct_tag_r <= 8'd0;
+      ct_fend <= 33'd0;
+      ct_lim <= 32'd0;
       sending <= 1'b0;
       cur_ctl <= 1'b0;
       tail <= 1'b0;
@@ -254,11 +313,35 @@ module nic_mac_tx #(
       tail_n <= 3'd0;
     end else begin
       bank <= (bank_sum > CAP) ? CAP : bank_sum;
+      if (ct_wr) begin
+        w_ok  <= 1'b1;
+        w_tag <= ct_tag;
+        w_end <= ct_end;
+      end else if (dma_sub && dma_sub_tag == w_tag) begin
+        w_ok  <= 1'b0;                    // a new request with that tag: its data is still to come
+      end
+      if (ct_run) begin
+        if (ct_done) begin
+          ct_run <= 1'b0;
+          if (tag_err[ct_tag_r]) poison <= 1'b1;
+        end else if (w_ok && w_tag == ct_tag_r && w_end > ct_lim) begin
+          ct_lim <= w_end;
+        end
+      end
+      if (starved) begin
+        poison <= 1'b1;
+        ev_underrun <= !poison;
+      end
       if (q_pop || cq_pop) begin
         if (start) begin                  // (the same as h_ok && !g_void here)
           sending <= 1'b1;
           cur_ctl <= cq_pop;
           crc <= 32'hFFFF_FFFF;
+          poison <= 1'b0;
+          ct_run <= q_pop && h_gate && !h_done;
+          ct_tag_r <= h_tag;
+          ct_fend <= {1'b0, h_addr} + {17'd0, h_len};
+          ct_lim <= w_end;
         end else begin
           ev_done  <= q_pop;
           ev_cdone <= cq_pop;
@@ -278,7 +361,10 @@ module nic_mac_tx #(
         sending <= 1'b0;
         ev_done  <= !cur_ctl;
         ev_cdone <= cur_ctl;
-        ev_ok    <= 1'b1;
+        ev_ok    <= !bad;
+        ev_err   <= bad;                  // poisoned: counted as a voided frame
+        poison   <= 1'b0;
+        ct_run   <= 1'b0;
       end
     end
   end
@@ -286,6 +372,6 @@ module nic_mac_tx #(
   // idle: nothing to send, the pacing credit full (it changes no more until a frame comes) and
   // no event pulse still to be counted
   assign idle = q_empty && cq_empty && !sending && !rs_busy && bank == CAP &&
-                !(ev_done || ev_cdone || ev_ok || ev_err);
+                !(ev_done || ev_cdone || ev_ok || ev_err || ev_underrun);
 endmodule
 `default_nettype wire

@@ -128,6 +128,7 @@ static void drive(Vnic_top *t, const struct nic_pins *p)
     t->rx_last = p->rx_last;
     t->rx_bytes = p->rx_bytes;
     t->phy_rate = p->phy_rate;
+    t->tx_ct_off = p->tx_ct_off;
     t->skip_valid = p->skip_valid;
     t->skip_cycles = p->skip_cycles;
     t->dbg_halt_req = p->dbg_halt_req;

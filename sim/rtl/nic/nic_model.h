@@ -32,6 +32,7 @@ struct nic_pins {
     uint8_t rx_valid, rx_last, rx_bytes;
     uint64_t rx_data;
     uint16_t phy_rate; /* the PHY's link rate, bits per cycle (0: nic_top's LINK_RATE, 50) */
+    uint8_t tx_ct_off; /* strap: no cut-through of gated TX frames (docs/nic.md "Cut-through") */
     /* the core's debug port (rv_core, docs/debugging.md); dbg_resume is a one-cycle pulse */
     uint8_t dbg_halt_req, dbg_resume, dbg_step, dbg_ebreak, dbg_bp_en;
     uint32_t dbg_resume_pc;

@@ -14,7 +14,7 @@ module nic_top #(
   parameter integer DB_PAGES      = `NIC_BAR_DOORBELL_PAGES,
   parameter integer DB_DEPTH      = 64,
   parameter integer DMA_QDEPTH    = 8,
-  parameter integer DMA_INFLIGHT  = 4,
+  parameter integer DMA_INFLIGHT  = 8,
   parameter integer DMA_MAX_BURST = 256,
   parameter integer DMA_CPL_DEPTH = 16,
   parameter integer LINK_W        = 64,
@@ -70,6 +70,7 @@ module nic_top #(
   input  wire         rx_last,
   input  wire [$clog2(LINK_W/8):0] rx_bytes,
   input  wire [15:0]  phy_rate,     // the PHY's link rate, bits per cycle (0: LINK_RATE)
+  input  wire         tx_ct_off,    // strap: no cut-through of gated TX frames (mac.tx_ct ignored)
   // harness: console, test mailbox, state
   output wire         console_valid,
   output wire [7:0]   console_char,
@@ -259,6 +260,9 @@ module nic_top #(
   wire dma_idle;
   wire dma_tag_sub, dma_tag_cpl, dma_tag_cpl_err;   // gated TX frames: the DMA engine's tags to the MAC
   wire [7:0] dma_tag_sub_id, dma_tag_cpl_id;
+  wire dma_ct_wr;                                    // cut-through of gated TX frames: DMA writes to the MAC
+  wire [7:0] dma_ct_tag;
+  wire [31:0] dma_ct_end;
   nic_dma #(.SRAM_SIZE(SRAM_SIZE), .QDEPTH(DMA_QDEPTH), .INFLIGHT(DMA_INFLIGHT),
             .MAX_BURST(DMA_MAX_BURST), .CPL_DEPTH(DMA_CPL_DEPTH)) u_dma (
     .clk(clk), .rst(rst),
@@ -276,7 +280,7 @@ module nic_top #(
     .sr_valid(s_valid[R_DMAR]), .sr_addr(s_addr[R_DMAR*32 +: 32]), .sr_gnt(s_gnt[R_DMAR]),
     .sr_rsp_valid(s_rsp_valid[R_DMAR]), .sr_rdata(s_rdata[R_DMAR*128 +: 128]),
     .tag_sub(dma_tag_sub), .tag_sub_id(dma_tag_sub_id), .tag_cpl(dma_tag_cpl), .tag_cpl_id(dma_tag_cpl_id),
-    .tag_cpl_err(dma_tag_cpl_err),
+    .tag_cpl_err(dma_tag_cpl_err), .ct_wr(dma_ct_wr), .ct_tag(dma_ct_tag), .ct_end(dma_ct_end),
     .ev_dma(ev_dma), .idle(dma_idle));
   assign s_we[R_DMAW] = 1'b1;
   assign s_we[R_DMAR] = 1'b0;
@@ -289,7 +293,7 @@ module nic_top #(
     .clk(clk), .rst(rst),
     .wr(blk_wr[B_MAC]), .addr(blk_addr), .wdata(blk_wdata), .wmask(blk_wmask), .acc(blk_acc[B_MAC]),
     .rdata(blk_rdata[B_MAC*32 +: 32]),
-    .phy_rate(phy_rate),
+    .phy_rate(phy_rate), .tx_ct_off(tx_ct_off),
     .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data), .tx_last(tx_last), .tx_bytes(tx_bytes),
     .rx_valid(rx_valid), .rx_data(rx_data), .rx_last(rx_last), .rx_bytes(rx_bytes),
     .st_valid(s_valid[R_TX]), .st_addr(s_addr[R_TX*32 +: 32]), .st_gnt(s_gnt[R_TX]),
@@ -298,7 +302,7 @@ module nic_top #(
     .sr_be(s_be[R_RX*16 +: 16]), .sr_wdata(s_wdata[R_RX*128 +: 128]), .sr_gnt(s_gnt[R_RX]),
     .sr_rsp_valid(s_rsp_valid[R_RX]), .sr_rdata(s_rdata[R_RX*128 +: 128]),
     .dma_sub(dma_tag_sub), .dma_sub_tag(dma_tag_sub_id), .dma_cpl(dma_tag_cpl), .dma_cpl_tag(dma_tag_cpl_id),
-    .dma_cpl_err(dma_tag_cpl_err),
+    .dma_cpl_err(dma_tag_cpl_err), .ct_wr(dma_ct_wr), .ct_tag(dma_ct_tag), .ct_end(dma_ct_end),
     .ev_rx(ev_mac_rx), .ev_tx(ev_mac_tx), .tx_idle(tx_idle), .rx_idle(rx_idle), .rx_urgent(mac_rx_urgent),
     .rx_xoff(rx_xoff));
   assign s_we[R_TX] = 1'b0;

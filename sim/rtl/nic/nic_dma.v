@@ -68,10 +68,12 @@ module nic_dma #(
   output wire [7:0]   tag_cpl_id,
   output wire         tag_cpl_err,
   // host read data written into SRAM (the MAC's cut-through of gated frames, nic_mac_tx): a write
-  // granted now, for the request with tag ct_tag, every byte of it below ct_end in SRAM after it
-  output wire         ct_wr,
-  output wire [7:0]   ct_tag,
-  output wire [31:0]  ct_end,
+  // of 16-byte word ct_word with byte enables ct_be, for the request with tag ct_tag, was granted
+  // in the previous cycle (registered: no path from the SRAM's arbitration into the MAC)
+  output reg          ct_wr,
+  output reg  [7:0]   ct_tag,
+  output reg  [27:0]  ct_word,
+  output reg  [15:0]  ct_be,
   output wire         sw_valid,
   output wire [31:0]  sw_addr,
   output wire [15:0]  sw_be,
@@ -232,18 +234,16 @@ module nic_dma #(
   assign rd_done_pop = r_active && ws_done;
   // the read stream writes its burst's bytes in address order, and bursts (and requests) in
   // order: after a write, every byte of the request below the written word's highest enabled
-  // byte is in SRAM (a beat with an error writes nothing: its request's completion then fails)
-  function [4:0] be_end(input [15:0] be);   // 1 + the index of the highest set bit (0 for none)
-    integer i;
-    begin
-      be_end = 5'd0;
-      for (i = 0; i < 16; i = i + 1)
-        if (be[i]) be_end = i[4:0] + 5'd1;
+  // byte is in SRAM (a beat with an error writes nothing: its request's completion then fails).
+  // The MAC works out that address in the cycles it needs it (simulation speed).
+  always @(posedge clk) begin
+    ct_wr <= !rst && sw_valid && sw_gnt && sw_be != 16'd0;
+    if (sw_valid && sw_gnt) begin
+      ct_tag  <= s_utag[rdq_head];
+      ct_word <= sw_addr[31:4];
+      ct_be   <= sw_be;
     end
-  endfunction
-  assign ct_wr  = sw_valid && sw_gnt && (sw_be != 16'd0);
-  assign ct_tag = s_utag[rdq_head];
-  assign ct_end = {sw_addr[31:4], 4'd0} + {27'd0, be_end(sw_be)};
+  end
 
   // ---- write engine: SRAM -> host ----
   reg        x_active;

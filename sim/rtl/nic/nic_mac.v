@@ -60,7 +60,8 @@ module nic_mac #(
   // the DMA engine's writes of host read data (cut-through of gated TX frames: nic_mac_tx)
   input  wire         ct_wr,
   input  wire [7:0]   ct_tag,
-  input  wire [31:0]  ct_end,
+  input  wire [27:0]  ct_word,
+  input  wire [15:0]  ct_be,
   // events
   output wire         ev_rx,
   output wire         ev_tx,
@@ -83,6 +84,7 @@ module nic_mac #(
   reg [31:0] ctrl, tx_addr, rx_ring, rx_cfg, rx_tail, node_id;
   reg [31:0] rx_ok, rx_bad_crc, rx_runt, rx_oversize, rx_nobuf, tx_ok, tx_errors, tx_overflow, rx_overflow;
   reg [31:0] tx_ct, tx_underruns;
+  reg        ct_off;   // the tx_ct_off strap, registered (a strap is static; no input in the MAC's cone)
   reg [15:0] tx_done, tx_cdone;
   wire tx_enable = ctrl[`NIC_MAC_CTRL_TX_ENABLE_LSB];
   wire rx_enable = ctrl[`NIC_MAC_CTRL_RX_ENABLE_LSB];
@@ -109,9 +111,9 @@ module nic_mac #(
     .cenq(cenq),
     .dma_sub(dma_sub), .dma_sub_tag(dma_sub_tag), .dma_cpl(dma_cpl), .dma_cpl_tag(dma_cpl_tag),
     .dma_cpl_err(dma_cpl_err),
-    .ct_thresh(tx_ct_off ? 16'd0 : tx_ct[`NIC_MAC_TX_CT_THRESH_MSB:`NIC_MAC_TX_CT_THRESH_LSB]),
+    .ct_thresh(ct_off ? 16'd0 : tx_ct[`NIC_MAC_TX_CT_THRESH_MSB:`NIC_MAC_TX_CT_THRESH_LSB]),
     .ct_wr(ct_wr), .ct_tag(ct_tag),
-    .ct_end(ct_end), .ev_underrun(t_underrun),
+    .ct_word(ct_word), .ct_be(ct_be), .ev_underrun(t_underrun),
     .q_full(q_full), .q_free(q_free), .cq_full(cq_full), .cq_free(cq_free),
     .m_valid(st_valid), .m_addr(st_addr), .m_gnt(st_gnt), .m_rsp_valid(st_rsp_valid), .m_rdata(st_rdata),
     .tx_valid(tx_valid), .tx_ready(tx_ready), .tx_data(tx_data), .tx_last(tx_last), .tx_bytes(tx_bytes),
@@ -197,6 +199,7 @@ module nic_mac #(
     if (t_ok && tx_ok != 32'hFFFF_FFFF) tx_ok <= tx_ok + 32'd1;
     if (t_err && tx_errors != 32'hFFFF_FFFF) tx_errors <= tx_errors + 32'd1;
     if (t_underrun && tx_underruns != 32'hFFFF_FFFF) tx_underruns <= tx_underruns + 32'd1;
+    ct_off <= tx_ct_off;
     if (((enq && q_full) || (cenq && cq_full)) && tx_overflow != 32'hFFFF_FFFF) tx_overflow <= tx_overflow + 32'd1;
     if (t_done) tx_done <= tx_done + 16'd1;
     if (t_cdone) tx_cdone <= tx_cdone + 16'd1;

@@ -29,8 +29,8 @@
 // own frames out (ev_done for the data queue, ev_cdone for the control queue), in its own order.
 //
 // Cut-through (ct_thresh != 0): a gated frame at the head need not wait for its DMA request's
-// completion. It starts once the DMA engine has written the request's data (ct_wr, ct_tag, ct_end:
-// in address order) up to at least ct_thresh bytes past the frame's start, and is then read from
+// completion. It starts once the DMA engine has written the request's data (ct_wr, ct_tag,
+// ct_word, ct_be: in address order) up to at least ct_thresh bytes past the frame's start, and is then read from
 // SRAM no faster than that data arrives (a read of a word the DMA has not written yet waits). Its
 // last beat, which carries the FCS, waits for the request's completion: if the request failed, the
 // FCS is inverted (the frame is poisoned: every receiver drops it for its CRC) and the frame counts
@@ -71,7 +71,8 @@ module nic_mac_tx #(
   input  wire [15:0]        ct_thresh,
   input  wire               ct_wr,
   input  wire [7:0]         ct_tag,
-  input  wire [31:0]        ct_end,
+  input  wire [27:0]        ct_word,
+  input  wire [15:0]        ct_be,
   output reg                ev_underrun,
   output wire               q_full,
   output wire [7:0]         q_free,
@@ -153,11 +154,25 @@ module nic_mac_tx #(
   reg          w_ok;
   reg  [7:0]   w_tag;
   reg  [31:0]  w_end;
-  wire [32:0]  h_need = {1'b0, h_addr} + {17'd0, ct_thresh};
   wire         h_done = tag_done[h_tag];
-  wire         ct_go  = (ct_thresh != 16'd0) && w_ok && (w_tag == h_tag) && ({1'b0, w_end} >= h_need);
-  wire         g_ready = !h_gate || h_done || ct_go;         // the head may leave the queue
+  // the head may leave the queue (g_ready): ungated, its DMA done, or far enough (cut-through;
+  // the compare only in a cycle that asks it: simulation speed)
+  reg          g_ready;
+  always @* begin
+    g_ready = !h_gate || h_done;
+    if (!g_ready && ct_thresh != 16'd0 && w_ok && w_tag == h_tag)
+      g_ready = {1'b0, w_end} >= {1'b0, h_addr} + {17'd0, ct_thresh};
+  end
   wire         g_void  = h_gate && h_done && tag_err[h_tag]; // ... voided: its payload's DMA failed
+  // 1 + the index of the highest enabled byte of a DMA write (its bytes are contiguous)
+  function [4:0] be_end(input [15:0] be);
+    integer i;
+    begin
+      be_end = 5'd0;
+      for (i = 0; i < 16; i = i + 1)
+        if (be[i]) be_end = i[4:0] + 5'd1;
+    end
+  endfunction
   always @(posedge clk) begin
     if (rst) begin
       tag_done <= {256{1'b1}};
@@ -206,9 +221,12 @@ module nic_mac_tx #(
   wire         ct_fail = ct_run && ct_done && tag_err[ct_tag_r];
   wire         rs_m_valid;
   // a word may be read when the bytes of it the frame needs are in SRAM
-  wire [32:0]  m_wend = {1'b0, m_addr[31:4], 4'd0} + 33'd16;
-  wire [32:0]  m_need = (m_wend < ct_fend) ? m_wend : ct_fend;
-  wire         m_ok   = !ct_wait || (m_need <= {1'b0, ct_lim});
+  reg          m_ok;
+  always @* begin
+    m_ok = 1'b1;
+    if (ct_wait)
+      m_ok = ({1'b0, m_addr[31:4], 4'd0} + 33'd16 <= {1'b0, ct_lim}) || (ct_fend <= {1'b0, ct_lim});
+  end
   assign m_valid = rs_m_valid && m_ok;
   nic_rd_stream #(.B(B)) u_rs (
     .clk(clk), .rst(rst),
@@ -278,8 +296,12 @@ module nic_mac_tx #(
   // or its completion has not arrived (not a wait for the SRAM: the model lets that one pass)
   localparam [31:0] W32 = W;
   localparam [CW-1:0] BEAT_C = W32[CW-1:0];
-  wire starved = ct_wait && sending && !tail && tx_ready && (bank >= BEAT_C + GAP_C) &&
-                 (hold || (!rs_valid && rs_m_valid && !m_ok));
+  reg starved;
+  always @* begin
+    starved = 1'b0;
+    if (ct_wait)
+      starved = sending && !tail && tx_ready && (bank >= BEAT_C + GAP_C) && (hold || (!rs_valid && rs_m_valid && !m_ok));
+  end
   assign tx_data  = o_data;
   assign tx_last  = o_last;
   assign tx_bytes = o_bytes;
@@ -316,7 +338,7 @@ module nic_mac_tx #(
       if (ct_wr) begin
         w_ok  <= 1'b1;
         w_tag <= ct_tag;
-        w_end <= ct_end;
+        w_end <= {ct_word, 4'd0} + {27'd0, be_end(ct_be)};
       end else if (dma_sub && dma_sub_tag == w_tag) begin
         w_ok  <= 1'b0;                    // a new request with that tag: its data is still to come
       end

@@ -262,7 +262,8 @@ module nic_top #(
   wire [7:0] dma_tag_sub_id, dma_tag_cpl_id;
   wire dma_ct_wr;                                    // cut-through of gated TX frames: DMA writes to the MAC
   wire [7:0] dma_ct_tag;
-  wire [31:0] dma_ct_end;
+  wire [27:0] dma_ct_word;
+  wire [15:0] dma_ct_be;
   nic_dma #(.SRAM_SIZE(SRAM_SIZE), .QDEPTH(DMA_QDEPTH), .INFLIGHT(DMA_INFLIGHT),
             .MAX_BURST(DMA_MAX_BURST), .CPL_DEPTH(DMA_CPL_DEPTH)) u_dma (
     .clk(clk), .rst(rst),
@@ -280,7 +281,7 @@ module nic_top #(
     .sr_valid(s_valid[R_DMAR]), .sr_addr(s_addr[R_DMAR*32 +: 32]), .sr_gnt(s_gnt[R_DMAR]),
     .sr_rsp_valid(s_rsp_valid[R_DMAR]), .sr_rdata(s_rdata[R_DMAR*128 +: 128]),
     .tag_sub(dma_tag_sub), .tag_sub_id(dma_tag_sub_id), .tag_cpl(dma_tag_cpl), .tag_cpl_id(dma_tag_cpl_id),
-    .tag_cpl_err(dma_tag_cpl_err), .ct_wr(dma_ct_wr), .ct_tag(dma_ct_tag), .ct_end(dma_ct_end),
+    .tag_cpl_err(dma_tag_cpl_err), .ct_wr(dma_ct_wr), .ct_tag(dma_ct_tag), .ct_word(dma_ct_word), .ct_be(dma_ct_be),
     .ev_dma(ev_dma), .idle(dma_idle));
   assign s_we[R_DMAW] = 1'b1;
   assign s_we[R_DMAR] = 1'b0;
@@ -302,7 +303,7 @@ module nic_top #(
     .sr_be(s_be[R_RX*16 +: 16]), .sr_wdata(s_wdata[R_RX*128 +: 128]), .sr_gnt(s_gnt[R_RX]),
     .sr_rsp_valid(s_rsp_valid[R_RX]), .sr_rdata(s_rdata[R_RX*128 +: 128]),
     .dma_sub(dma_tag_sub), .dma_sub_tag(dma_tag_sub_id), .dma_cpl(dma_tag_cpl), .dma_cpl_tag(dma_tag_cpl_id),
-    .dma_cpl_err(dma_tag_cpl_err), .ct_wr(dma_ct_wr), .ct_tag(dma_ct_tag), .ct_end(dma_ct_end),
+    .dma_cpl_err(dma_tag_cpl_err), .ct_wr(dma_ct_wr), .ct_tag(dma_ct_tag), .ct_word(dma_ct_word), .ct_be(dma_ct_be),
     .ev_rx(ev_mac_rx), .ev_tx(ev_mac_tx), .tx_idle(tx_idle), .rx_idle(rx_idle), .rx_urgent(mac_rx_urgent),
     .rx_xoff(rx_xoff));
   assign s_we[R_TX] = 1'b0;

@@ -39,6 +39,12 @@ expect 3 "--cq-mod is the stream workload's" --workload pingpong --nodes 2 --cq-
 expect 0 "--cq-mod" --help
 expect 3 "bad value .maybe. for --pause: on or off" --pause maybe
 expect 0 "--pause on|off" --help
+expect 3 "bad value .maybe. for --cut-through: on or off" --cut-through maybe
+expect 0 "--cut-through on|off" --help
+expect 3 "bad value .0. for --pcie-read-latency: cycles 1..100000" --pcie-read-latency 0
+expect 3 "bad value .100001. for --pcie-read-latency" --pcie-read-latency 100001
+expect 3 "bad value .x. for --pcie-read-latency" --pcie-read-latency x
+expect 0 "--pcie-read-latency CYC" --help
 expect 3 "unknown option" --frobnicate
 expect 3 "unexpected argument" extra
 expect 3 "multiple of --nodes" --workload fft --nodes 3 --ws-pages 256

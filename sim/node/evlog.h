@@ -11,7 +11,9 @@
  *     frame after a give-up (the sender restarted its sequence towards "peer": the give-up
  *     itself is inside the NCP and shows on the wire only then)
  *
- * Contract: single-threaded; lines in simulated-time order; evlog_close flushes (-1: a write failed).
+ * Contract: single-threaded; lines in simulated-time order (kept and sorted: the switch's tap sees a
+ * quantum's frames at its end, the driver's observations come as they happen; equal cycles in call
+ * order); evlog_close writes them (-1: a write failed).
  */
 #ifndef EVLOG_H
 #define EVLOG_H

@@ -36,15 +36,18 @@ _Static_assert(PKT_HDR_BYTES <= sizeof ctl_frame[0], "a control frame holds a VO
  * the frame: the void copy follows as before, tx_void_gated). On a line up to 50 bits per cycle
  * (10 Gb/s at 200 MHz: 6.25 bytes per cycle) the DMA engine writes a payload faster than the line
  * sends it (8 bytes per cycle once its first burst arrived), so the header and the payload's first
- * 512 bytes (two bursts) are margin enough: a 4 KiB frame then leaves ~500 cycles earlier. A
- * faster line would catch up with the DMA inside the frame: there frames wait for their
- * completion (0: off). A host slower than assumed (its read latency) makes the line catch up: the
- * MAC poisons that frame (an underrun: the receiver drops it, the transport resends it) and
- * doubles the threshold itself, up to store-and-forward.
+ * 512 bytes (two bursts) are margin enough: a 4 KiB frame then leaves ~500 cycles earlier. On a
+ * faster line the MAC sends a beat (8 bytes) every cycle, as fast as the DMA writes one at best:
+ * the frame starts when half its largest payload is in, and trails the DMA by that much. A host
+ * slower than assumed (its read latency) makes the line catch up: the MAC poisons that frame (an
+ * underrun: the receiver drops it, the transport resends it) and doubles the threshold itself,
+ * up to store-and-forward.
  */
 static uint32_t tx_ct_thresh(uint32_t link_bits)
 {
-    return NCP_TX_GATE && link_bits <= 50u ? PKT_HDR_BYTES + 512u : 0u;
+    if (!NCP_TX_GATE)
+        return 0;
+    return link_bits <= 50u ? PKT_HDR_BYTES + 512u : PKT_HDR_BYTES + NCP_MTU / 2u;
 }
 
 void tx_init(void)
